@@ -1,0 +1,62 @@
+#include "cli/doctor_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "diagnose/rules.hpp"
+#include "probe/gather.hpp"
+#include "report/render.hpp"
+
+namespace dlready {
+
+void add_doctor_command(CLI::App& app, DoctorArgs& a) {
+  auto* cmd = app.add_subcommand("doctor", "Probe the GPU deep-learning stack, diagnose it, recommend fixes");
+  cmd->add_option("--root", a.root, "Read every file under DIR instead of / (test seam, offline analysis)")
+      ->check(CLI::ExistingDirectory);
+  auto* j = cmd->add_flag("--json", a.json, "Machine-readable report (schema in docs/json-schema.md)");
+  cmd->add_flag("--markdown", a.markdown, "Markdown report, ready to paste into a bug report")->excludes(j);
+  cmd->add_option("--fail-on", a.fail_on, "Exit 1 on findings of this severity or worse")
+      ->check(CLI::IsMember({"error", "warning"}));
+  cmd->add_flag("--no-color", a.no_color, "No ANSI colours (NO_COLOR is honoured too)");
+  cmd->add_option("--user", a.user, "Check device-node access for this user (from <root>/etc/passwd)");
+  cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
+      ->check(CLI::Range(50, 600000));
+  cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_flag("--list-findings", a.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
+}
+
+int run_doctor(const DoctorArgs& a) {
+  if (a.list_findings) {
+    std::fputs(render_findings_catalogue_markdown().c_str(), stdout);
+    return 0;
+  }
+  GatherOptions opt;
+  opt.root = a.root;
+  opt.env = process_environment();
+  if (!a.user.empty()) opt.user = a.user;
+  opt.probe_timeout_ms = a.timeout_ms;
+  opt.driver_probe = !a.no_driver_probe;
+  auto g = gather_facts(opt);
+  if (!g.error.empty()) {
+    std::fprintf(stderr, "dlready doctor: %s\n", g.error.c_str());
+    return 2;
+  }
+  Report r = diagnose(g.facts);
+  std::string out;
+  if (a.json)
+    out = render_json(g.facts, r);
+  else if (a.markdown)
+    out = render_markdown(g.facts, r);
+  else
+    out = render_text(g.facts, r, {::isatty(1) && !std::getenv("NO_COLOR") && !a.no_color});
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  Severity threshold = a.fail_on == "warning" ? Severity::warning : Severity::error;
+  for (const auto& x : r.findings)
+    if (x.severity >= threshold) return 1;
+  return 0;
+}
+
+}  // namespace dlready

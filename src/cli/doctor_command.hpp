@@ -1,0 +1,18 @@
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace dlready {
+
+struct DoctorArgs {
+  std::string root = "/";
+  bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false;
+  std::string fail_on = "error";
+  std::string user;
+  int timeout_ms = 10000;
+};
+
+void add_doctor_command(CLI::App& app, DoctorArgs& args);
+int run_doctor(const DoctorArgs& args);
+
+}  // namespace dlready

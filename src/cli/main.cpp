@@ -1,0 +1,21 @@
+// dlready: make a GPU deep-learning machine ready and prove it.
+#include <CLI/CLI.hpp>
+
+#include "cli/doctor_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dlready — make a GPU deep-learning machine ready and prove it"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", DLREADY_VERSION);
+  dlready::DoctorArgs doctor;
+  dlready::add_doctor_command(app, doctor);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    // Help and --version are successes; every real parse error is exit status 2 (SPEC).
+    return rc == 0 ? 0 : 2;
+  }
+  if (app.got_subcommand("doctor")) return dlready::run_doctor(doctor);
+  return 2;
+}

@@ -1,0 +1,203 @@
+// The facts the probes gather. Plain data only: probes fill these, rules read them, renderers
+// print them. Anything not known is std::nullopt ("unknown"), never 0 or "".
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+struct OsFacts {
+  std::optional<std::string> pretty_name;  // /etc/os-release PRETTY_NAME
+  std::optional<std::string> id;           // /etc/os-release ID (debian, ubuntu, rhel, ...)
+  std::optional<std::string> kernel;       // /proc/sys/kernel/osrelease
+  std::optional<std::string> arch;         // uname machine (host only)
+  std::optional<std::string> glibc;        // from the libc.so.6 the loader finds
+  std::optional<std::string> libstdcxx;    // libstdc++.so.6.0.N file name
+  std::optional<std::string> container;    // docker, podman, kubernetes, lxc
+  bool wsl = false;                        // /proc/version mentions Microsoft
+  bool wsl_dxg = false;                    // /dev/dxg exists
+  bool wsl_libcuda = false;                // /usr/lib/wsl/lib/libcuda.so.1 exists
+  std::optional<uint64_t> shm_bytes;       // size of /dev/shm
+  std::optional<uint64_t> memory_bytes;    // MemTotal
+  std::optional<int> cpu_count;            // processors in /proc/cpuinfo
+  std::optional<std::string> cpu_model;
+};
+
+struct PciFunction {
+  std::string address;  // 0000:01:00.0
+  std::string vendor_id, device_id, class_code;  // hex without 0x: 10de, 2684, 030000
+  std::optional<std::string> name;               // from pci.ids
+  std::optional<std::string> driver;             // bound kernel driver, nullopt = none
+  std::optional<std::string> link_speed, max_link_speed;
+  std::optional<int> link_width, max_link_width;
+  std::vector<uint64_t> bar_sizes;  // BAR0..BAR5 sizes in bytes (0 = unassigned/absent)
+  bool is_gpu = false;              // class 0x0300 / 0x0302
+};
+
+struct PciFacts {
+  bool sysfs_readable = false;
+  std::optional<std::string> pci_ids_path;
+  std::vector<PciFunction> nvidia;      // every vendor 0x10de function (GPUs, audio, NVSwitch)
+  std::vector<PciFunction> other_gpus;  // display-class functions of other vendors (hybrid laptops)
+};
+
+struct KernelDriverFacts {
+  std::optional<std::string> proc_version_line;  // first line of /proc/driver/nvidia/version
+  std::optional<std::string> loaded_version;     // loaded nvidia module version
+  bool open_kernel_module = false;
+  bool nvidia_loaded = false, nvidia_uvm_loaded = false, nvidia_drm_loaded = false;
+  bool nouveau_loaded = false, nova_core_loaded = false;
+  std::optional<std::string> module_file;         // nvidia.ko for the running kernel
+  std::optional<std::string> module_file_version; // its modinfo version (uncompressed only)
+  bool fabric_manager_installed = false;          // nv-fabricmanager binary or unit present
+};
+
+struct DeviceNode {
+  std::string path;
+  bool exists = false;
+  bool accessible = false;  // read+write for the user being checked
+  std::optional<std::string> mode;  // "crw-rw-rw-" style
+};
+
+struct DeviceNodeFacts {
+  std::string checked_user;  // "root", "alice (uid 1000)"
+  std::vector<DeviceNode> nodes;  // /dev/nvidiactl, /dev/nvidia0.., /dev/nvidia-uvm, /dev/dxg
+};
+
+struct LibraryLocation {
+  std::string soname;
+  std::optional<std::string> path;       // what the loader would open (inside the root)
+  std::optional<std::string> real_path;  // after symlinks
+  std::optional<std::string> version;    // from the real file name (libcuda.so.580.65.06 -> ...)
+  std::string found_via;                 // LD_LIBRARY_PATH, ld.so.cache, default dir
+  std::vector<std::string> searched;     // directories looked in, in order
+  bool stub = false, compat = false, wsl = false;
+  bool found() const { return path.has_value(); }
+};
+
+struct CudaDevice {
+  int index = 0;
+  std::optional<std::string> name, pci_bus_id, uuid;
+  std::optional<int> cc_major, cc_minor, sm_count;
+  std::optional<uint64_t> memory_bytes;
+  std::optional<int> compute_mode;  // CUdevice_attribute COMPUTE_MODE: 0 default, 2 prohibited, 3 exclusive
+};
+
+enum class ProbeStatus { not_run, ok, load_failed, symbol_missing, timeout, crashed, failed };
+const char* to_string(ProbeStatus s);
+
+struct DriverApiFacts {
+  ProbeStatus status = ProbeStatus::not_run;
+  std::optional<std::string> library;  // the file dlopen'ed
+  std::string detail;                  // dlerror(), missing symbol, signal, ...
+  std::optional<int> init_result;      // cuInit(0)
+  std::optional<std::string> init_error_name;
+  std::optional<int> driver_version;   // cuDriverGetVersion: 13000 = CUDA 13.0
+  std::optional<int> device_count;
+  std::vector<CudaDevice> devices;
+  double elapsed_ms = 0;
+};
+
+struct NvmlDevice {
+  int index = 0;
+  std::optional<std::string> name, pci_bus_id, uuid;
+  std::optional<int> compute_mode;         // nvmlComputeMode_t
+  std::optional<int> mig_current, mig_pending;  // 1 = enabled
+  std::optional<int> mig_instances;        // GPU instances present when MIG is enabled
+  std::optional<int> persistence;          // 1 = enabled
+  std::optional<uint64_t> memory_total, memory_used;
+  std::optional<int> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+};
+
+struct NvmlFacts {
+  ProbeStatus status = ProbeStatus::not_run;
+  std::optional<std::string> library;
+  std::string detail;
+  std::optional<int> init_result;  // nvmlInit_v2
+  std::optional<std::string> driver_version;
+  std::optional<int> cuda_driver_version;
+  std::optional<int> device_count;
+  std::vector<NvmlDevice> devices;
+};
+
+struct EnvFacts {
+  // Only the variables the doctor cares about; absent = unset.
+  std::map<std::string, std::string> vars;
+  std::optional<std::string> get(const std::string& k) const {
+    auto it = vars.find(k);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+struct CudaToolkit {
+  std::string path;
+  std::optional<std::string> version;  // version.json "cuda" or version.txt
+  bool has_nvcc = false;
+};
+
+struct CudaLibFacts {
+  std::vector<CudaToolkit> toolkits;
+  std::vector<LibraryLocation> libraries;  // libcudart, libcublas, libcudnn, libnccl
+};
+
+struct TorchInstall {
+  std::string site_packages;
+  std::optional<std::string> version;       // torch/version.py __version__
+  std::optional<std::string> cuda;          // torch/version.py cuda (nullopt = CPU build)
+  bool version_py_found = false;
+  bool has_libtorch_cuda = false;           // torch/lib/libtorch_cuda.so present
+  std::optional<std::string> dist_version;  // torch-*.dist-info Version
+  int dist_info_count = 0;                  // >1 = two torch dist-infos in one site-packages
+  std::map<std::string, std::string> nvidia_pins;       // name -> pinned version (METADATA)
+  std::map<std::string, std::string> nvidia_installed;  // name -> installed version
+};
+
+struct PythonEnv {
+  std::string prefix;
+  std::string kind;  // venv, conda, system, user, pyenv
+  std::vector<std::string> site_packages;
+  bool active = false;  // VIRTUAL_ENV / CONDA_PREFIX
+  std::optional<std::string> python_version;  // from lib/pythonX.Y
+  std::vector<TorchInstall> torch;  // in import order (first wins)
+};
+
+struct PythonFacts {
+  std::vector<PythonEnv> envs;
+};
+
+struct LibtorchInstall {
+  std::string path;
+  std::optional<std::string> build_version;  // build-version: 2.8.0+cu129
+  std::optional<bool> cxx11_abi;             // from TorchConfig / torch flags
+};
+
+struct LibtorchFacts {
+  std::vector<LibtorchInstall> installs;
+};
+
+struct BlasFacts {
+  LibraryLocation library;             // libblas.so.3
+  std::optional<std::string> implementation;  // reference, openblas, blis, mkl, atlas
+};
+
+struct Facts {
+  std::string root = "/";
+  OsFacts os;
+  PciFacts pci;
+  KernelDriverFacts kernel;
+  DeviceNodeFacts nodes;
+  LibraryLocation libcuda, libnvml;
+  DriverApiFacts driver;
+  NvmlFacts nvml;
+  EnvFacts env;
+  CudaLibFacts cuda_libs;
+  PythonFacts python;
+  LibtorchFacts libtorch;
+  BlasFacts blas;
+};
+
+}  // namespace dlready

@@ -1,0 +1,187 @@
+#include "core/root_fs.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace dlready {
+
+std::string path_join(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  bool a_slash = a.back() == '/';
+  bool b_slash = b.front() == '/';
+  if (a_slash && b_slash) return a + b.substr(1);
+  if (a_slash || b_slash) return a + b;
+  return a + "/" + b;
+}
+
+std::string path_dirname(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return p.substr(0, pos);
+}
+
+std::string path_basename(const std::string& p) {
+  auto pos = p.find_last_of('/');
+  return pos == std::string::npos ? p : p.substr(pos + 1);
+}
+
+std::string path_normalize(const std::string& p) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i <= p.size()) {
+    size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string part = p.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& part : parts) out += "/" + part;
+  return out.empty() ? "/" : out;
+}
+
+RootFs::RootFs(std::string root) : root_(std::move(root)) {
+  if (root_.empty()) root_ = "/";
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+std::string RootFs::host(const std::string& path) const {
+  if (is_host_root()) return path;
+  return path_join(root_, path);
+}
+
+std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
+  int fd = ::open(host(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string out;
+  char buf[8192];
+  while (out.size() < max_bytes) {
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t offset,
+                                           size_t len) const {
+  int fd = ::open(host(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string out(len, '\0');
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = ::pread(fd, out.data() + got, len - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
+}
+
+std::optional<std::string> RootFs::read_line(const std::string& path) const {
+  auto text = read(path, 64 * 1024);
+  if (!text) return std::nullopt;
+  auto nl = text->find('\n');
+  std::string line = text->substr(0, nl);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+    line.pop_back();
+  size_t start = line.find_first_not_of(" \t");
+  return start == std::string::npos ? std::string() : line.substr(start);
+}
+
+bool RootFs::exists(const std::string& path) const {
+  struct stat st {};
+  return ::lstat(host(path).c_str(), &st) == 0;
+}
+
+bool RootFs::is_dir(const std::string& path) const {
+  struct stat st {};
+  return ::stat(host(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<FileStat> RootFs::stat(const std::string& path) const {
+  auto resolved = resolve(path);
+  if (!resolved) return std::nullopt;
+  struct stat st {};
+  if (::stat(host(*resolved).c_str(), &st) != 0) return std::nullopt;
+  FileStat fs;
+  fs.mode = st.st_mode;
+  fs.uid = st.st_uid;
+  fs.gid = st.st_gid;
+  fs.is_dir = S_ISDIR(st.st_mode);
+  fs.is_char_device = S_ISCHR(st.st_mode);
+  fs.size = static_cast<uint64_t>(st.st_size);
+  return fs;
+}
+
+std::optional<std::string> RootFs::readlink(const std::string& path) const {
+  char buf[4096];
+  ssize_t n = ::readlink(host(path).c_str(), buf, sizeof buf - 1);
+  if (n < 0) return std::nullopt;
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::vector<std::string> RootFs::list(const std::string& dir) const {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(host(dir).c_str());
+  if (!d) return names;
+  while (auto* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::optional<std::string> RootFs::resolve(const std::string& path) const {
+  // Walk component by component so that links in the middle of the path are followed too.
+  std::string done = "/";
+  std::string todo = path_normalize(path);
+  int links = 0;
+  size_t pos = 1;
+  while (pos <= todo.size()) {
+    size_t next = todo.find('/', pos);
+    if (next == std::string::npos) next = todo.size();
+    std::string part = todo.substr(pos, next - pos);
+    std::string rest = next < todo.size() ? todo.substr(next) : "";
+    pos = next + 1;
+    if (part.empty()) continue;
+    std::string candidate = path_join(done, part);
+    struct stat st {};
+    if (::lstat(host(candidate).c_str(), &st) != 0) return std::nullopt;
+    if (S_ISLNK(st.st_mode)) {
+      if (++links > 40) return std::nullopt;
+      auto target = readlink(candidate);
+      if (!target) return std::nullopt;
+      std::string base = target->front() == '/' ? *target : path_join(done, *target);
+      todo = path_normalize(base + rest);
+      done = "/";
+      pos = 1;
+      continue;
+    }
+    done = candidate;
+  }
+  return done;
+}
+
+}  // namespace dlready

@@ -1,0 +1,57 @@
+// RootFs: every file the doctor reads goes through here, so that `--root DIR` (the public test
+// seam) relocates /proc, /sys, /dev, /etc, library dirs and Python environments in one place.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace dlready {
+
+struct FileStat {
+  mode_t mode = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  bool is_dir = false;
+  bool is_char_device = false;
+  uint64_t size = 0;
+};
+
+class RootFs {
+ public:
+  explicit RootFs(std::string root = "/");
+
+  const std::string& root() const { return root_; }
+  bool is_host_root() const { return root_ == "/"; }
+
+  // Host path for a path inside the root ("/proc/version" -> "<root>/proc/version").
+  std::string host(const std::string& path) const;
+
+  std::optional<std::string> read(const std::string& path, size_t max_bytes = 1 << 20) const;
+  // Up to `len` bytes at `offset` (short at end of file).
+  std::optional<std::string> read_at(const std::string& path, uint64_t offset, size_t len) const;
+  // First line without the trailing newline, trimmed.
+  std::optional<std::string> read_line(const std::string& path) const;
+  bool exists(const std::string& path) const;
+  bool is_dir(const std::string& path) const;
+  std::optional<FileStat> stat(const std::string& path) const;  // follows symlinks
+  std::optional<std::string> readlink(const std::string& path) const;
+  // Sorted names in a directory (no "." / ".."); empty when unreadable.
+  std::vector<std::string> list(const std::string& dir) const;
+  // Resolves symlinks the way the kernel would if the root were "/": absolute link targets are
+  // taken under the root. Returns a path inside the root, or nullopt for a dangling link/loop.
+  std::optional<std::string> resolve(const std::string& path) const;
+
+ private:
+  std::string root_;
+};
+
+// Joins two path pieces with exactly one slash.
+std::string path_join(const std::string& a, const std::string& b);
+std::string path_dirname(const std::string& p);
+std::string path_basename(const std::string& p);
+// Removes "." and ".." and duplicate slashes (lexically; the path must be absolute).
+std::string path_normalize(const std::string& p);
+
+}  // namespace dlready

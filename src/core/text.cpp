@@ -1,0 +1,114 @@
+#include <algorithm>
+#include "core/text.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+
+namespace dlready {
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::vector<std::string> split(std::string_view s, char sep, bool keep_empty) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t j = s.find(sep, i);
+    if (j == std::string_view::npos) j = s.size();
+    std::string part(s.substr(i, j - i));
+    if (keep_empty || !part.empty()) out.push_back(part);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> lines(std::string_view s) {
+  auto out = split(s, '\n', true);
+  if (!out.empty() && out.back().empty()) out.pop_back();
+  for (auto& l : out)
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+  return out;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool ends_with(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
+bool contains(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<long long> parse_int(std::string_view s, int base) {
+  std::string t = trim(s);
+  std::string_view v = t;
+  if (base == 16 && (starts_with(v, "0x") || starts_with(v, "0X"))) v.remove_prefix(2);
+  if (v.empty()) return std::nullopt;
+  long long out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out, base);
+  if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+  return out;
+}
+
+int compare_versions(std::string_view a, std::string_view b) {
+  auto pa = split(a, '.', true), pb = split(b, '.', true);
+  size_t n = std::max(pa.size(), pb.size());
+  for (size_t i = 0; i < n; ++i) {
+    long long x = i < pa.size() ? parse_int(pa[i]).value_or(0) : 0;
+    long long y = i < pb.size() ? parse_int(pb[i]).value_or(0) : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+std::optional<std::string> find_assignment(std::string_view text, std::string_view key) {
+  for (const auto& raw : lines(text)) {
+    std::string line = trim(raw);
+    if (!starts_with(line, key)) continue;
+    std::string rest = trim(std::string_view(line).substr(key.size()));
+    // Allow a type annotation: `cuda: Optional[str] = '12.1'`.
+    if (!rest.empty() && rest[0] == ':') {
+      auto eq = rest.find('=');
+      if (eq == std::string::npos) continue;
+      rest = rest.substr(eq);
+    }
+    if (rest.empty() || rest[0] != '=') continue;
+    std::string value = trim(std::string_view(rest).substr(1));
+    if (value.size() >= 2 && (value[0] == '\'' || value[0] == '"') && value.back() == value[0])
+      value = value.substr(1, value.size() - 2);
+    return value;
+  }
+  return std::nullopt;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string human_bytes(unsigned long long bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace dlready

@@ -1,0 +1,26 @@
+// Small string helpers shared by the parsers.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlready {
+
+std::string trim(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep, bool keep_empty = false);
+std::vector<std::string> lines(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+bool contains(std::string_view s, std::string_view needle);
+std::string to_lower(std::string_view s);
+std::optional<long long> parse_int(std::string_view s, int base = 10);
+// Dotted numeric version comparison ("580.65.06" vs "525.60.13"); missing parts count as 0.
+// Non-numeric parts compare as 0.
+int compare_versions(std::string_view a, std::string_view b);
+// "KEY=VALUE" or "KEY = 'VALUE'" style assignment lookup in a text of lines.
+std::optional<std::string> find_assignment(std::string_view text, std::string_view key);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string human_bytes(unsigned long long bytes);
+
+}  // namespace dlready

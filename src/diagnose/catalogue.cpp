@@ -1,0 +1,174 @@
+#include "diagnose/catalogue.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace dlready {
+
+const std::vector<CheckSection>& check_sections() {
+  static const std::vector<CheckSection> s = {
+      {"system", "System"},
+      {"gpu", "NVIDIA GPUs (PCI)"},
+      {"kernel-driver", "Kernel driver"},
+      {"device-nodes", "Device nodes"},
+      {"driver-library", "User-space driver (libcuda, NVML)"},
+      {"driver-api", "CUDA driver API"},
+      {"environment", "Environment variables"},
+      {"cuda-libraries", "CUDA toolkit and libraries"},
+      {"pytorch", "PyTorch (Python environments)"},
+      {"libtorch", "LibTorch"},
+      {"cpu-math", "CPU math"},
+  };
+  return s;
+}
+
+const std::vector<CatalogueEntry>& catalogue() {
+  using S = Severity;
+  static const std::vector<CatalogueEntry> c = {
+      {"no-nvidia-gpu", S::error, "gpu", "No NVIDIA GPU on this machine",
+       "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
+       "(/dev/dxg) and no device answers the driver. PyTorch can only train on the CPU here."},
+      {"nouveau-loaded", S::error, "kernel-driver", "The open-source nouveau driver owns the GPU",
+       "nouveau (or nova_core) is bound to the GPU or loaded; the NVIDIA driver cannot attach while it is. "
+       "CUDA never works on nouveau."},
+      {"driver-not-loaded", S::error, "kernel-driver", "The NVIDIA kernel driver is not loaded",
+       "A GPU is present but the nvidia kernel module is not loaded (no /proc/driver/nvidia/version): "
+       "not installed, not built for the running kernel (DKMS), or refused by Secure Boot."},
+      {"driver-reboot-required", S::warning, "kernel-driver",
+       "The installed NVIDIA kernel module differs from the loaded one (reboot pending)",
+       "The nvidia.ko on disk for the running kernel has another version than the module in memory: the "
+       "driver was upgraded and the machine was not rebooted."},
+      {"nvidia-uvm-missing", S::error, "device-nodes", "/dev/nvidia-uvm is missing (nvidia_uvm not loaded)",
+       "CUDA needs the Unified Memory module and its device node; without it cuInit fails even though "
+       "nvidia-smi works."},
+      {"device-node-permission", S::error, "device-nodes", "The user cannot open the NVIDIA device nodes",
+       "/dev/nvidia* exist but are not readable and writable by the user the check is for; CUDA then "
+       "reports no device or an operating-system error."},
+      {"libcuda-missing", S::error, "driver-library", "The loader cannot find libcuda.so.1",
+       "The kernel driver is present but the user-space driver library (libcuda.so.1) is not in "
+       "LD_LIBRARY_PATH, /etc/ld.so.cache or the default directories: every CUDA program fails to start "
+       "its runtime."},
+      {"libcuda-stub", S::error, "driver-library", "The loader picks the CUDA toolkit's stub libcuda",
+       "The toolkit's stubs/libcuda.so is for linking only; at run time it returns "
+       "CUDA_ERROR_STUB_LIBRARY (34). It is reached through LD_LIBRARY_PATH or an ld.so.conf entry."},
+      {"libcuda-load-failed", S::error, "driver-library", "libcuda.so.1 is found but cannot be loaded",
+       "dlopen of the driver library fails (wrong architecture, missing dependency, corrupt file)."},
+      {"driver-symbol-missing", S::error, "driver-library",
+       "The driver library lacks entry points every CUDA program needs",
+       "libcuda.so.1 or libnvidia-ml.so.1 loads but a required function (cuInit, cuDriverGetVersion, "
+       "cuDeviceGetCount, nvmlInit_v2, ...) is missing: it is not a real or complete NVIDIA driver library."},
+      {"driver-library-mismatch", S::error, "driver-library",
+       "User-space driver and kernel module have different versions",
+       "libcuda/libnvidia-ml come from one driver release and the loaded kernel module from another "
+       "(NVML: 'Driver/library version mismatch'). Typical after an unattended driver upgrade."},
+      {"cuda-compat-on-unsupported-gpu", S::error, "driver-library",
+       "CUDA forward-compatibility libraries are used on a GPU that does not support them",
+       "The loader picks the cuda-compat libcuda (…/compat/) and cuInit returns 804: forward compatibility "
+       "works only on data-centre GPUs with a supported driver branch."},
+      {"fabric-manager-missing", S::error, "driver-api", "NVSwitch system without a running Fabric Manager",
+       "cuInit returns 802 (system not ready) or NVSwitches are present without nvidia-fabricmanager: on "
+       "HGX/DGX machines CUDA waits for the fabric to be configured."},
+      {"driver-probe-hang", S::error, "driver-api", "The NVIDIA driver hangs when initialised",
+       "The probe process calling cuInit or nvmlInit did not finish within the timeout and was killed."},
+      {"driver-probe-crash", S::error, "driver-api", "The NVIDIA driver crashes when initialised",
+       "The probe process calling into libcuda/libnvidia-ml died from a signal."},
+      {"cuda-init-failed", S::error, "driver-api", "cuInit failed",
+       "The driver API refused to initialise; the error code says why (for example 999 after "
+       "suspend/resume, 3 with a half-installed driver, 100 when no device is usable)."},
+      {"driver-too-old", S::error, "driver-library", "The NVIDIA driver is too old for the installed PyTorch",
+       "The CUDA runtime a PyTorch build ships needs a minimum driver (CUDA 11.x: 450.80.02, 12.x: "
+       "525.60.13, 13.x: 580.65.06 with minor-version compatibility); older drivers make "
+       "torch.cuda.is_available() False ('The NVIDIA driver on your system is too old')."},
+      {"cuda-visible-devices-hides-all", S::error, "environment", "CUDA_VISIBLE_DEVICES hides every GPU",
+       "CUDA_VISIBLE_DEVICES is empty, -1, or starts with an entry that matches no GPU; CUDA then sees "
+       "zero devices."},
+      {"cuda-visible-devices-invalid", S::warning, "environment",
+       "CUDA_VISIBLE_DEVICES has entries CUDA will ignore",
+       "An index out of range, an unknown UUID or a duplicate stops CUDA's parsing: that entry and every "
+       "entry after it are dropped."},
+      {"compute-mode-prohibited", S::error, "driver-api", "A GPU is in compute mode PROHIBITED",
+       "No process can create a CUDA context on a GPU in PROHIBITED mode."},
+      {"compute-mode-exclusive", S::info, "driver-api", "A GPU is in EXCLUSIVE_PROCESS compute mode",
+       "Only one process at a time can use the GPU: a second training or a DataLoader worker touching "
+       "CUDA fails with 'device busy or unavailable'."},
+      {"mig-without-instances", S::error, "driver-api", "MIG is enabled but no GPU instance exists",
+       "With MIG mode on, CUDA only sees MIG instances; with none created the GPU is invisible."},
+      {"mig-pending-reset", S::warning, "driver-api", "A MIG mode change waits for a GPU reset",
+       "The pending MIG mode differs from the current one until the GPU is reset or the machine reboots."},
+      {"gpu-count-mismatch", S::warning, "gpu", "Fewer GPUs answer the driver than sit on the PCI bus",
+       "Some NVIDIA GPUs in sysfs are not initialised by the driver: often 'Above 4G decoding' / "
+       "Resizable BAR disabled in the BIOS, power, or a fallen-off-the-bus GPU (Xid 79)."},
+      {"gpu-bar-unassigned", S::warning, "gpu", "A GPU's large memory BAR is not assigned",
+       "BAR1 of an NVIDIA GPU has no address range: the firmware could not map it (enable 'Above 4G "
+       "decoding' and Resizable BAR in the BIOS)."},
+      {"pcie-link-degraded", S::info, "gpu", "A GPU's PCIe link runs narrower than it can",
+       "The current link width is below the maximum (a riser, a slot wired x8/x4, or a bad seat); "
+       "host-device copies slow down accordingly."},
+      {"hybrid-graphics", S::info, "gpu", "Hybrid graphics: another GPU drives the display",
+       "A laptop or desktop with an integrated GPU besides the NVIDIA one. CUDA still uses the NVIDIA GPU; "
+       "for graphics choose the high-performance NVIDIA GPU."},
+      {"gpu-memory-busy", S::warning, "driver-api", "GPU memory is already in use by other processes",
+       "More than half of a GPU's memory is used before training starts: expect 'CUDA out of memory'."},
+      {"wsl-windows-driver-missing", S::error, "system", "WSL2 without the Windows NVIDIA driver's GPU bridge",
+       "Inside WSL2 the GPU is reached through /dev/dxg and /usr/lib/wsl/lib/libcuda.so.1, which the "
+       "Windows NVIDIA driver provides; one or both are missing."},
+      {"wsl-linux-driver-installed", S::error, "system", "A Linux NVIDIA driver is installed inside WSL2",
+       "WSL2 must use the Windows driver's libraries in /usr/lib/wsl/lib; a Linux driver package inside "
+       "the distribution shadows them and breaks CUDA."},
+      {"container-without-gpu", S::error, "system", "Container started without GPU access",
+       "The host has NVIDIA GPUs but this container has no /dev/nvidia* device nodes or driver libraries: "
+       "it was started without --gpus (or without the NVIDIA container toolkit)."},
+      {"container-missing-compute-capability", S::error, "system",
+       "NVIDIA_DRIVER_CAPABILITIES does not include compute",
+       "The NVIDIA container runtime mounts libcuda only for the 'compute' capability."},
+      {"shm-too-small", S::warning, "system", "/dev/shm is small",
+       "PyTorch DataLoader workers and NCCL pass tensors through shared memory; Docker's default 64 MiB "
+       "makes them fail with 'bus error' or 'unable to write to file </torch_…>'."},
+      {"torch-not-installed", S::warning, "pytorch", "No PyTorch found in any Python environment",
+       "Neither the active environment nor the Python installations on PATH, conda or pyenv have torch "
+       "('ModuleNotFoundError: No module named torch')."},
+      {"torch-cpu-only", S::error, "pytorch", "PyTorch is a CPU-only build",
+       "The torch that would be imported has no CUDA support (version +cpu, torch.version.cuda None): "
+       "torch.cuda.is_available() is False whatever the driver."},
+      {"torch-duplicate-installs", S::warning, "pytorch", "More than one PyTorch on one import path",
+       "Two torch installs (user site and environment, pip over conda, two dist-infos) or CUDA wheels of two "
+       "CUDA majors in one environment: which one imports depends on sys.path order."},
+      {"torch-cuda-wheel-missing", S::error, "pytorch", "A CUDA wheel PyTorch pins is not installed",
+       "torch's METADATA pins nvidia-* / cuda-toolkit wheels that are missing: import fails with "
+       "'libcudnn.so.9: cannot open shared object file' or similar."},
+      {"torch-cuda-wheel-version-mismatch", S::warning, "pytorch",
+       "A CUDA wheel has another version than PyTorch pins",
+       "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
+       "'pip install -U' of another package)."},
+      {"cuda-toolkit-torch-mismatch", S::warning, "cuda-libraries",
+       "The CUDA toolkit (nvcc) major differs from PyTorch's CUDA",
+       "Building CUDA extensions (flash-attn, apex, your own) needs nvcc of the same CUDA major as "
+       "torch.version.cuda."},
+      {"libtorch-abi-mismatch", S::warning, "libtorch", "LibTorch uses the pre-C++11 string ABI",
+       "A LibTorch built with _GLIBCXX_USE_CXX11_ABI=0 does not link with code built by today's g++ default "
+       "(undefined references to std::__cxx11::basic_string)."},
+      {"blas-reference", S::warning, "cpu-math", "libblas.so.3 is the slow reference BLAS",
+       "Programs linked to the system BLAS (Debian's numpy/scipy, R, Octave, source builds of LibTorch) "
+       "use netlib's reference implementation, about 10x slower than OpenBLAS for the seed's MLP."},
+  };
+  return c;
+}
+
+const CatalogueEntry& catalogue_entry(const std::string& id) {
+  for (const auto& e : catalogue())
+    if (id == e.id) return e;
+  std::fprintf(stderr, "internal error: unknown finding id '%s'\n", id.c_str());
+  std::abort();
+}
+
+Finding make_finding(const std::string& id) {
+  const auto& e = catalogue_entry(id);
+  Finding f;
+  f.id = e.id;
+  f.severity = e.severity;
+  f.check = e.check;
+  f.title = e.title;
+  return f;
+}
+
+}  // namespace dlready

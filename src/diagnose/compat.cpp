@@ -1,0 +1,67 @@
+#include "diagnose/compat.hpp"
+
+#include "core/text.hpp"
+
+namespace dlready {
+
+namespace {
+constexpr const char* kRN = "NVIDIA CUDA Toolkit 13.2 Update 2 Release Notes, Tables 2/3; "
+                            "docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html";
+constexpr const char* kBranch = "driver bundled with each CUDA release, CUDA Toolkit 13.2 Update 2 Release "
+                                "Notes Table 3 (shared/knowledge/compat.json driver_branch_max_cuda)";
+constexpr const char* kTorch211 = "pytorch/pytorch RELEASE.md + test-infra generate_binary_build_matrix.py; "
+                                  "pytorch/pytorch#182250 (get_arch_list of 2.11.0 wheels)";
+}  // namespace
+
+const std::vector<CudaMajorDriverMin>& cuda_major_driver_minimums() {
+  static const std::vector<CudaMajorDriverMin> t = {
+      {11, "450.80.02", kRN},
+      {12, "525.60.13", kRN},
+      {13, "580.65.06", kRN},
+  };
+  return t;
+}
+
+std::optional<std::string> min_driver_for_cuda(const std::string& cuda_version) {
+  auto major = parse_int(split(cuda_version, '.').empty() ? "" : split(cuda_version, '.')[0]);
+  if (!major) return std::nullopt;
+  for (const auto& r : cuda_major_driver_minimums())
+    if (r.cuda_major == *major) return std::string(r.min_driver_linux);
+  return std::nullopt;
+}
+
+const std::vector<DriverBranchCuda>& driver_branch_max_cuda() {
+  static const std::vector<DriverBranchCuda> t = {
+      {418, "10.1", kBranch}, {440, "10.2", kBranch}, {450, "11.0", kBranch}, {455, "11.1", kBranch},
+      {460, "11.2", kBranch}, {465, "11.3", kBranch}, {470, "11.4", kBranch}, {495, "11.5", kBranch},
+      {510, "11.6", kBranch}, {515, "11.7", kBranch}, {520, "11.8", kBranch}, {525, "12.0", kBranch},
+      {530, "12.1", kBranch}, {535, "12.2", kBranch}, {545, "12.3", kBranch}, {550, "12.4", kBranch},
+      {555, "12.5", kBranch}, {560, "12.6", kBranch}, {565, "12.7", kBranch}, {570, "12.8", kBranch},
+      {575, "12.9", kBranch}, {580, "13.0", kBranch}, {590, "13.1", kBranch}, {595, "13.2", kBranch},
+  };
+  return t;
+}
+
+std::optional<std::string> max_cuda_for_driver(const std::string& driver_version) {
+  auto major = parse_int(split(driver_version, '.').empty() ? "" : split(driver_version, '.')[0]);
+  if (!major) return std::nullopt;
+  std::optional<std::string> best;
+  for (const auto& r : driver_branch_max_cuda())
+    if (r.branch <= *major) best = r.max_cuda;
+  return best;
+}
+
+const std::vector<TorchVariant>& torch_variants() {
+  static const std::vector<TorchVariant> t = {
+      {"2.11", "cu130", "13.0", "7.5;8.0;8.6;9.0;10.0;12.0", true, kTorch211},
+      {"2.11", "cu128", "12.8", "7.5;8.0;8.6;9.0;10.0;12.0", false, kTorch211},
+      {"2.11", "cu126", "12.6", "5.0;6.0;7.0;7.5;8.0;8.6;9.0", false, kTorch211},
+  };
+  return t;
+}
+
+std::string cuda_version_string(int encoded) {
+  return std::to_string(encoded / 1000) + "." + std::to_string((encoded % 1000) / 10);
+}
+
+}  // namespace dlready

@@ -1,0 +1,48 @@
+// Rules: pure functions from facts to findings, verdict and recommendations. No I/O here.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/facts.hpp"
+#include "core/findings.hpp"
+
+namespace dlready {
+
+Report diagnose(const Facts& facts);
+
+// Derived facts several rules share, computed once.
+struct Derived {
+  int pci_gpus = 0;                       // NVIDIA display-class functions
+  bool gpu_evidence = false;              // PCI GPU, WSL GPU bridge, or a device answering
+  bool in_container = false;
+  bool container_blocked = false;         // container-without-gpu applies
+  std::optional<std::string> driver_version;  // best known: kernel module, NVML, libcuda file name
+  std::optional<std::string> driver_max_cuda; // "13.0"
+  std::optional<int> physical_gpus;       // NVML count, else PCI GPU count
+  std::vector<std::string> known_uuids;   // from NVML / driver API
+};
+Derived derive(const Facts& f);
+
+// CUDA_VISIBLE_DEVICES as CUDA reads it: entries in order until the first invalid one.
+struct VisibleDevices {
+  std::vector<std::string> accepted;
+  std::vector<std::string> rejected;  // the first bad entry and everything after it
+  std::string reason;                 // why the first rejected entry is bad
+};
+VisibleDevices parse_cuda_visible_devices(const std::string& value, std::optional<int> gpu_count,
+                                          const std::vector<std::string>& uuids);
+
+// The rule groups (each appends to `out`).
+void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);
+void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);
+void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out);
+Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
+std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d);
+
+// The torch install Python would import first (active env, else first env with torch).
+const TorchInstall* primary_torch(const Facts& f);
+// The best install command for this machine's driver and GPUs (pip form).
+std::string pip_install_command(const Facts& f, const Derived& d);
+
+}  // namespace dlready

@@ -1,0 +1,142 @@
+// Rules about the software stack: PyTorch installs, CUDA toolkit, LibTorch, BLAS.
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/compat.hpp"
+#include "diagnose/rules.hpp"
+
+namespace dlready {
+namespace {
+
+std::string torch_label(const TorchInstall& t) {
+  return "torch " + t.version.value_or("(unknown version)") + " in " + t.site_packages;
+}
+
+bool is_cpu_build(const TorchInstall& t) {
+  if (t.version && contains(*t.version, "+cpu")) return true;
+  return t.version_py_found && !t.cuda && !t.has_libtorch_cuda;
+}
+
+void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  bool any = false;
+  for (const auto& e : f.python.envs) any = any || !e.torch.empty();
+  if (!any) {
+    auto x = make_finding("torch-not-installed");
+    std::vector<std::string> where;
+    for (const auto& e : f.python.envs) where.push_back(e.prefix + " (" + e.kind + (e.active ? ", active" : "") + ")");
+    x.evidence.push_back(where.empty() ? "no Python environment found" : "looked in: " + join(where, ", "));
+    x.fix = {"python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", pip_install_command(f, d)};
+    out.push_back(x);
+    return;
+  }
+  const TorchInstall* primary = primary_torch(f);
+  if (primary && is_cpu_build(*primary) && d.gpu_evidence) {
+    auto x = make_finding("torch-cpu-only");
+    x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
+    x.fix = {"pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
+    out.push_back(x);
+  }
+  for (const auto& e : f.python.envs) {
+    std::vector<std::string> dup;
+    for (const auto& t : e.torch)
+      if (t.dist_info_count > 1)
+        dup.push_back(t.site_packages + " holds " + std::to_string(t.dist_info_count) + " torch-*.dist-info directories");
+    if (e.torch.size() > 1)
+      for (const auto& t : e.torch) dup.push_back(torch_label(t));
+    for (const auto& t : e.torch) {
+      bool cu12 = false, cu13 = false;
+      for (const auto& [name, v] : t.nvidia_installed) {
+        cu12 = cu12 || ends_with(name, "-cu12");
+        cu13 = cu13 || ends_with(name, "-cu13");
+      }
+      if (cu12 && cu13) dup.push_back(t.site_packages + " mixes nvidia-*-cu12 and nvidia-*-cu13 wheels");
+    }
+    // The user site is on sys.path of every non-venv Python: a torch there shadows the env's.
+    if (e.kind != "user" && e.kind != "venv" && !e.torch.empty()) {
+      for (const auto& u : f.python.envs)
+        if (u.kind == "user" && !u.torch.empty())
+          dup.push_back(torch_label(u.torch.front()) + " (user site, imported first) shadows " + torch_label(e.torch.front()));
+    }
+    if (dup.empty()) continue;
+    auto x = make_finding("torch-duplicate-installs");
+    x.evidence = dup;
+    x.fix = {"keep one: python -m pip uninstall -y torch (repeat until pip finds none), then reinstall once: " +
+                 pip_install_command(f, d),
+             "check which one imports: python -c 'import torch; print(torch.__file__, torch.__version__)'"};
+    out.push_back(x);
+  }
+  for (const auto& e : f.python.envs) {
+    for (const auto& t : e.torch) {
+      std::vector<std::string> missing, differ;
+      for (const auto& [name, pinned] : t.nvidia_pins) {
+        auto it = t.nvidia_installed.find(name);
+        if (it == t.nvidia_installed.end())
+          missing.push_back(name + "==" + pinned);
+        else if (it->second != pinned)
+          differ.push_back(name + " " + it->second + " (torch pins " + pinned + ")");
+      }
+      if (!missing.empty()) {
+        auto x = make_finding("torch-cuda-wheel-missing");
+        x.evidence.push_back(torch_label(t));
+        for (const auto& m : missing) x.evidence.push_back("missing: " + m);
+        x.fix = {e.prefix + "/bin/python -m pip install " + join(missing, " ")};
+        out.push_back(x);
+      }
+      if (!differ.empty()) {
+        auto x = make_finding("torch-cuda-wheel-version-mismatch");
+        x.evidence.push_back(torch_label(t));
+        x.evidence.insert(x.evidence.end(), differ.begin(), differ.end());
+        std::vector<std::string> pins;
+        for (const auto& [name, pinned] : t.nvidia_pins) pins.push_back(name + "==" + pinned);
+        x.fix = {e.prefix + "/bin/python -m pip install " + join(pins, " ")};
+        out.push_back(x);
+      }
+    }
+  }
+}
+
+void toolkit_rules(const Facts& f, std::vector<Finding>& out) {
+  const TorchInstall* t = primary_torch(f);
+  if (!t || !t->cuda) return;
+  for (const auto& tk : f.cuda_libs.toolkits) {
+    if (!tk.has_nvcc || !tk.version) continue;
+    auto tk_major = split(*tk.version, '.')[0];
+    auto torch_major = split(*t->cuda, '.')[0];
+    if (tk_major == torch_major) return;  // one matching toolkit is enough
+  }
+  for (const auto& tk : f.cuda_libs.toolkits) {
+    if (!tk.has_nvcc || !tk.version) continue;
+    auto x = make_finding("cuda-toolkit-torch-mismatch");
+    x.evidence.push_back("nvcc " + *tk.version + " in " + tk.path);
+    x.evidence.push_back(torch_label(*t) + " uses CUDA " + *t->cuda);
+    x.fix = {"install the CUDA " + *t->cuda + " toolkit and point CUDA_HOME at it before building extensions"};
+    out.push_back(x);
+    return;
+  }
+}
+
+}  // namespace
+
+void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  torch_rules(f, d, out);
+  toolkit_rules(f, out);
+  for (const auto& li : f.libtorch.installs) {
+    if (li.cxx11_abi != false) continue;
+    auto x = make_finding("libtorch-abi-mismatch");
+    x.evidence.push_back(li.path + " (" + li.build_version.value_or("?") + ") sets _GLIBCXX_USE_CXX11_ABI=0");
+    x.evidence.push_back("g++ 5 and newer default to _GLIBCXX_USE_CXX11_ABI=1");
+    x.fix = {"download the cxx11-abi LibTorch archive (libtorch-cxx11-abi-shared-with-deps-*.zip)",
+             "or build your code with add_compile_definitions(_GLIBCXX_USE_CXX11_ABI=0)"};
+    out.push_back(x);
+  }
+  if (f.blas.implementation == std::string("reference")) {
+    auto x = make_finding("blas-reference");
+    x.evidence.push_back("libblas.so.3 resolves to " + f.blas.library.real_path.value_or(f.blas.library.path.value_or("?")) +
+                         " (netlib reference BLAS)");
+    x.fix = {"sudo apt-get install -y libopenblas0-pthread (Debian/Ubuntu switch libblas.so.3 to OpenBLAS through "
+             "update-alternatives)",
+             "check: update-alternatives --display libblas.so.3-$(gcc -dumpmachine)"};
+    out.push_back(x);
+  }
+}
+
+}  // namespace dlready

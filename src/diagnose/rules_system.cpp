@@ -1,0 +1,193 @@
+// Rules about the machine itself: GPUs on the bus, kernel driver, device nodes, containers, WSL.
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/rules.hpp"
+
+namespace dlready {
+namespace {
+
+std::string gpu_label(const PciFunction& fn) {
+  return fn.address + " [10de:" + fn.device_id + "] " + fn.name.value_or("unknown NVIDIA device");
+}
+
+std::vector<std::string> driver_install_fix(const Facts& f) {
+  std::string id = f.os.id.value_or("");
+  if (id == "ubuntu") return {"sudo ubuntu-drivers install", "sudo reboot"};
+  if (id == "debian")
+    return {"sudo apt-get install -y linux-headers-$(uname -r) nvidia-driver firmware-misc-nonfree "
+            "(enable the contrib and non-free components first)",
+            "sudo reboot"};
+  if (id == "fedora" || id == "rhel" || id == "rocky" || id == "almalinux" || id == "centos")
+    return {"sudo dnf install -y nvidia-driver (from NVIDIA's CUDA repository or RPM Fusion)", "sudo reboot"};
+  return {"install the NVIDIA driver for your distribution (or the .run installer from "
+          "https://www.nvidia.com/Download/index.aspx)",
+          "sudo reboot"};
+}
+
+}  // namespace
+
+void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  // WSL2: the GPU arrives through /dev/dxg and the Windows driver's libraries.
+  if (f.os.wsl) {
+    if (!f.os.wsl_dxg || !f.os.wsl_libcuda) {
+      auto x = make_finding("wsl-windows-driver-missing");
+      x.evidence.push_back("/proc/version mentions Microsoft (WSL2)");
+      x.evidence.push_back(std::string("/dev/dxg ") + (f.os.wsl_dxg ? "present" : "missing"));
+      x.evidence.push_back(std::string("/usr/lib/wsl/lib/libcuda.so.1 ") + (f.os.wsl_libcuda ? "present" : "missing"));
+      x.fix = {"install the current NVIDIA driver for Windows (it includes WSL2 support): "
+               "https://www.nvidia.com/Download/index.aspx",
+               "in PowerShell: wsl --update; wsl --shutdown", "reopen the distribution and run dlready doctor again"};
+      out.push_back(x);
+    }
+    bool linux_driver = f.libcuda.found() && !f.libcuda.wsl;
+    if (linux_driver || f.kernel.nvidia_loaded || (f.libnvml.found() && !f.libnvml.wsl)) {
+      auto x = make_finding("wsl-linux-driver-installed");
+      if (linux_driver) x.evidence.push_back("libcuda.so.1 resolves to " + *f.libcuda.path + " (not /usr/lib/wsl/lib)");
+      if (f.libnvml.found() && !f.libnvml.wsl)
+        x.evidence.push_back("libnvidia-ml.so.1 resolves to " + *f.libnvml.path);
+      x.fix = {"sudo apt-get remove --purge '^nvidia-.*' '^libnvidia-.*' (never install a Linux driver inside WSL2)",
+               "sudo ldconfig", "wsl --shutdown (from Windows), then reopen the distribution"};
+      out.push_back(x);
+    }
+  }
+
+  if (!d.gpu_evidence && !(f.os.wsl && !f.os.wsl_dxg)) {
+    auto x = make_finding("no-nvidia-gpu");
+    if (f.pci.sysfs_readable)
+      x.evidence.push_back("no PCI function with vendor 0x10de and class 0x0300/0x0302 in /sys/bus/pci/devices");
+    else
+      x.evidence.push_back("/sys/bus/pci/devices is not readable, and no driver answered");
+    for (const auto& o : f.pci.other_gpus)
+      x.evidence.push_back("other display adapter: " + o.address + " " + o.name.value_or("[" + o.vendor_id + ":" + o.device_id + "]"));
+    if (d.in_container)
+      x.evidence.push_back("inside a " + *f.os.container + " container: the host's PCI devices are visible here, "
+                           "and none is an NVIDIA GPU");
+    x.fix = {"train on the CPU: dlready train --device cpu",
+             "or move to a machine with an NVIDIA GPU and run dlready doctor there"};
+    out.push_back(x);
+  }
+
+  if (d.container_blocked) {
+    auto x = make_finding("container-without-gpu");
+    x.evidence.push_back("inside a " + *f.os.container + " container");
+    x.evidence.push_back(std::to_string(d.pci_gpus) + " NVIDIA GPU(s) on the host's PCI bus");
+    x.evidence.push_back("no /dev/nvidia[0-9]* device node" + std::string(f.libcuda.found() ? "" : " and no libcuda.so.1"));
+    if (auto v = f.env.get("NVIDIA_VISIBLE_DEVICES")) x.evidence.push_back("NVIDIA_VISIBLE_DEVICES=" + *v);
+    x.fix = {"docker run --gpus all ... (podman: --device nvidia.com/gpu=all)",
+             "Kubernetes: request the GPU (resources.limits: nvidia.com/gpu: 1) with the NVIDIA device plugin",
+             "on the host, install the NVIDIA Container Toolkit: sudo apt-get install -y nvidia-container-toolkit && "
+             "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"};
+    out.push_back(x);
+  }
+  if (d.in_container) {
+    if (auto caps = f.env.get("NVIDIA_DRIVER_CAPABILITIES")) {
+      if (!contains(*caps, "compute") && !contains(*caps, "all")) {
+        auto x = make_finding("container-missing-compute-capability");
+        x.evidence.push_back("NVIDIA_DRIVER_CAPABILITIES=" + *caps);
+        x.fix = {"docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility ...",
+                 "or in the Dockerfile: ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility"};
+        out.push_back(x);
+      }
+    }
+  }
+  if (f.os.shm_bytes && *f.os.shm_bytes < (1ull << 30)) {
+    auto x = make_finding("shm-too-small");
+    x.evidence.push_back("/dev/shm is " + human_bytes(*f.os.shm_bytes) + " (less than 1 GiB)");
+    x.fix = d.in_container ? std::vector<std::string>{"docker run --shm-size=8g ... (or --ipc=host)",
+                                                      "Kubernetes: mount an emptyDir with medium: Memory at /dev/shm"}
+                           : std::vector<std::string>{"sudo mount -o remount,size=8G /dev/shm"};
+    out.push_back(x);
+  }
+
+  // GPUs on the bus.
+  std::vector<const PciFunction*> gpus;
+  for (const auto& fn : f.pci.nvidia)
+    if (fn.is_gpu) gpus.push_back(&fn);
+  if (!gpus.empty() && !f.pci.other_gpus.empty()) {
+    auto x = make_finding("hybrid-graphics");
+    for (const auto& o : f.pci.other_gpus)
+      x.evidence.push_back("display adapter " + o.address + " " + o.name.value_or("[" + o.vendor_id + ":" + o.device_id + "]"));
+    x.fix = {"CUDA programs use the NVIDIA GPU directly; for graphics pick the high-performance NVIDIA GPU "
+             "(prime-select nvidia, or __NV_PRIME_RENDER_OFFLOAD=1 __GLX_VENDOR_LIBRARY_NAME=nvidia per program)"};
+    out.push_back(x);
+  }
+  for (const auto* g : gpus) {
+    if (g->bar_sizes.size() >= 2 && g->bar_sizes[1] == 0 && g->driver) {
+      auto x = make_finding("gpu-bar-unassigned");
+      x.evidence.push_back(gpu_label(*g) + ": BAR1 has no address range in " + "/sys/bus/pci/devices/" + g->address + "/resource");
+      x.fix = {"enable 'Above 4G decoding' and 'Resizable BAR' in the BIOS/UEFI setup, then reboot"};
+      out.push_back(x);
+    }
+    if (g->link_width && g->max_link_width && *g->link_width < *g->max_link_width) {
+      auto x = make_finding("pcie-link-degraded");
+      x.evidence.push_back(gpu_label(*g) + ": link x" + std::to_string(*g->link_width) + " of x" +
+                           std::to_string(*g->max_link_width) + " (" + g->link_speed.value_or("?") + " of " +
+                           g->max_link_speed.value_or("?") + ")");
+      x.fix = {"reseat the card in a full x16 slot (no riser), and check the slot's wiring in the board manual",
+               "confirm under load: nvidia-smi --query-gpu=pcie.link.width.current,pcie.link.width.max --format=csv"};
+      out.push_back(x);
+    }
+  }
+  if (d.pci_gpus > 0 && f.nvml.device_count && *f.nvml.device_count < d.pci_gpus) {
+    auto x = make_finding("gpu-count-mismatch");
+    x.evidence.push_back(std::to_string(d.pci_gpus) + " NVIDIA GPU(s) in sysfs, " +
+                         std::to_string(*f.nvml.device_count) + " answer NVML");
+    for (const auto* g : gpus) x.evidence.push_back(gpu_label(*g) + " (driver: " + g->driver.value_or("none") + ")");
+    x.fix = {"enable 'Above 4G decoding' and 'Resizable BAR' in the BIOS/UEFI setup",
+             "sudo dmesg | grep -iE 'NVRM|Xid' to see why a GPU failed to initialise",
+             "check the GPU's power cables and seating"};
+    out.push_back(x);
+  }
+
+  // Kernel driver (not applicable inside WSL2, where the Windows driver owns the GPU).
+  if (gpus.empty() || f.os.wsl || d.container_blocked) return;
+  std::vector<std::string> nouveau_evidence;
+  for (const auto* g : gpus)
+    if (g->driver == "nouveau" || g->driver == "nova_core" || g->driver == "nova-core")
+      nouveau_evidence.push_back(gpu_label(*g) + " is bound to " + *g->driver);
+  if (f.kernel.nouveau_loaded) nouveau_evidence.push_back("module nouveau is loaded (/proc/modules)");
+  if (f.kernel.nova_core_loaded) nouveau_evidence.push_back("module nova_core is loaded (/proc/modules)");
+  if (!nouveau_evidence.empty()) {
+    auto x = make_finding("nouveau-loaded");
+    x.evidence = nouveau_evidence;
+    bool rhel = f.os.id && (*f.os.id == "fedora" || *f.os.id == "rhel" || *f.os.id == "rocky" || *f.os.id == "almalinux");
+    x.fix = {"printf 'blacklist nouveau\\nblacklist nova_core\\noptions nouveau modeset=0\\n' | sudo tee "
+             "/etc/modprobe.d/blacklist-nouveau.conf",
+             rhel ? "sudo dracut --force" : "sudo update-initramfs -u"};
+    if (!f.kernel.module_file) {
+      auto install = driver_install_fix(f);
+      x.fix.insert(x.fix.end(), install.begin(), install.end() - 1);
+    }
+    x.fix.push_back("sudo reboot");
+    out.push_back(x);
+  } else if (!f.kernel.nvidia_loaded) {
+    auto x = make_finding("driver-not-loaded");
+    for (const auto* g : gpus) x.evidence.push_back(gpu_label(*g) + " bound to: " + g->driver.value_or("no driver"));
+    x.evidence.push_back("/proc/driver/nvidia/version is missing; module nvidia is not in /proc/modules");
+    if (f.kernel.module_file) {
+      x.evidence.push_back("a module is installed for kernel " + f.os.kernel.value_or("(unknown kernel)") + ": " + *f.kernel.module_file);
+      x.fix = {"sudo modprobe nvidia && sudo modprobe nvidia_uvm",
+               "if that fails: sudo dmesg | grep -i nvidia; with 'Key was rejected by service' Secure Boot "
+               "refuses the module: sign it (sudo mokutil --import /var/lib/dkms/mok.pub) or disable Secure Boot",
+               "if the module was built for another kernel: sudo dkms autoinstall && sudo reboot"};
+    } else {
+      x.evidence.push_back("no nvidia.ko under /lib/modules/" + f.os.kernel.value_or("(unknown kernel)"));
+      x.fix = driver_install_fix(f);
+    }
+    for (const auto* g : gpus)
+      if (g->driver == "vfio-pci")
+        x.fix.insert(x.fix.begin(), g->address + " is reserved for VM passthrough (vfio-pci): unbind it or run "
+                                                 "CUDA inside that VM");
+    out.push_back(x);
+  }
+  if (f.kernel.loaded_version && f.kernel.module_file_version &&
+      *f.kernel.loaded_version != *f.kernel.module_file_version) {
+    auto x = make_finding("driver-reboot-required");
+    x.evidence.push_back("loaded module: " + *f.kernel.loaded_version);
+    x.evidence.push_back("installed module " + *f.kernel.module_file + ": " + *f.kernel.module_file_version);
+    x.fix = {"sudo reboot"};
+    out.push_back(x);
+  }
+}
+
+}  // namespace dlready

@@ -1,0 +1,27 @@
+#include "probe/probes.hpp"
+
+namespace dlready {
+
+namespace {
+// SPEC "Facts to gather" plus the ones failures.md says change CUDA behaviour.
+const char* const kVars[] = {
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTORCH_CUDA_ALLOC_CONF",
+    "PYTORCH_ALLOC_CONF", "PYTORCH_NVML_BASED_CUDA_CHECK", "CUDA_HOME", "CUDA_PATH",
+    "CONDA_PREFIX", "VIRTUAL_ENV", "PATH", "HOME", "Torch_DIR", "TORCH_DIR", "LIBTORCH",
+    "CMAKE_PREFIX_PATH", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",
+    "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_DEBUG", "CUDA_LAUNCH_BLOCKING",
+    "CUDA_INJECTION64_PATH", "PYTHONPATH", "PYTHONNOUSERSITE", "USER"};
+}  // namespace
+
+EnvFacts probe_env(const std::map<std::string, std::string>& process_env) {
+  EnvFacts f;
+  for (const char* k : kVars) {
+    auto it = process_env.find(k);
+    if (it != process_env.end()) f.vars[k] = it->second;
+  }
+  return f;
+}
+
+}  // namespace dlready

@@ -1,0 +1,61 @@
+#include "probe/gather.hpp"
+
+#include <unistd.h>
+
+#include "core/root_fs.hpp"
+#include "probe/driver_api.hpp"
+#include "probe/library_locator.hpp"
+#include "probe/probes.hpp"
+
+extern char** environ;
+
+namespace dlready {
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+GatherResult gather_facts(const GatherOptions& opt) {
+  GatherResult r;
+  RootFs fs(opt.root);
+  if (!fs.is_dir("/")) {
+    r.error = "--root " + opt.root + " is not a readable directory";
+    return r;
+  }
+  UserIdentity user = current_user();
+  if (opt.user) {
+    auto u = lookup_user(fs, *opt.user);
+    if (!u) {
+      r.error = "user '" + *opt.user + "' is not in " + fs.host("/etc/passwd");
+      return r;
+    }
+    user = *u;
+  }
+  Facts& f = r.facts;
+  f.root = fs.root();
+  f.env = probe_env(opt.env);
+  LibraryLocator loc(fs, f.env.get("LD_LIBRARY_PATH"));
+  f.os = probe_os(fs, loc);
+  f.pci = probe_pci(fs);
+  f.kernel = probe_kernel_driver(fs, f.os.kernel);
+  f.nodes = probe_device_nodes(fs, user);
+  f.libcuda = loc.locate("libcuda.so.1");
+  f.libnvml = loc.locate("libnvidia-ml.so.1");
+  if (opt.driver_probe) {
+    f.nvml = probe_nvml(fs, f.libnvml, opt.probe_timeout_ms);
+    f.driver = probe_driver_api(fs, f.libcuda, opt.probe_timeout_ms);
+  }
+  f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
+  f.python = probe_python(fs, f.env);
+  f.libtorch = probe_libtorch(fs, f.env, f.python);
+  f.blas = probe_blas(loc);
+  return r;
+}
+
+}  // namespace dlready

@@ -1,0 +1,27 @@
+// Runs every probe in order and returns the facts. The only place that knows the probe order.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/facts.hpp"
+
+namespace dlready {
+
+struct GatherOptions {
+  std::string root = "/";
+  std::map<std::string, std::string> env;  // the process environment
+  std::optional<std::string> user;         // check device nodes for this user (default: caller)
+  int probe_timeout_ms = 10000;
+  bool driver_probe = true;                // dlopen libcuda/libnvidia-ml in child processes
+};
+
+struct GatherResult {
+  Facts facts;
+  std::string error;  // set when the doctor cannot run at all (bad root, unknown user)
+};
+
+GatherResult gather_facts(const GatherOptions& opt);
+std::map<std::string, std::string> process_environment();
+
+}  // namespace dlready

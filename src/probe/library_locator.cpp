@@ -1,0 +1,107 @@
+#include <algorithm>
+#include "probe/library_locator.hpp"
+
+#include "core/text.hpp"
+
+namespace dlready {
+
+std::optional<std::string> library_version_from_name(const std::string& file_name) {
+  auto pos = file_name.find(".so.");
+  if (pos == std::string::npos) return std::nullopt;
+  std::string v = file_name.substr(pos + 4);
+  if (v.empty() || !std::isdigit(static_cast<unsigned char>(v[0]))) return std::nullopt;
+  return v;
+}
+
+LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path)
+    : fs_(fs) {
+  if (ld_library_path) {
+    // Empty elements mean the current directory to ld.so; we skip them (no cwd under a root).
+    for (const auto& d : split(*ld_library_path, ':')) ld_library_path_.push_back(d);
+  }
+  if (auto bytes = fs_.read("/etc/ld.so.cache", 64u << 20)) {
+    auto parsed = parse_ld_cache(*bytes);
+    if (parsed.cache)
+      cache_ = std::move(parsed.cache);
+    else
+      cache_error_ = parsed.error;
+  }
+#if defined(__x86_64__)
+  const char* triplet = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+  const char* triplet = "aarch64-linux-gnu";
+#else
+  const char* triplet = "";
+#endif
+  std::string t = triplet;
+  if (!t.empty()) default_dirs_ = {"/lib/" + t, "/usr/lib/" + t};
+  for (const char* d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) default_dirs_.push_back(d);
+}
+
+void LibraryLocator::fill_details(LibraryLocation& loc) const {
+  loc.real_path = fs_.resolve(*loc.path);
+  std::string name = path_basename(loc.real_path.value_or(*loc.path));
+  loc.version = library_version_from_name(name);
+  const std::string& p = loc.real_path.value_or(*loc.path);
+  loc.stub = contains(p, "/stubs/") || contains(*loc.path, "/stubs/");
+  loc.compat = contains(p, "/compat/") || contains(*loc.path, "/compat/");
+  loc.wsl = starts_with(p, "/usr/lib/wsl/") || starts_with(*loc.path, "/usr/lib/wsl/");
+}
+
+LibraryLocation LibraryLocator::locate(const std::string& soname) const {
+  LibraryLocation loc;
+  loc.soname = soname;
+  for (const auto& dir : ld_library_path_) {
+    loc.searched.push_back(dir + " (LD_LIBRARY_PATH)");
+    std::string p = path_join(dir, soname);
+    if (fs_.stat(p)) {
+      loc.path = path_normalize(p);
+      loc.found_via = "LD_LIBRARY_PATH";
+      fill_details(loc);
+      return loc;
+    }
+  }
+  if (cache_) {
+    loc.searched.push_back("/etc/ld.so.cache");
+    int arch = ld_cache_host_arch_flags();
+    for (const auto& e : cache_->entries) {
+      if (e.soname != soname) continue;
+      if (arch && (e.flags & 0xff00) != arch) continue;
+      if (!fs_.stat(e.path)) continue;  // stale cache entry: ld.so would fail on it too
+      loc.path = e.path;
+      loc.found_via = "ld.so.cache";
+      fill_details(loc);
+      return loc;
+    }
+  }
+  for (const auto& dir : default_dirs_) {
+    loc.searched.push_back(dir);
+    std::string p = path_join(dir, soname);
+    if (fs_.stat(p)) {
+      loc.path = p;
+      loc.found_via = "default directory";
+      fill_details(loc);
+      return loc;
+    }
+  }
+  return loc;
+}
+
+std::vector<std::string> LibraryLocator::all_copies(const std::string& soname) const {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& p) {
+    for (const auto& o : out)
+      if (o == p) return;
+    out.push_back(p);
+  };
+  for (const auto& dir : ld_library_path_)
+    if (fs_.stat(path_join(dir, soname))) add(path_normalize(path_join(dir, soname)));
+  if (cache_)
+    for (const auto& e : cache_->entries)
+      if (e.soname == soname && fs_.stat(e.path)) add(e.path);
+  for (const auto& dir : default_dirs_)
+    if (fs_.stat(path_join(dir, soname))) add(path_join(dir, soname));
+  return out;
+}
+
+}  // namespace dlready

@@ -1,0 +1,79 @@
+// Our own minimal declarations of the CUDA driver API and NVML entry points the doctor calls
+// (the doctor builds without the CUDA SDK). Values checked against cuda.h (CUDA 13.0) and nvml.h.
+#pragma once
+#include <cstddef>
+
+namespace dlready::nv {
+
+using CUresult = int;
+using CUdevice = int;
+struct CUuuid {
+  unsigned char bytes[16];
+};
+
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+
+// CUresult values the rules explain (cuda.h).
+constexpr int CUDA_SUCCESS = 0;
+constexpr int CUDA_ERROR_NOT_INITIALIZED = 3;
+constexpr int CUDA_ERROR_STUB_LIBRARY = 34;
+constexpr int CUDA_ERROR_INSUFFICIENT_DRIVER = 35;  // runtime's cudaErrorInsufficientDriver
+constexpr int CUDA_ERROR_NO_DEVICE = 100;
+constexpr int CUDA_ERROR_INVALID_DEVICE = 101;
+constexpr int CUDA_ERROR_OPERATING_SYSTEM = 304;
+constexpr int CUDA_ERROR_SYSTEM_NOT_READY = 802;
+constexpr int CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803;
+constexpr int CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804;
+constexpr int CUDA_ERROR_UNKNOWN = 999;
+
+struct CudaApi {
+  CUresult (*cuInit)(unsigned int) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceTotalMem_v2)(size_t*, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetUuid_v2)(CUuuid*, CUdevice) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+};
+
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+struct nvmlMemory_t {
+  unsigned long long total, free, used;
+};
+constexpr int NVML_SUCCESS = 0;
+constexpr int NVML_ERROR_NO_PERMISSION = 4;
+constexpr int NVML_ERROR_DRIVER_NOT_LOADED = 9;
+constexpr int NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18;
+constexpr int NVML_COMPUTEMODE_PROHIBITED = 2;
+
+struct NvmlApi {
+  nvmlReturn_t (*nvmlInit_v2)() = nullptr;
+  nvmlReturn_t (*nvmlShutdown)() = nullptr;
+  nvmlReturn_t (*nvmlSystemGetDriverVersion)(char*, unsigned) = nullptr;
+  nvmlReturn_t (*nvmlSystemGetCudaDriverVersion)(int*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetCount_v2)(unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetHandleByIndex_v2)(unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetName)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetUUID)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetComputeMode)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMigMode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMaxMigDeviceCount)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex)(nvmlDevice_t, unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPersistenceMode)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkGeneration)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
+};
+
+const char* cuda_error_name(int code);  // our own table, used when cuGetErrorName is missing
+
+}  // namespace dlready::nv

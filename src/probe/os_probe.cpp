@@ -1,0 +1,127 @@
+#include <sys/utsname.h>
+
+#include "core/text.hpp"
+#include "probe/probes.hpp"
+
+namespace dlready {
+
+std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key) {
+  for (const auto& line : lines(text)) {
+    if (!starts_with(line, key + "=")) continue;
+    std::string v = trim(line.substr(key.size() + 1));
+    if (v.size() >= 2 && (v[0] == '"' || v[0] == '\'') && v.back() == v[0]) v = v.substr(1, v.size() - 2);
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts) {
+  for (const auto& line : lines(mounts)) {
+    auto f = split(line, ' ');
+    if (f.size() < 4 || f[1] != "/dev/shm") continue;
+    for (const auto& opt : split(f[3], ',')) {
+      if (!starts_with(opt, "size=")) continue;
+      std::string v = opt.substr(5);
+      uint64_t mult = 1;
+      if (!v.empty()) {
+        char u = static_cast<char>(std::tolower(static_cast<unsigned char>(v.back())));
+        if (u == 'k') mult = 1024;
+        if (u == 'm') mult = 1024ull * 1024;
+        if (u == 'g') mult = 1024ull * 1024 * 1024;
+        if (mult != 1) v.pop_back();
+      }
+      auto n = parse_int(v);
+      if (n && *n >= 0) return static_cast<uint64_t>(*n) * mult;
+    }
+    // tmpfs without size= defaults to half of RAM: the caller can fall back to that.
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36."
+std::optional<std::string> glibc_version(const RootFs& fs, const LibraryLocator& loc) {
+  auto libc = loc.locate("libc.so.6");
+  if (!libc.path) return std::nullopt;
+  auto bytes = fs.read(*libc.path, 8u << 20);
+  if (!bytes) return std::nullopt;
+  const std::string marker = "release version ";
+  auto pos = bytes->find(marker);
+  if (pos == std::string::npos) return std::nullopt;
+  pos += marker.size();
+  std::string v;
+  while (pos < bytes->size() && (std::isdigit(static_cast<unsigned char>((*bytes)[pos])) || (*bytes)[pos] == '.'))
+    v += (*bytes)[pos++];
+  while (!v.empty() && v.back() == '.') v.pop_back();
+  if (v.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> detect_container(const RootFs& fs) {
+  if (fs.exists("/run/.containerenv")) return "podman";
+  if (fs.exists("/var/run/secrets/kubernetes.io") || fs.exists("/run/secrets/kubernetes.io"))
+    return "kubernetes";
+  if (fs.exists("/.dockerenv")) return "docker";
+  if (auto cg = fs.read("/proc/1/cgroup", 64 * 1024)) {
+    if (contains(*cg, "kubepods")) return "kubernetes";
+    if (contains(*cg, "docker") || contains(*cg, "containerd")) return "docker";
+    if (contains(*cg, "libpod")) return "podman";
+    if (contains(*cg, "/lxc")) return "lxc";
+  }
+  if (auto env = fs.read("/proc/1/environ", 64 * 1024)) {
+    if (contains(*env, "container=podman")) return "podman";
+    if (contains(*env, "container=lxc")) return "lxc";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
+  OsFacts f;
+  if (auto rel = fs.read("/etc/os-release", 64 * 1024)) {
+    f.pretty_name = parse_os_release_value(*rel, "PRETTY_NAME");
+    f.id = parse_os_release_value(*rel, "ID");
+  }
+  f.kernel = fs.read_line("/proc/sys/kernel/osrelease");
+  if (fs.is_host_root()) {
+    struct utsname u {};
+    if (::uname(&u) == 0) f.arch = u.machine;
+  }
+  f.glibc = glibc_version(fs, loc);
+  auto cxx = loc.locate("libstdc++.so.6");
+  if (cxx.real_path) {
+    auto v = library_version_from_name(path_basename(*cxx.real_path));
+    if (v) f.libstdcxx = v;
+  }
+  f.container = detect_container(fs);
+  if (auto v = fs.read_line("/proc/version")) f.wsl = contains(to_lower(*v), "microsoft");
+  f.wsl_dxg = fs.exists("/dev/dxg");
+  f.wsl_libcuda = fs.exists("/usr/lib/wsl/lib/libcuda.so.1");
+  if (auto mounts = fs.read("/proc/self/mounts", 1 << 20)) f.shm_bytes = parse_shm_size_from_mounts(*mounts);
+  if (auto mem = fs.read("/proc/meminfo", 64 * 1024)) {
+    for (const auto& line : lines(*mem)) {
+      if (!starts_with(line, "MemTotal:")) continue;
+      auto parts = split(line.substr(9), ' ');
+      if (!parts.empty())
+        if (auto kb = parse_int(parts[0])) f.memory_bytes = static_cast<uint64_t>(*kb) * 1024;
+    }
+  }
+  if (f.shm_bytes == std::nullopt && f.memory_bytes && fs.is_dir("/dev/shm"))
+    f.shm_bytes = *f.memory_bytes / 2;  // tmpfs default when no size= is given
+  if (auto cpu = fs.read("/proc/cpuinfo", 4 << 20)) {
+    int n = 0;
+    for (const auto& line : lines(*cpu)) {
+      if (starts_with(line, "processor")) ++n;
+      if (!f.cpu_model && starts_with(line, "model name")) {
+        auto c = line.find(':');
+        if (c != std::string::npos) f.cpu_model = trim(line.substr(c + 1));
+      }
+    }
+    if (n > 0) f.cpu_count = n;
+  }
+  return f;
+}
+
+}  // namespace dlready

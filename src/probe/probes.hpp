@@ -1,0 +1,39 @@
+// One source of facts per file; each returns a plain struct and never prints.
+#pragma once
+#include <map>
+#include <string>
+
+#include "core/facts.hpp"
+#include "core/root_fs.hpp"
+#include "probe/library_locator.hpp"
+
+namespace dlready {
+
+// Who the device-node permission check is for.
+struct UserIdentity {
+  std::string name;
+  unsigned uid = 0;
+  std::vector<unsigned> gids;
+};
+UserIdentity current_user();
+// Looks the user up in <root>/etc/passwd and /etc/group; nullopt if unknown.
+std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);
+
+EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
+OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+PciFacts probe_pci(const RootFs& fs);
+KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
+DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
+CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env);
+LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
+BlasFacts probe_blas(const LibraryLocator& loc);
+
+// Parsers exposed for tests and fuzzing (pure functions over text).
+std::optional<std::string> parse_nvidia_proc_version(const std::string& line);
+std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key);
+std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts);
+std::optional<std::string> lookup_pci_name(const std::string& pci_ids, const std::string& vendor,
+                                           const std::string& device);
+
+}  // namespace dlready

@@ -1,0 +1,129 @@
+#include <nlohmann/json.hpp>
+
+#include "diagnose/compat.hpp"
+#include "report/render.hpp"
+
+namespace dlready {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json lib(const LibraryLocation& l) {
+  return {{"soname", l.soname},       {"path", opt(l.path)}, {"real_path", opt(l.real_path)},
+          {"version", opt(l.version)}, {"found_via", l.found() ? json(l.found_via) : json(nullptr)},
+          {"searched", l.searched},   {"stub", l.stub},      {"compat", l.compat}, {"wsl", l.wsl}};
+}
+
+json facts_json(const Facts& f) {
+  json os = {{"pretty_name", opt(f.os.pretty_name)}, {"id", opt(f.os.id)}, {"kernel", opt(f.os.kernel)},
+             {"arch", opt(f.os.arch)}, {"glibc", opt(f.os.glibc)}, {"libstdcxx", opt(f.os.libstdcxx)},
+             {"container", opt(f.os.container)}, {"wsl", f.os.wsl}, {"wsl_dxg", f.os.wsl_dxg},
+             {"wsl_libcuda", f.os.wsl_libcuda}, {"shm_bytes", opt(f.os.shm_bytes)},
+             {"memory_bytes", opt(f.os.memory_bytes)}, {"cpu_count", opt(f.os.cpu_count)},
+             {"cpu_model", opt(f.os.cpu_model)}};
+  json pci = json::array();
+  for (const auto* list : {&f.pci.nvidia, &f.pci.other_gpus})
+    for (const auto& g : *list)
+      pci.push_back({{"address", g.address}, {"vendor_id", g.vendor_id}, {"device_id", g.device_id},
+                     {"class", g.class_code}, {"name", opt(g.name)}, {"driver", opt(g.driver)}, {"is_gpu", g.is_gpu},
+                     {"nvidia", list == &f.pci.nvidia}, {"link_speed", opt(g.link_speed)},
+                     {"max_link_speed", opt(g.max_link_speed)}, {"link_width", opt(g.link_width)},
+                     {"max_link_width", opt(g.max_link_width)}, {"bar_sizes", g.bar_sizes}});
+  json kernel = {{"loaded_version", opt(f.kernel.loaded_version)}, {"proc_version", opt(f.kernel.proc_version_line)},
+                 {"open_kernel_module", f.kernel.open_kernel_module}, {"nvidia_loaded", f.kernel.nvidia_loaded},
+                 {"nvidia_uvm_loaded", f.kernel.nvidia_uvm_loaded}, {"nvidia_drm_loaded", f.kernel.nvidia_drm_loaded},
+                 {"nouveau_loaded", f.kernel.nouveau_loaded}, {"nova_core_loaded", f.kernel.nova_core_loaded},
+                 {"module_file", opt(f.kernel.module_file)}, {"module_file_version", opt(f.kernel.module_file_version)},
+                 {"fabric_manager_installed", f.kernel.fabric_manager_installed}};
+  json nodes = json::array();
+  for (const auto& n : f.nodes.nodes)
+    nodes.push_back({{"path", n.path}, {"exists", n.exists}, {"accessible", n.accessible}, {"mode", opt(n.mode)}});
+  json devices = json::array();
+  for (const auto& d : f.driver.devices)
+    devices.push_back({{"index", d.index}, {"name", opt(d.name)}, {"cc_major", opt(d.cc_major)},
+                       {"cc_minor", opt(d.cc_minor)}, {"sm_count", opt(d.sm_count)},
+                       {"memory_bytes", opt(d.memory_bytes)}, {"pci_bus_id", opt(d.pci_bus_id)},
+                       {"uuid", opt(d.uuid)}, {"compute_mode", opt(d.compute_mode)}});
+  json driver = {{"status", to_string(f.driver.status)}, {"library", opt(f.driver.library)},
+                 {"detail", f.driver.detail}, {"init_result", opt(f.driver.init_result)},
+                 {"init_error_name", opt(f.driver.init_error_name)}, {"driver_version", opt(f.driver.driver_version)},
+                 {"device_count", opt(f.driver.device_count)}, {"devices", devices},
+                 {"elapsed_ms", f.driver.elapsed_ms}};
+  json ndev = json::array();
+  for (const auto& d : f.nvml.devices)
+    ndev.push_back({{"index", d.index}, {"name", opt(d.name)}, {"uuid", opt(d.uuid)},
+                    {"compute_mode", opt(d.compute_mode)}, {"mig_current", opt(d.mig_current)},
+                    {"mig_pending", opt(d.mig_pending)}, {"mig_instances", opt(d.mig_instances)},
+                    {"persistence", opt(d.persistence)}, {"memory_total", opt(d.memory_total)},
+                    {"memory_used", opt(d.memory_used)}, {"pcie_gen", opt(d.pcie_gen)},
+                    {"pcie_gen_max", opt(d.pcie_gen_max)}, {"pcie_width", opt(d.pcie_width)},
+                    {"pcie_width_max", opt(d.pcie_width_max)}});
+  json nvml = {{"status", to_string(f.nvml.status)}, {"library", opt(f.nvml.library)}, {"detail", f.nvml.detail},
+               {"init_result", opt(f.nvml.init_result)}, {"driver_version", opt(f.nvml.driver_version)},
+               {"cuda_driver_version", opt(f.nvml.cuda_driver_version)}, {"device_count", opt(f.nvml.device_count)},
+               {"devices", ndev}};
+  json toolkits = json::array();
+  for (const auto& t : f.cuda_libs.toolkits)
+    toolkits.push_back({{"path", t.path}, {"version", opt(t.version)}, {"nvcc", t.has_nvcc}});
+  json libs = json::array();
+  for (const auto& l : f.cuda_libs.libraries) libs.push_back(lib(l));
+  json envs = json::array();
+  for (const auto& e : f.python.envs) {
+    json torch = json::array();
+    for (const auto& t : e.torch)
+      torch.push_back({{"site_packages", t.site_packages}, {"version", opt(t.version)}, {"cuda", opt(t.cuda)},
+                       {"dist_version", opt(t.dist_version)}, {"has_libtorch_cuda", t.has_libtorch_cuda},
+                       {"nvidia_pins", t.nvidia_pins}, {"nvidia_installed", t.nvidia_installed}});
+    envs.push_back({{"prefix", e.prefix}, {"kind", e.kind}, {"active", e.active},
+                    {"python_version", opt(e.python_version)}, {"site_packages", e.site_packages}, {"torch", torch}});
+  }
+  json libtorch = json::array();
+  for (const auto& l : f.libtorch.installs)
+    libtorch.push_back({{"path", l.path}, {"build_version", opt(l.build_version)}, {"cxx11_abi", opt(l.cxx11_abi)}});
+  return {{"root", f.root},
+          {"os", os},
+          {"pci", pci},
+          {"kernel_driver", kernel},
+          {"device_nodes", {{"user", f.nodes.checked_user}, {"nodes", nodes}}},
+          {"libcuda", lib(f.libcuda)},
+          {"libnvidia_ml", lib(f.libnvml)},
+          {"driver_api", driver},
+          {"nvml", nvml},
+          {"environment", f.env.vars},
+          {"cuda_toolkits", toolkits},
+          {"cuda_libraries", libs},
+          {"python_envs", envs},
+          {"libtorch", libtorch},
+          {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)}}}};
+}
+
+}  // namespace
+
+std::string render_json(const Facts& f, const Report& r) {
+  json findings = json::array();
+  for (const auto& x : r.findings)
+    findings.push_back({{"id", x.id}, {"severity", to_string(x.severity)}, {"check", x.check}, {"title", x.title},
+                        {"evidence", x.evidence}, {"fix", x.fix}});
+  json torch = json::array();
+  for (const auto& t : r.verdict.torch)
+    torch.push_back({{"location", t.location}, {"version", t.version}, {"cuda", opt(t.cuda)},
+                     {"cuda_available", t.cuda_available}, {"reason", t.reason}});
+  json recs = json::array();
+  for (const auto& rec : r.recommendations) recs.push_back({{"title", rec.title}, {"commands", rec.commands}});
+  json j = {{"schema", "dlready.doctor/1"},
+            {"compat_table_date", kCompatTableDate},
+            {"facts", facts_json(f)},
+            {"findings", findings},
+            {"verdict",
+             {{"cuda_usable", opt(r.verdict.cuda_usable)}, {"cpu_training_ok", r.verdict.cpu_training_ok},
+              {"summary", r.verdict.summary}, {"torch", torch}}},
+            {"recommendations", recs}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace dlready

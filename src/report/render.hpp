@@ -1,0 +1,24 @@
+// Renderers: terminal text, JSON and Markdown. They only format; every decision is in diagnose/.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/facts.hpp"
+#include "core/findings.hpp"
+
+namespace dlready {
+
+struct TextStyle {
+  bool color = false;
+};
+
+std::string render_text(const Facts& f, const Report& r, const TextStyle& style);
+std::string render_json(const Facts& f, const Report& r);
+std::string render_markdown(const Facts& f, const Report& r);
+// docs/findings.md content, generated from the catalogue.
+std::string render_findings_catalogue_markdown();
+
+// One-line summaries of the facts of each report section (shared by text and Markdown).
+std::vector<std::string> section_facts(const Facts& f, const std::string& section);
+
+}  // namespace dlready
