@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "core/text.hpp"
@@ -231,12 +232,23 @@ void classify(const ChildResult& r, F& facts) {
 
 }  // namespace
 
-DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda, int timeout_ms) {
+DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda, const EnvFacts& env,
+                                int timeout_ms) {
   DriverApiFacts f;
   if (!libcuda.path) return f;
   std::string host = fs.host(*libcuda.path);
   f.library = *libcuda.path;
-  auto r = run_child_probe([&](const Emit& emit) { return cuda_child(host, emit); }, timeout_ms);
+  auto r = run_child_probe(
+      [&](const Emit& emit) {
+        for (const char* k : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
+          if (auto v = env.get(k))
+            ::setenv(k, v->c_str(), 1);
+          else
+            ::unsetenv(k);
+        }
+        return cuda_child(host, emit);
+      },
+      timeout_ms);
   classify(r, f);
   f.elapsed_ms = r.elapsed_ms;
   f.init_result = int_value(r, "init");

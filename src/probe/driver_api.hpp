@@ -5,7 +5,10 @@
 
 namespace dlready {
 
-DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda, int timeout_ms);
+// The child sees the CUDA_* variables of `env` (the environment the facts describe), so the
+// driver answers for the same CUDA_VISIBLE_DEVICES the rules read.
+DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda, const EnvFacts& env,
+                                int timeout_ms);
 NvmlFacts probe_nvml(const RootFs& fs, const LibraryLocation& libnvml, int timeout_ms);
 
 }  // namespace dlready

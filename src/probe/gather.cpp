@@ -49,7 +49,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.libnvml = loc.locate("libnvidia-ml.so.1");
   if (opt.driver_probe) {
     f.nvml = probe_nvml(fs, f.libnvml, opt.probe_timeout_ms);
-    f.driver = probe_driver_api(fs, f.libcuda, opt.probe_timeout_ms);
+    f.driver = probe_driver_api(fs, f.libcuda, f.env, opt.probe_timeout_ms);
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env);

@@ -1,0 +1,107 @@
+// The dlready binary as a user runs it: exit statuses, JSON schema, Markdown, docs in sync.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fixture.hpp"
+#include "report/render.hpp"
+
+namespace dlready::test {
+namespace {
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+Run run(const std::string& args) {
+  std::string cmd = std::string(DLREADY_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+TEST(Cli, BadArgumentsExit2) {
+  EXPECT_EQ(run("doctor --no-such-flag").status, 2);
+  EXPECT_EQ(run("doctor --fail-on sometimes").status, 2);
+  EXPECT_EQ(run("doctor --root /nonexistent/dir").status, 2);
+  EXPECT_EQ(run("").status, 2);
+  auto r = run("doctor --root / --user no-such-user-xyz");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("no-such-user-xyz"), std::string::npos);
+}
+
+TEST(Cli, HealthyExit0ErrorExit1WarningTightens) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  std::string base = "env -u CUDA_VISIBLE_DEVICES -u LD_LIBRARY_PATH VIRTUAL_ENV=/home/alice/venv HOME=/home/alice "
+                     "PATH=/usr/bin " + std::string(DLREADY_BINARY) + " doctor --user alice --root " + f.root;
+  auto sh = [](const std::string& c) { return WEXITSTATUS(std::system((c + " >/dev/null 2>&1").c_str())); };
+  EXPECT_EQ(sh(base), 0);
+  write_driver_conf(f, "devices=1\ndev0.cc=9.0\ndev0.memory_used_mib=80000\n");
+  EXPECT_EQ(sh(base), 0) << "a warning alone";
+  EXPECT_EQ(sh(base + " --fail-on warning"), 1);
+  f.remove("/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_EQ(sh(base), 1);
+}
+
+TEST(Cli, JsonHasTheDocumentedShape) {
+  Fixture f;
+  add_base_system(f);
+  auto r = run("doctor --json --root " + f.root);
+  EXPECT_EQ(r.status, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "dlready.doctor/1");
+  EXPECT_TRUE(j["facts"].is_object());
+  EXPECT_EQ(j["verdict"]["cuda_usable"], false);
+  EXPECT_TRUE(j["verdict"]["summary"].is_string());
+  ASSERT_TRUE(j["findings"].is_array());
+  bool no_gpu = false;
+  for (const auto& x : j["findings"]) {
+    for (const char* k : {"id", "severity", "title", "evidence", "fix"}) EXPECT_TRUE(x.contains(k)) << k;
+    no_gpu |= x["id"] == "no-nvidia-gpu";
+  }
+  EXPECT_TRUE(no_gpu);
+  EXPECT_TRUE(j["recommendations"].is_array());
+  EXPECT_TRUE(j["facts"]["os"]["glibc"].is_null()) << "unknown is null, never 0 or \"\"";
+}
+
+TEST(Cli, MarkdownAndTextRender) {
+  Fixture f;
+  add_base_system(f);
+  auto md = run("doctor --markdown --root " + f.root);
+  EXPECT_NE(md.out.find("## dlready doctor report"), std::string::npos);
+  EXPECT_NE(md.out.find("`no-nvidia-gpu`"), std::string::npos);
+  auto text = run("doctor --root " + f.root);
+  EXPECT_NE(text.out.find("✗"), std::string::npos);
+  EXPECT_EQ(text.out.find("\x1b["), std::string::npos) << "no colour when not a terminal";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Docs, FindingsCatalogueIsCurrent) {
+  EXPECT_EQ(slurp(std::string(DLREADY_SOURCE_DIR) + "/docs/findings.md"), render_findings_catalogue_markdown())
+      << "regenerate: dlready doctor --list-findings > docs/findings.md";
+}
+
+TEST(Docs, JsonSchemaDocumentsEveryTopLevelKey) {
+  std::string doc = slurp(std::string(DLREADY_SOURCE_DIR) + "/docs/json-schema.md");
+  for (const char* k : {"schema", "compat_table_date", "facts", "findings", "verdict", "cuda_usable",
+                        "cpu_training_ok", "recommendations", "driver_api", "python_envs", "libcuda"})
+    EXPECT_NE(doc.find(std::string("`") + k + "`"), std::string::npos) << k;
+}
+
+}  // namespace
+}  // namespace dlready::test

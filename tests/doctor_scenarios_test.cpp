@@ -1,0 +1,470 @@
+// One scenario per finding id: a fixture machine broken in one place, asserting the finding, the
+// verdict and the exit status. The healthy machine must produce no error at all.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "diagnose/catalogue.hpp"
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+const char* kH100 = "devices=1\ndev0.name=NVIDIA H100 80GB HBM3\ndev0.cc=9.0\ncuda.driver_version=13000\n";
+
+const Finding& get(const Report& r, const std::string& id) {
+  for (const auto& x : r.findings)
+    if (x.id == id) return x;
+  throw std::runtime_error("no finding " + id + " in " + finding_ids(r));
+}
+
+void expect_finding(const Report& r, const std::string& id, bool cuda_usable_false = true) {
+  EXPECT_TRUE(has_finding(r, id)) << "expected " << id << ", got " << finding_ids(r);
+  const auto& e = catalogue_entry(id);
+  if (e.severity == Severity::error) {
+    EXPECT_EQ(exit_status(r), 1);
+    if (cuda_usable_false) {
+      EXPECT_EQ(r.verdict.cuda_usable, false);
+    }
+  }
+  for (const auto& x : r.findings) {
+    if (x.id != id) continue;
+    EXPECT_FALSE(x.evidence.empty()) << id;
+    EXPECT_FALSE(x.fix.empty()) << id;
+  }
+}
+
+TEST(Scenario, HealthyMachineIsReady) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto facts = f.facts();
+  EXPECT_EQ(facts.driver.status, ProbeStatus::ok) << facts.driver.detail;
+  ASSERT_EQ(facts.driver.devices.size(), 1u);
+  EXPECT_EQ(facts.driver.devices[0].name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(facts.driver.devices[0].cc_major, 9);
+  EXPECT_EQ(facts.nvml.driver_version, "580.65.06");
+  EXPECT_EQ(facts.kernel.module_file_version, "580.65.06");
+  ASSERT_EQ(facts.pci.nvidia.size(), 1u);
+  EXPECT_EQ(facts.pci.nvidia[0].name, "GH100 [H100 SXM5 80GB]");
+  auto r = f.report();
+  EXPECT_EQ(exit_status(r), 0) << finding_ids(r);
+  EXPECT_EQ(r.verdict.cuda_usable, true);
+  ASSERT_EQ(r.verdict.torch.size(), 1u);
+  EXPECT_TRUE(r.verdict.torch[0].cuda_available) << r.verdict.torch[0].reason;
+  ASSERT_FALSE(r.recommendations.empty());
+  EXPECT_NE(r.recommendations[0].commands[0].find("/whl/cu130"), std::string::npos);
+}
+
+TEST(Scenario, NoNvidiaGpu) {
+  Fixture f;
+  add_base_system(f);
+  add_pci_function(f, "0000:00:02.0", "8086", "4680", "030000", "i915");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto r = f.report();
+  expect_finding(r, "no-nvidia-gpu");
+  EXPECT_TRUE(r.verdict.cpu_training_ok);
+  EXPECT_FALSE(r.verdict.torch.at(0).cuda_available);
+  EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cpu"), std::string::npos);
+}
+
+TEST(Scenario, NouveauLoaded) {
+  Fixture f;
+  add_base_system(f);
+  add_nvidia_gpu(f, "0000:01:00.0", "2684", "nouveau");
+  f.write("/proc/modules", "nouveau 1 0 - Live 0x0\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto r = f.report();
+  expect_finding(r, "nouveau-loaded");
+  EXPECT_FALSE(has_finding(r, "driver-not-loaded"));
+}
+
+TEST(Scenario, DriverNotLoadedButInstalled) {
+  Fixture f;
+  add_base_system(f);
+  add_nvidia_gpu(f, "0000:01:00.0", "2684", "");
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.65.06");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto r = f.report();
+  expect_finding(r, "driver-not-loaded");
+  EXPECT_NE(get(r, "driver-not-loaded").fix.at(0).find("modprobe nvidia"), std::string::npos);
+}
+
+TEST(Scenario, DriverRebootRequired) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.95.05");
+  expect_finding(f.report(), "driver-reboot-required");
+}
+
+TEST(Scenario, NvidiaUvmMissing) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_loaded_driver(f, "580.65.06", /*uvm=*/false);
+  f.remove("/dev/nvidia-uvm");
+  expect_finding(f.report(), "nvidia-uvm-missing");
+}
+
+TEST(Scenario, DeviceNodePermission) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_device_nodes(f, 1, 0660);  // root:root, alice is not in the group
+  expect_finding(f.report(), "device-node-permission");
+  f.user = "root";
+  EXPECT_FALSE(has_finding(f.report(), "device-node-permission"));
+}
+
+TEST(Scenario, LibcudaMissing) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  auto r = f.report();
+  expect_finding(r, "libcuda-missing");
+  EXPECT_NE(get(r, "libcuda-missing").fix.at(0).find("libcuda1"), std::string::npos) << "Debian package named";
+}
+
+TEST(Scenario, LibcudaStub) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  f.copy(DLREADY_FAKE_CUDA_LIB, "/usr/local/cuda/lib64/stubs/libcuda.so.1");
+  write_driver_conf(f, "cuda.init=34\n", "/usr/local/cuda/lib64/stubs");
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64/stubs:/usr/local/cuda/lib64";
+  auto r = f.report();
+  expect_finding(r, "libcuda-stub");
+  EXPECT_FALSE(has_finding(r, "cuda-init-failed"));
+}
+
+TEST(Scenario, LibcudaLoadFailed) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06", "this is not an ELF file\n");
+  expect_finding(f.report(), "libcuda-load-failed");
+}
+
+TEST(Scenario, DriverSymbolMissing) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.copy(DLREADY_FAKE_CUDA_PARTIAL_LIB, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06");
+  // The partial library has cuInit/cuDriverGetVersion/cuDeviceGetCount only: not fatal alone.
+  auto facts = f.facts();
+  EXPECT_EQ(facts.driver.status, ProbeStatus::ok);
+  f.write("/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06", "");
+  f.copy(DLREADY_FAKE_NVML_LIB, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06");  // NVML posing as libcuda
+  auto r = f.report();
+  expect_finding(r, "driver-symbol-missing");
+  EXPECT_EQ(f.facts().driver.detail.find("missing symbol cuInit"), 0u);
+}
+
+TEST(Scenario, DriverLibraryMismatch) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_loaded_driver(f, "570.86.10");
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.65.06");
+  write_driver_conf(f, std::string(kH100) + "nvml.init=18\ncuda.init=803\n");
+  auto r = f.report();
+  expect_finding(r, "driver-library-mismatch");
+  expect_finding(r, "driver-reboot-required");
+}
+
+TEST(Scenario, CudaCompatOnUnsupportedGpu) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.copy(DLREADY_FAKE_CUDA_LIB, "/usr/local/cuda/compat/libcuda.so.590.44.01");
+  f.link("/usr/local/cuda/compat/libcuda.so.1", "libcuda.so.590.44.01");
+  write_driver_conf(f, std::string(kH100) + "cuda.init=804\n", "/usr/local/cuda/compat");
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda/compat";
+  auto r = f.report();
+  expect_finding(r, "cuda-compat-on-unsupported-gpu");
+  EXPECT_FALSE(has_finding(r, "driver-library-mismatch")) << "compat libs differ from the module on purpose";
+}
+
+TEST(Scenario, FabricManagerMissing) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "cuda.init=802\n");
+  auto r = f.report();
+  expect_finding(r, "fabric-manager-missing");
+  EXPECT_NE(get(r, "fabric-manager-missing").fix.at(0).find("nvidia-fabricmanager-580"), std::string::npos);
+}
+
+TEST(Scenario, DriverProbeHang) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.timeout_ms = 300;
+  write_driver_conf(f, std::string(kH100) + "cuda.behaviour=hang\n");
+  auto facts = f.facts();
+  EXPECT_EQ(facts.driver.status, ProbeStatus::timeout);
+  EXPECT_EQ(facts.driver.driver_version, 13000) << "what the child learnt before hanging is kept";
+  EXPECT_LT(facts.driver.elapsed_ms, 3000);
+  expect_finding(f.report(), "driver-probe-hang");
+}
+
+TEST(Scenario, DriverProbeCrash) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "nvml.behaviour=crash\n");
+  auto r = f.report();
+  expect_finding(r, "driver-probe-crash");
+  EXPECT_EQ(f.facts().nvml.status, ProbeStatus::crashed);
+}
+
+TEST(Scenario, CudaInitFailedUnknown) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "cuda.init=999\n");
+  auto r = f.report();
+  expect_finding(r, "cuda-init-failed");
+  EXPECT_NE(get(r, "cuda-init-failed").fix.at(0).find("nvidia_uvm"), std::string::npos);
+}
+
+TEST(Scenario, DriverTooOldForWheel) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_loaded_driver(f, "470.82.01");
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "470.82.01");
+  f.remove("/usr/lib/x86_64-linux-gnu");
+  add_user_driver(f, "470.82.01", "devices=1\ndev0.cc=8.6\ncuda.driver_version=11040\nnvml.driver=470.82.01\n");
+  TorchSpec cu121{"2.3.1+cu121", "12.1", {}, {}};
+  add_torch_venv(f, "/home/alice/venv", cu121);
+  auto r = f.report();
+  expect_finding(r, "driver-too-old");
+  bool names_min = false;
+  for (const auto& e : get(r, "driver-too-old").evidence) names_min |= e.find("525.60.13") != std::string::npos;
+  EXPECT_TRUE(names_min);
+  EXPECT_FALSE(r.verdict.torch.at(0).cuda_available);
+}
+
+TEST(Scenario, CudaVisibleDevicesHidesAll) {
+  for (const char* value : {"", "-1", "7"}) {
+    Fixture f;
+    healthy_gpu_machine(f);
+    f.env["CUDA_VISIBLE_DEVICES"] = value;
+    auto facts = f.facts();
+    EXPECT_EQ(facts.driver.device_count.value_or(-1), 0) << "the fake driver honours CVD too: " << value;
+    expect_finding(f.report(), "cuda-visible-devices-hides-all");
+  }
+}
+
+TEST(Scenario, CudaVisibleDevicesInvalid) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_nvidia_gpu(f, "0000:02:00.0", "2330");
+  add_device_nodes(f, 2);
+  write_driver_conf(f, "devices=2\ndev0.cc=9.0\ndev1.cc=9.0\n");
+  f.env["CUDA_VISIBLE_DEVICES"] = "0,5,1";
+  auto r = f.report();
+  expect_finding(r, "cuda-visible-devices-invalid");
+  EXPECT_EQ(exit_status(r), 0) << "a warning: GPU 0 still works";
+  EXPECT_EQ(r.verdict.cuda_usable, true);
+}
+
+TEST(Scenario, ComputeModeProhibitedAndExclusive) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "dev0.compute_mode=2\n");
+  expect_finding(f.report(), "compute-mode-prohibited");
+  write_driver_conf(f, std::string(kH100) + "dev0.compute_mode=3\n");
+  auto r = f.report();
+  expect_finding(r, "compute-mode-exclusive");
+  EXPECT_EQ(exit_status(r), 0);
+}
+
+TEST(Scenario, MigWithoutInstancesAndPendingReset) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "dev0.mig=1\ndev0.mig_instances=0\n");
+  expect_finding(f.report(), "mig-without-instances");
+  write_driver_conf(f, std::string(kH100) + "dev0.mig=1\ndev0.mig_instances=2\n");
+  EXPECT_FALSE(has_finding(f.report(), "mig-without-instances"));
+  write_driver_conf(f, std::string(kH100) + "dev0.mig=0\ndev0.mig_pending=1\n");
+  expect_finding(f.report(), "mig-pending-reset");
+}
+
+TEST(Scenario, GpuCountMismatchAndBarUnassigned) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_nvidia_gpu(f, "0000:02:00.0", "2330");
+  f.write("/sys/devices/pci0000:00/0000:02:00.0/resource",
+          "0x00000000fa000000 0x00000000faffffff 0x0000000000040200\n"
+          "0x0000000000000000 0x0000000000000000 0x0000000000000000\n");
+  auto r = f.report();
+  expect_finding(r, "gpu-count-mismatch");
+  expect_finding(r, "gpu-bar-unassigned");
+}
+
+TEST(Scenario, PcieLinkDegradedAndHybridGraphics) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/sys/devices/pci0000:00/0000:01:00.0/current_link_width", "8\n");
+  add_pci_function(f, "0000:00:02.0", "8086", "4680", "030000", "i915");
+  auto r = f.report();
+  expect_finding(r, "pcie-link-degraded");
+  expect_finding(r, "hybrid-graphics");
+  EXPECT_EQ(exit_status(r), 0);
+}
+
+TEST(Scenario, GpuMemoryBusy) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, std::string(kH100) + "dev0.memory_mib=81920\ndev0.memory_used_mib=70000\n");
+  auto r = f.report();
+  expect_finding(r, "gpu-memory-busy");
+  EXPECT_EQ(exit_status(r, Severity::warning), 1);
+}
+
+TEST(Scenario, WslWithoutWindowsDriver) {
+  Fixture f;
+  add_base_system(f, "ubuntu");
+  f.write("/proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (gcc)\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto r = f.report();
+  expect_finding(r, "wsl-windows-driver-missing");
+  EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << "the WSL finding explains it better";
+}
+
+TEST(Scenario, WslHealthyAndWithLinuxDriver) {
+  Fixture f;
+  add_base_system(f, "ubuntu");
+  f.write("/proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (gcc)\n");
+  f.write("/dev/dxg", "", 0666);
+  add_user_driver(f, "1.1", kH100, "/usr/lib/wsl/lib");
+  write_ld_cache(f, {{"libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"},
+                     {"libnvidia-ml.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1"}});
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto healthy = f.report();
+  EXPECT_EQ(exit_status(healthy), 0) << finding_ids(healthy);
+  EXPECT_EQ(healthy.verdict.cuda_usable, true);
+  add_user_driver(f, "580.65.06", kH100);
+  write_ld_cache(f, {{"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
+                     {"libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"}});
+  expect_finding(f.report(), "wsl-linux-driver-installed");
+}
+
+TEST(Scenario, ContainerWithoutGpu) {
+  Fixture f;
+  add_base_system(f);
+  f.write("/.dockerenv", "");
+  add_nvidia_gpu(f, "0000:01:00.0", "2330", "nvidia");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto r = f.report();
+  expect_finding(r, "container-without-gpu");
+  EXPECT_FALSE(has_finding(r, "driver-not-loaded")) << "the host's driver is not the container's business";
+  EXPECT_FALSE(has_finding(r, "libcuda-missing"));
+}
+
+TEST(Scenario, ContainerMissingComputeCapability) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/.dockerenv", "");
+  f.env["NVIDIA_DRIVER_CAPABILITIES"] = "utility";
+  expect_finding(f.report(), "container-missing-compute-capability");
+}
+
+TEST(Scenario, ShmTooSmall) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/.dockerenv", "");
+  f.write("/proc/self/mounts", "shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k 0 0\n");
+  auto r = f.report();
+  expect_finding(r, "shm-too-small");
+  EXPECT_NE(get(r, "shm-too-small").fix.at(0).find("--shm-size"), std::string::npos);
+}
+
+TEST(Scenario, TorchNotInstalled) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/home/alice/venv");
+  f.env.erase("VIRTUAL_ENV");
+  auto r = f.report();
+  expect_finding(r, "torch-not-installed");
+  EXPECT_FALSE(r.verdict.cpu_training_ok);
+}
+
+TEST(Scenario, TorchCpuOnly) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_torch_venv(f, "/home/alice/venv2", TorchSpec{"2.11.0+cpu", "", {}, {}});
+  auto r = f.report();
+  expect_finding(r, "torch-cpu-only");
+  bool cu130 = false;
+  for (const auto& c : get(r, "torch-cpu-only").fix) cu130 |= c.find("/whl/cu130") != std::string::npos;
+  EXPECT_TRUE(cu130);
+}
+
+TEST(Scenario, TorchDuplicateInstalls) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.env.erase("VIRTUAL_ENV");
+  add_torch_to_site_packages(f, "/usr/lib/python3.11/site-packages", TorchSpec{});
+  add_torch_to_site_packages(f, "/home/alice/.local/lib/python3.11/site-packages", TorchSpec{"2.9.0+cu128", "12.8", {}, {}});
+  expect_finding(f.report(), "torch-duplicate-installs");
+}
+
+TEST(Scenario, TorchCudaWheelMissingAndMismatch) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  TorchSpec spec;
+  spec.installed = {{"nvidia-nccl-cu13", "2.27.3"}};
+  add_torch_venv(f, "/home/alice/venv", spec);
+  f.remove("/home/alice/venv/lib/python3.11/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info");
+  f.remove("/home/alice/venv/lib/python3.11/site-packages/nvidia_nccl_cu13-2.28.9.dist-info");
+  auto r = f.report();
+  expect_finding(r, "torch-cuda-wheel-missing");
+  expect_finding(r, "torch-cuda-wheel-version-mismatch");
+}
+
+TEST(Scenario, CudaToolkitTorchMismatch) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/usr/local/cuda-12.4/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "12.4.131"}})");
+  f.write("/usr/local/cuda-12.4/bin/nvcc", "", 0755);
+  f.link("/usr/local/cuda", "cuda-12.4");
+  auto r = f.report();
+  expect_finding(r, "cuda-toolkit-torch-mismatch");
+  EXPECT_EQ(f.facts().cuda_libs.toolkits.at(0).version, "12.4.131");
+}
+
+TEST(Scenario, LibtorchAbiMismatch) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/opt/libtorch/build-version", "1.13.1+cu117\n");
+  f.write("/opt/libtorch/share/cmake/Torch/TorchConfig.cmake",
+          "set(TORCH_CXX_FLAGS \"-D_GLIBCXX_USE_CXX11_ABI=0\")\n");
+  auto r = f.report();
+  expect_finding(r, "libtorch-abi-mismatch");
+  EXPECT_EQ(f.facts().libtorch.installs.at(0).build_version, "1.13.1+cu117");
+}
+
+TEST(Scenario, BlasReference) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0", "");
+  f.link("/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0");
+  f.link("/usr/lib/x86_64-linux-gnu/libblas.so.3", "/etc/alternatives/libblas.so.3-x86_64-linux-gnu");
+  expect_finding(f.report(), "blas-reference");
+  f.write("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "");
+  f.link("/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3");
+  auto r = f.report();
+  EXPECT_FALSE(has_finding(r, "blas-reference"));
+  EXPECT_EQ(f.facts().blas.implementation, "openblas");
+}
+
+// Every catalogue id has a scenario above (keeps the two lists honest).
+TEST(Scenario, EveryCatalogueIdIsExercised) {
+  const std::set<std::string> covered = {
+      "no-nvidia-gpu", "nouveau-loaded", "driver-not-loaded", "driver-reboot-required", "nvidia-uvm-missing",
+      "device-node-permission", "libcuda-missing", "libcuda-stub", "libcuda-load-failed", "driver-symbol-missing",
+      "driver-library-mismatch", "cuda-compat-on-unsupported-gpu", "fabric-manager-missing", "driver-probe-hang",
+      "driver-probe-crash", "cuda-init-failed", "driver-too-old", "cuda-visible-devices-hides-all",
+      "cuda-visible-devices-invalid", "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
+      "mig-pending-reset", "gpu-count-mismatch", "gpu-bar-unassigned", "pcie-link-degraded", "hybrid-graphics",
+      "gpu-memory-busy", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
+      "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
+      "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
+      "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference"};
+  for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -1,0 +1,170 @@
+// Unit tests of the text/binary parsers and small pure helpers.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "core/root_fs.hpp"
+#include "core/text.hpp"
+#include "diagnose/compat.hpp"
+#include "diagnose/rules.hpp"
+#include "fixture.hpp"
+#include "probe/ld_cache.hpp"
+#include "probe/library_locator.hpp"
+#include "probe/probes.hpp"
+
+namespace dlready {
+namespace {
+
+TEST(Text, CompareVersions) {
+  EXPECT_LT(compare_versions("525.60.13", "580.65.06"), 0);
+  EXPECT_EQ(compare_versions("580.65.06", "580.65.06"), 0);
+  EXPECT_GT(compare_versions("580.65.10", "580.65.06"), 0);
+  EXPECT_EQ(compare_versions("13.0", "13"), 0);
+}
+
+TEST(Text, FindAssignmentHandlesAnnotations) {
+  std::string py = "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\nhip: Optional[str] = None\n";
+  EXPECT_EQ(find_assignment(py, "__version__"), "2.11.0+cu130");
+  EXPECT_EQ(find_assignment(py, "cuda"), "13.0");
+  EXPECT_EQ(find_assignment(py, "hip"), "None");
+  EXPECT_FALSE(find_assignment(py, "rocm"));
+}
+
+TEST(ProcVersion, OpenAndProprietaryFormats) {
+  EXPECT_EQ(parse_nvidia_proc_version(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.65.06  Release Build  (dvs)"),
+            "580.65.06");
+  EXPECT_EQ(parse_nvidia_proc_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.82.01  Tue Oct 26 2021"),
+            "470.82.01");
+  EXPECT_FALSE(parse_nvidia_proc_version("garbage"));
+  EXPECT_FALSE(parse_nvidia_proc_version("NVRM  version"));
+}
+
+TEST(OsRelease, QuotedAndBare) {
+  std::string text = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n";
+  EXPECT_EQ(parse_os_release_value(text, "PRETTY_NAME"), "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(parse_os_release_value(text, "ID"), "debian");
+  EXPECT_FALSE(parse_os_release_value(text, "VERSION_ID"));
+}
+
+TEST(Mounts, ShmSizeUnits) {
+  EXPECT_EQ(parse_shm_size_from_mounts("shm /dev/shm tmpfs rw,size=65536k 0 0\n"), 64ull << 20);
+  EXPECT_EQ(parse_shm_size_from_mounts("shm /dev/shm tmpfs rw,size=8g 0 0\n"), 8ull << 30);
+  EXPECT_FALSE(parse_shm_size_from_mounts("tmpfs /run tmpfs rw,size=10m 0 0\n"));
+}
+
+TEST(PciIds, FindsDeviceInVendorBlockOnly) {
+  std::string ids = "10de  NVIDIA Corporation\n\t2330  GH100 [H100 SXM5 80GB]\n\t\t10de 16c1  sub\n"
+                    "1af4  Red Hat\n\t2330  not nvidia\n";
+  EXPECT_EQ(lookup_pci_name(ids, "10de", "2330"), "GH100 [H100 SXM5 80GB]");
+  EXPECT_FALSE(lookup_pci_name(ids, "10de", "1af4"));
+  EXPECT_EQ(lookup_pci_name(ids, "1af4", "2330"), "not nvidia");
+}
+
+TEST(LdCache, RoundTripsOurWriter) {
+  auto bytes = test::make_ld_cache({{"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
+                                    {"libfoo.so.2", "/opt/foo/libfoo.so.2"}});
+  auto r = parse_ld_cache(bytes);
+  ASSERT_TRUE(r.cache) << r.error;
+  ASSERT_EQ(r.cache->entries.size(), 2u);
+  EXPECT_EQ(r.cache->entries[1].soname, "libfoo.so.2");
+  EXPECT_EQ(r.cache->entries[1].path, "/opt/foo/libfoo.so.2");
+}
+
+TEST(LdCache, RejectsGarbageAndTruncation) {
+  EXPECT_FALSE(parse_ld_cache("").cache);
+  EXPECT_FALSE(parse_ld_cache("not a cache at all, not at all").cache);
+  auto bytes = test::make_ld_cache({{"liba.so.1", "/a/liba.so.1"}});
+  for (size_t cut = 0; cut < bytes.size(); ++cut) EXPECT_FALSE(parse_ld_cache(bytes.substr(0, cut)).cache) << cut;
+}
+
+// The parser agrees with glibc's own reader (ldconfig -p) on this machine's real cache.
+TEST(LdCache, MatchesLdconfigOnTheRealCache) {
+  RootFs fs("/");
+  auto bytes = fs.read("/etc/ld.so.cache", 64u << 20);
+  if (!bytes) GTEST_SKIP() << "no /etc/ld.so.cache on this machine";
+  auto r = parse_ld_cache(*bytes);
+  ASSERT_TRUE(r.cache) << r.error;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(::popen("/sbin/ldconfig -p 2>/dev/null", "r"), ::pclose);
+  ASSERT_TRUE(p);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p.get())) out.append(buf, n);
+  std::vector<std::string> expected;
+  for (const auto& l : lines(out)) {
+    auto arrow = l.find(" => ");
+    if (arrow == std::string::npos) continue;
+    expected.push_back(trim(l.substr(0, l.find(" ("))) + " " + l.substr(arrow + 4));
+  }
+  ASSERT_FALSE(expected.empty());
+  std::vector<std::string> ours;
+  for (const auto& e : r.cache->entries) ours.push_back(e.soname + " " + e.path);
+  EXPECT_EQ(ours, expected);
+}
+
+TEST(Locator, LdLibraryPathThenCacheThenDefaults) {
+  test::Fixture f;
+  f.write("/opt/a/libx.so.1", "a");
+  f.write("/opt/b/libx.so.1", "b");
+  f.write("/usr/lib/x86_64-linux-gnu/libx.so.1", "c");
+  RootFs fs(f.root);
+  EXPECT_EQ(LibraryLocator(fs, std::nullopt).locate("libx.so.1").found_via, "default directory");
+  test::write_ld_cache(f, {{"libx.so.1", "/opt/b/libx.so.1"}});
+  auto cached = LibraryLocator(fs, std::nullopt).locate("libx.so.1");
+  EXPECT_EQ(cached.path, "/opt/b/libx.so.1");
+  auto env = LibraryLocator(fs, std::string("/nonexistent:/opt/a")).locate("libx.so.1");
+  EXPECT_EQ(env.path, "/opt/a/libx.so.1");
+  EXPECT_EQ(env.found_via, "LD_LIBRARY_PATH");
+  EXPECT_FALSE(LibraryLocator(fs, std::nullopt).locate("liby.so.1").found());
+}
+
+TEST(Locator, ResolvesSymlinksInsideTheRoot) {
+  test::Fixture f;
+  f.write("/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06", "x");
+  f.link("/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06");
+  RootFs fs(f.root);
+  auto loc = LibraryLocator(fs, std::nullopt).locate("libcuda.so.1");
+  EXPECT_EQ(loc.real_path, "/usr/lib/x86_64-linux-gnu/libcuda.so.580.65.06");
+  EXPECT_EQ(loc.version, "580.65.06");
+}
+
+TEST(VisibleDevices, CudaParsingSemantics) {
+  auto v = parse_cuda_visible_devices("0,5,1", 2, {});
+  EXPECT_EQ(v.accepted, (std::vector<std::string>{"0"}));
+  EXPECT_EQ(v.rejected, (std::vector<std::string>{"5", "1"}));
+  EXPECT_TRUE(parse_cuda_visible_devices("", 2, {}).accepted.empty());
+  EXPECT_TRUE(parse_cuda_visible_devices("-1", 2, {}).accepted.empty());
+  EXPECT_EQ(parse_cuda_visible_devices("1,0", 2, {}).accepted.size(), 2u);
+  EXPECT_EQ(parse_cuda_visible_devices("0,0", 2, {}).accepted.size(), 1u);
+  EXPECT_EQ(parse_cuda_visible_devices("GPU-0011", 1, {"GPU-00112233-4455"}).accepted.size(), 1u);
+  EXPECT_TRUE(parse_cuda_visible_devices("GPU-ffff", 1, {"GPU-00112233-4455"}).accepted.empty());
+}
+
+TEST(Compat, DriverMinimumsPerCudaMajor) {
+  EXPECT_EQ(min_driver_for_cuda("11.8"), "450.80.02");
+  EXPECT_EQ(min_driver_for_cuda("12.1"), "525.60.13");
+  EXPECT_EQ(min_driver_for_cuda("13.0"), "580.65.06");
+  EXPECT_FALSE(min_driver_for_cuda("9.2"));
+  EXPECT_EQ(max_cuda_for_driver("575.51.03"), "12.9");
+  EXPECT_EQ(max_cuda_for_driver("470.82.01"), "11.4");
+  EXPECT_EQ(cuda_version_string(12080), "12.8");
+}
+
+TEST(RootFs, ReadAtAndResolveLoops) {
+  test::Fixture f;
+  f.write("/a", "0123456789");
+  RootFs fs(f.root);
+  EXPECT_EQ(fs.read_at("/a", 3, 4), "3456");
+  EXPECT_EQ(fs.read_at("/a", 8, 10), "89");
+  f.link("/loop1", "/loop2");
+  f.link("/loop2", "/loop1");
+  EXPECT_FALSE(fs.resolve("/loop1"));
+  f.link("/rel", "a");
+  EXPECT_EQ(fs.resolve("/rel"), "/a");
+  f.link("/escape", "../../../../a");  // ".." never leaves the root
+  EXPECT_EQ(fs.resolve("/escape"), "/a");
+}
+
+}  // namespace
+}  // namespace dlready
