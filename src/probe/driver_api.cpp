@@ -31,10 +31,11 @@ int cuda_child(const std::string& path, const Emit& emit) {
   }
   emit("loaded", "1");
   nv::CudaApi api;
-  bool ok = load_symbol(lib, "cuInit", api.cuInit, emit, true) &
-            load_symbol(lib, "cuDriverGetVersion", api.cuDriverGetVersion, emit, true) &
-            load_symbol(lib, "cuDeviceGetCount", api.cuDeviceGetCount, emit, true);
-  if (!ok) return 4;
+  // Look every required symbol up (not short-circuit) so the report names all that are missing.
+  int missing = !load_symbol(lib, "cuInit", api.cuInit, emit, true);
+  missing += !load_symbol(lib, "cuDriverGetVersion", api.cuDriverGetVersion, emit, true);
+  missing += !load_symbol(lib, "cuDeviceGetCount", api.cuDeviceGetCount, emit, true);
+  if (missing) return 4;
   load_symbol(lib, "cuDeviceGet", api.cuDeviceGet, emit, false);
   load_symbol(lib, "cuDeviceGetName", api.cuDeviceGetName, emit, false);
   load_symbol(lib, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, emit, false);
@@ -103,10 +104,10 @@ int nvml_child(const std::string& path, const Emit& emit) {
   }
   emit("loaded", "1");
   nv::NvmlApi api;
-  bool ok = load_symbol(lib, "nvmlInit_v2", api.nvmlInit_v2, emit, true) &
-            load_symbol(lib, "nvmlDeviceGetCount_v2", api.nvmlDeviceGetCount_v2, emit, true) &
-            load_symbol(lib, "nvmlDeviceGetHandleByIndex_v2", api.nvmlDeviceGetHandleByIndex_v2, emit, true);
-  if (!ok) return 4;
+  int missing = !load_symbol(lib, "nvmlInit_v2", api.nvmlInit_v2, emit, true);
+  missing += !load_symbol(lib, "nvmlDeviceGetCount_v2", api.nvmlDeviceGetCount_v2, emit, true);
+  missing += !load_symbol(lib, "nvmlDeviceGetHandleByIndex_v2", api.nvmlDeviceGetHandleByIndex_v2, emit, true);
+  if (missing) return 4;
 #define DLREADY_NVML_OPTIONAL(name) load_symbol(lib, #name, api.name, emit, false)
   DLREADY_NVML_OPTIONAL(nvmlShutdown);
   DLREADY_NVML_OPTIONAL(nvmlSystemGetDriverVersion);

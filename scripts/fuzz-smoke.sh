@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Short libFuzzer runs of every fuzz target (CI smoke), then every kept regression input.
+# usage: scripts/fuzz-smoke.sh [seconds-per-target]   (default 15)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-15}
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j"$(nproc)" >/dev/null
+for t in ld_cache text_parsers modinfo; do
+  bin=build/fuzz/tests/fuzz/fuzz_$t
+  work=$(mktemp -d)
+  cp -r tests/fuzz/corpus/$t/. "$work"/ 2>/dev/null || true
+  echo "fuzz_$t: ${secs}s"
+  # Crashes are written to tests/fuzz/regressions/<target>/ so they can be kept as regression inputs.
+  mkdir -p tests/fuzz/regressions/$t
+  "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -artifact_prefix=tests/fuzz/regressions/$t/ "$work" 2>&1 | tail -n 1
+  rm -rf "$work"
+  if compgen -G "tests/fuzz/regressions/$t/*" >/dev/null; then
+    "$bin" tests/fuzz/regressions/$t/* 2>&1 | tail -n 1
+  fi
+done

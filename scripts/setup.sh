@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs everything dlready needs on Debian 12 (idempotent) and builds it:
+#  1. Debian packages (only the missing ones are installed);
+#  2. the pinned PyTorch venv from PyPI, cached outside the clone (LibTorch for later targets and
+#     the Python peers for benchmarks): ~/.cache/dlready/venv-torch<ver>-tv<ver>;
+#  3. the release build (build/release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TORCH_VERSION=2.11.0
+TORCHVISION_VERSION=0.26.0
+export DLREADY_VENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch$TORCH_VERSION-tv$TORCHVISION_VERSION}
+
+packages=(build-essential cmake g++ clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  zlib1g-dev libsodium-dev libelf-dev libgtest-dev libbenchmark-dev pci.ids dataset-fashion-mnist)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: Debian packages present"
+fi
+
+if [ ! -f "$DLREADY_VENV/.dlready-complete" ]; then
+  echo "setup: creating $DLREADY_VENV (torch==$TORCH_VERSION, torchvision==$TORCHVISION_VERSION; a few GB, once)"
+  rm -rf "$DLREADY_VENV"
+  mkdir -p "$(dirname "$DLREADY_VENV")"
+  python3 -m venv "$DLREADY_VENV"
+  "$DLREADY_VENV/bin/pip" install -q --upgrade pip
+  "$DLREADY_VENV/bin/pip" install -q "torch==$TORCH_VERSION" "torchvision==$TORCHVISION_VERSION" tensorboard
+  touch "$DLREADY_VENV/.dlready-complete"
+else
+  echo "setup: venv present: $DLREADY_VENV"
+fi
+
+cmake --preset release
+cmake --build --preset release -j"$(nproc)"

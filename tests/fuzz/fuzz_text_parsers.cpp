@@ -1,0 +1,24 @@
+// Fuzzes the text parsers the probes use on /proc, /sys, /etc and Python files.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/text.hpp"
+#include "diagnose/compat.hpp"
+#include "diagnose/rules.hpp"
+#include "probe/probes.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string s(reinterpret_cast<const char*>(data), size);
+  (void)dlready::parse_nvidia_proc_version(s);
+  (void)dlready::parse_os_release_value(s, "PRETTY_NAME");
+  (void)dlready::parse_shm_size_from_mounts(s);
+  (void)dlready::lookup_pci_name(s, "10de", "2330");
+  (void)dlready::find_assignment(s, "__version__");
+  (void)dlready::find_assignment(s, "cuda");
+  (void)dlready::compare_versions(s, "580.65.06");
+  (void)dlready::min_driver_for_cuda(s);
+  (void)dlready::max_cuda_for_driver(s);
+  (void)dlready::parse_cuda_visible_devices(s, 4, {"GPU-00112233"});
+  return 0;
+}
