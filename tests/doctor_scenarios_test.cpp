@@ -221,10 +221,7 @@ TEST(Scenario, CudaInitFailedUnknown) {
 TEST(Scenario, DriverTooOldForWheel) {
   Fixture f;
   healthy_gpu_machine(f);
-  add_loaded_driver(f, "470.82.01");
-  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "470.82.01");
-  f.remove("/usr/lib/x86_64-linux-gnu");
-  add_user_driver(f, "470.82.01", "devices=1\ndev0.cc=8.6\ncuda.driver_version=11040\nnvml.driver=470.82.01\n");
+  replace_driver(f, "470.82.01", "devices=1\ndev0.cc=8.6\ncuda.driver_version=11040\nnvml.driver=470.82.01\n");
   TorchSpec cu121{"2.3.1+cu121", "12.1", {}, {}};
   add_torch_venv(f, "/home/alice/venv", cu121);
   auto r = f.report();

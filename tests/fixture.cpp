@@ -162,6 +162,13 @@ void add_user_driver(Fixture& f, const std::string& version, const std::string& 
   write_driver_conf(f, conf, dir);
 }
 
+void replace_driver(Fixture& f, const std::string& version, const std::string& conf) {
+  add_loaded_driver(f, version);
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", version);
+  f.remove("/usr/lib/x86_64-linux-gnu");
+  add_user_driver(f, version, conf);
+}
+
 void add_torch_to_site_packages(Fixture& f, const std::string& sp, const TorchSpec& spec) {
   f.write(sp + "/torch/__init__.py", "");
   f.write(sp + "/torch/version.py",

@@ -54,6 +54,8 @@ void add_device_nodes(Fixture& f, int gpus, mode_t mode = 0666);
 // Fake libcuda.so.1 / libnvidia-ml.so.1 of `version` in `dir`, behaviour from `conf` lines.
 void add_user_driver(Fixture& f, const std::string& version, const std::string& conf,
                      const std::string& dir = "/usr/lib/x86_64-linux-gnu");
+// Swaps the whole driver (loaded module, installed module, user-space libraries) for `version`.
+void replace_driver(Fixture& f, const std::string& version, const std::string& conf);
 void write_driver_conf(Fixture& f, const std::string& conf, const std::string& dir = "/usr/lib/x86_64-linux-gnu");
 struct TorchSpec {
   std::string version = "2.11.0+cu130";

@@ -11,10 +11,7 @@ namespace {
 TEST(SeedS0, CudaVersionMismatch) {
   Fixture f;
   healthy_gpu_machine(f);
-  add_loaded_driver(f, "460.106.00");
-  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "460.106.00");
-  f.remove("/usr/lib/x86_64-linux-gnu");
-  add_user_driver(f, "460.106.00", "devices=1\ndev0.cc=7.5\ncuda.driver_version=11020\n");
+  replace_driver(f, "460.106.00", "devices=1\ndev0.cc=7.5\ncuda.driver_version=11020\n");
   add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.1.2+cu121", "12.1", {}, {}});
   auto r = f.report();
   EXPECT_TRUE(has_finding(r, "driver-too-old")) << finding_ids(r);
@@ -62,10 +59,7 @@ TEST(SeedS0, DeviceNotDetected) {
 TEST(SeedS1, DriverTooOldOrNotLoaded) {
   Fixture f;
   healthy_gpu_machine(f);
-  add_loaded_driver(f, "515.105.01");
-  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "515.105.01");
-  f.remove("/usr/lib/x86_64-linux-gnu");
-  add_user_driver(f, "515.105.01", "devices=1\ndev0.cc=8.9\ncuda.driver_version=11070\n");
+  replace_driver(f, "515.105.01", "devices=1\ndev0.cc=8.9\ncuda.driver_version=11070\n");
   add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.1.2+cu121", "12.1", {}, {}});
   auto r = f.report();
   EXPECT_TRUE(has_finding(r, "driver-too-old")) << finding_ids(r);

@@ -22,14 +22,21 @@ bool load_symbol(void* lib, const char* name, Fn& slot, const Emit& emit, bool r
   return slot != nullptr;
 }
 
-int cuda_child(const std::string& path, const Emit& emit) {
+// dlopen with the loader's own error text reported; nullptr when the library cannot be loaded.
+void* open_library(const std::string& path, const Emit& emit) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* err = ::dlerror();
     emit("load_error", err ? err : "dlopen failed");
-    return 3;
+    return nullptr;
   }
   emit("loaded", "1");
+  return lib;
+}
+
+int cuda_child(const std::string& path, const Emit& emit) {
+  void* lib = open_library(path, emit);
+  if (!lib) return 3;
   nv::CudaApi api;
   // Look every required symbol up (not short-circuit) so the report names all that are missing.
   int missing = !load_symbol(lib, "cuInit", api.cuInit, emit, true);
@@ -96,13 +103,8 @@ int cuda_child(const std::string& path, const Emit& emit) {
 }
 
 int nvml_child(const std::string& path, const Emit& emit) {
-  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* err = ::dlerror();
-    emit("load_error", err ? err : "dlopen failed");
-    return 3;
-  }
-  emit("loaded", "1");
+  void* lib = open_library(path, emit);
+  if (!lib) return 3;
   nv::NvmlApi api;
   int missing = !load_symbol(lib, "nvmlInit_v2", api.nvmlInit_v2, emit, true);
   missing += !load_symbol(lib, "nvmlDeviceGetCount_v2", api.nvmlDeviceGetCount_v2, emit, true);
