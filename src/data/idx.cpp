@@ -1,0 +1,158 @@
+#include "data/idx.hpp"
+
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace dlready {
+namespace {
+
+constexpr size_t kMaxBytes = size_t{1} << 31;  // 2 GiB: far above any MNIST-style file
+
+uint32_t be32(std::string_view b, size_t off) {
+  return (uint32_t(uint8_t(b[off])) << 24) | (uint32_t(uint8_t(b[off + 1])) << 16) |
+         (uint32_t(uint8_t(b[off + 2])) << 8) | uint32_t(uint8_t(b[off + 3]));
+}
+
+}  // namespace
+
+IdxResult parse_idx(std::string_view b, const std::string& name) {
+  auto fail = [&](const std::string& what) { return IdxResult{std::nullopt, name + ": " + what}; };
+  if (b.size() < 4) return fail("file too short for an IDX header (" + std::to_string(b.size()) + " bytes)");
+  if (b[0] != 0 || b[1] != 0)
+    return fail("bad magic number (first two bytes must be 0; is this an IDX file?)");
+  if (uint8_t(b[2]) != 0x08)
+    return fail("unsupported element type 0x" + std::to_string(uint8_t(b[2])) + " (MNIST files hold unsigned bytes, 0x08)");
+  size_t ndims = uint8_t(b[3]);
+  if (ndims == 0 || ndims > 4) return fail("unsupported number of dimensions " + std::to_string(ndims));
+  if (b.size() < 4 + 4 * ndims) return fail("truncated header (" + std::to_string(ndims) + " dimensions announced)");
+  IdxArray a;
+  uint64_t count = 1;
+  for (size_t i = 0; i < ndims; ++i) {
+    uint32_t d = be32(b, 4 + 4 * i);
+    a.dims.push_back(d);
+    count *= d;
+    if (count > kMaxBytes) return fail("dimensions too large");
+  }
+  size_t header = 4 + 4 * ndims;
+  size_t have = b.size() - header;
+  if (have < count)
+    return fail("truncated: dimensions need " + std::to_string(count) + " data bytes, file has " + std::to_string(have));
+  if (have > count) return fail(std::to_string(have - count) + " unexpected bytes after the data");
+  a.data.assign(reinterpret_cast<const uint8_t*>(b.data()) + header, reinterpret_cast<const uint8_t*>(b.data()) + b.size());
+  return {std::move(a), ""};
+}
+
+std::optional<std::string> gunzip(std::string_view in, size_t max_output, std::string& error) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+    error = "zlib initialisation failed";
+    return std::nullopt;
+  }
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  char buf[1 << 16];
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      error = rc == Z_BUF_ERROR ? "truncated gzip stream" : std::string("corrupt gzip data") + (z.msg ? std::string(" (") + z.msg + ")" : "");
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+    out.append(buf, sizeof buf - z.avail_out);
+    if (out.size() > max_output) {
+      error = "decompressed size exceeds " + std::to_string(max_output) + " bytes";
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+    if (rc == Z_OK && z.avail_in == 0 && z.avail_out != 0) {
+      error = "truncated gzip stream";
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+IdxResult read_idx_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {std::nullopt, path + ": cannot open (missing or unreadable)"};
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b) {
+    std::string err;
+    auto plain = gunzip(bytes, kMaxBytes, err);
+    if (!plain) return {std::nullopt, path + ": " + err};
+    return parse_idx(*plain, path);
+  }
+  return parse_idx(bytes, path);
+}
+
+namespace {
+
+std::optional<std::string> find_file(const std::string& dir, const std::string& stem) {
+  for (const auto& name : {stem, stem + ".gz"}) {
+    std::string p = dir + "/" + name;
+    if (std::filesystem::exists(p)) return p;
+  }
+  return std::nullopt;
+}
+
+// The directory holding the four files: DIR, DIR/raw, or DIR/<Dataset>/raw (torchvision).
+std::optional<std::string> find_dataset_dir(const std::string& dir) {
+  const std::string probe = "train-images-idx3-ubyte";
+  if (find_file(dir, probe)) return dir;
+  if (find_file(dir + "/raw", probe)) return dir + "/raw";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_directory() && find_file(e.path().string() + "/raw", probe)) return e.path().string() + "/raw";
+  return std::nullopt;
+}
+
+std::string load_split(const std::string& dir, const std::string& prefix, int classes, MnistSplit& split) {
+  auto img_path = find_file(dir, prefix + "-images-idx3-ubyte");
+  auto lbl_path = find_file(dir, prefix + "-labels-idx1-ubyte");
+  if (!img_path) return dir + "/" + prefix + "-images-idx3-ubyte[.gz]: missing";
+  if (!lbl_path) return dir + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing";
+  auto img = read_idx_file(*img_path);
+  if (!img.array) return img.error;
+  auto lbl = read_idx_file(*lbl_path);
+  if (!lbl.array) return lbl.error;
+  if (img.array->dims.size() != 3) return *img_path + ": expected 3 dimensions (N, rows, cols), found " + std::to_string(img.array->dims.size());
+  if (img.array->dims[1] == 0 || img.array->dims[2] == 0) return *img_path + ": empty image dimensions";
+  if (lbl.array->dims.size() != 1) return *lbl_path + ": expected 1 dimension (N), found " + std::to_string(lbl.array->dims.size());
+  if (img.array->dims[0] != lbl.array->dims[0])
+    return *img_path + " has " + std::to_string(img.array->dims[0]) + " images but " + *lbl_path + " has " +
+           std::to_string(lbl.array->dims[0]) + " labels";
+  for (size_t i = 0; i < lbl.array->data.size(); ++i)
+    if (lbl.array->data[i] >= classes)
+      return *lbl_path + ": label " + std::to_string(lbl.array->data[i]) + " at index " + std::to_string(i) +
+             " is out of range (expected 0-" + std::to_string(classes - 1) + ")";
+  split.images = std::move(*img.array);
+  split.labels = std::move(*lbl.array);
+  return "";
+}
+
+}  // namespace
+
+MnistResult load_mnist(const std::string& dir, int classes) {
+  if (!std::filesystem::is_directory(dir)) return {std::nullopt, dir + ": not a directory"};
+  auto where = find_dataset_dir(dir);
+  if (!where)
+    return {std::nullopt, dir + ": no train-images-idx3-ubyte[.gz] here, in raw/, or in */raw/ (expected the four "
+                                "MNIST-format files)"};
+  MnistDataset ds;
+  ds.directory = *where;
+  if (auto e = load_split(*where, "train", classes, ds.train); !e.empty()) return {std::nullopt, e};
+  if (auto e = load_split(*where, "t10k", classes, ds.test); !e.empty()) return {std::nullopt, e};
+  if (ds.train.images.dims[1] != ds.test.images.dims[1] || ds.train.images.dims[2] != ds.test.images.dims[2])
+    return {std::nullopt, *where + ": train and test images have different sizes"};
+  return {std::move(ds), ""};
+}
+
+}  // namespace dlready

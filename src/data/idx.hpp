@@ -1,0 +1,49 @@
+// Reader for MNIST-format IDX files (plain or gzip) and the four-file dataset layout.
+// Every malformed input is an error value naming the file and what is wrong; nothing throws.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlready {
+
+struct IdxArray {
+  std::vector<uint32_t> dims;  // e.g. {60000, 28, 28} or {60000}
+  std::vector<uint8_t> data;   // row-major, held once as uint8
+};
+
+struct IdxResult {
+  std::optional<IdxArray> array;
+  std::string error;  // "<name>: <what is wrong>"
+};
+
+// Parses an uncompressed IDX (unsigned byte data only, like MNIST) from memory.
+IdxResult parse_idx(std::string_view bytes, const std::string& name);
+// gunzip with bounds: truncated or corrupt streams are errors. nullopt + error on failure.
+std::optional<std::string> gunzip(std::string_view bytes, size_t max_output, std::string& error);
+// Reads a file, gunzips it when it starts with the gzip magic, parses it.
+IdxResult read_idx_file(const std::string& path);
+
+struct MnistSplit {
+  IdxArray images;  // N x rows x cols
+  IdxArray labels;  // N
+  size_t size() const { return labels.dims.empty() ? 0 : labels.dims[0]; }
+};
+
+struct MnistDataset {
+  MnistSplit train, test;
+  std::string directory;  // where the files were found
+};
+
+struct MnistResult {
+  std::optional<MnistDataset> dataset;
+  std::string error;
+};
+
+// Loads DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz], or the torchvision layout
+// DIR/raw/… or DIR/<Name>/raw/…; checks dimensions, counts and that labels < classes.
+MnistResult load_mnist(const std::string& dir, int classes = 10);
+
+}  // namespace dlready

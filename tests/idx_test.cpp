@@ -1,0 +1,148 @@
+// The IDX reader on every malformed case the training job must refuse with a clear message, and
+// on the real Fashion-MNIST files from Debian's dataset-fashion-mnist.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "data/idx.hpp"
+#include "fixture.hpp"
+
+namespace dlready {
+namespace {
+
+std::string be32(uint32_t v) {
+  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+std::string images(uint32_t n, uint32_t r = 2, uint32_t c = 2) {
+  return std::string("\0\0\x08\x03", 4) + be32(n) + be32(r) + be32(c) + std::string(size_t{n} * r * c, '\x07');
+}
+std::string labels(const std::string& values) {
+  return std::string("\0\0\x08\x01", 4) + be32(static_cast<uint32_t>(values.size())) + values;
+}
+std::string gz(const std::string& plain) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(plain.size() + 1024, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  z.avail_in = static_cast<uInt>(plain.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A small valid dataset (3 train, 2 test) in a fixture dir; tests then break one file.
+struct Mini {
+  test::Fixture f;
+  Mini() {
+    f.write("/d/train-images-idx3-ubyte", images(3));
+    f.write("/d/train-labels-idx1-ubyte", labels(std::string("\x01\x02\x09", 3)));
+    f.write("/d/t10k-images-idx3-ubyte.gz", gz(images(2)));
+    f.write("/d/t10k-labels-idx1-ubyte.gz", gz(labels(std::string("\x00\x05", 2))));
+  }
+  std::string dir() const { return f.host("/d"); }
+};
+
+void expect_error(const MnistResult& r, const std::string& file, const std::string& what) {
+  ASSERT_FALSE(r.dataset);
+  EXPECT_NE(r.error.find(file), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find(what), std::string::npos) << r.error;
+}
+
+TEST(Idx, LoadsPlainAndGzip) {
+  Mini m;
+  auto r = load_mnist(m.dir());
+  ASSERT_TRUE(r.dataset) << r.error;
+  EXPECT_EQ(r.dataset->train.size(), 3u);
+  EXPECT_EQ(r.dataset->test.size(), 2u);
+  EXPECT_EQ(r.dataset->train.images.dims, (std::vector<uint32_t>{3, 2, 2}));
+  EXPECT_EQ(r.dataset->test.labels.data[1], 5);
+}
+
+TEST(Idx, TorchvisionRawLayout) {
+  Mini m;
+  std::filesystem::rename(m.dir(), m.f.host("/FashionMNIST-raw"));
+  m.f.mkdir("/root/FashionMNIST");
+  std::filesystem::rename(m.f.host("/FashionMNIST-raw"), m.f.host("/root/FashionMNIST/raw"));
+  auto r = load_mnist(m.f.host("/root"));
+  ASSERT_TRUE(r.dataset) << r.error;
+  EXPECT_NE(r.dataset->directory.find("FashionMNIST/raw"), std::string::npos);
+}
+
+TEST(Idx, BadMagic) {
+  Mini m;
+  m.f.write("/d/train-images-idx3-ubyte", "\x01\x02\x08\x03garbage");
+  expect_error(load_mnist(m.dir()), "train-images-idx3-ubyte", "bad magic");
+}
+
+TEST(Idx, WrongDimensions) {
+  Mini m;
+  m.f.write("/d/train-images-idx3-ubyte", labels("abc"));
+  expect_error(load_mnist(m.dir()), "train-images-idx3-ubyte", "expected 3 dimensions");
+}
+
+TEST(Idx, CountMismatch) {
+  Mini m;
+  m.f.write("/d/train-labels-idx1-ubyte", labels(std::string("\x01\x02", 2)));
+  expect_error(load_mnist(m.dir()), "train-labels-idx1-ubyte", "3 images but");
+}
+
+TEST(Idx, TruncatedData) {
+  Mini m;
+  std::string img = images(3);
+  m.f.write("/d/train-images-idx3-ubyte", img.substr(0, img.size() - 1));
+  expect_error(load_mnist(m.dir()), "train-images-idx3-ubyte", "truncated");
+  m.f.write("/d/train-images-idx3-ubyte", img + "x");
+  expect_error(load_mnist(m.dir()), "train-images-idx3-ubyte", "unexpected bytes");
+}
+
+TEST(Idx, TruncatedAndCorruptGzip) {
+  Mini m;
+  std::string z = gz(images(2));
+  m.f.write("/d/t10k-images-idx3-ubyte.gz", z.substr(0, z.size() / 2));
+  expect_error(load_mnist(m.dir()), "t10k-images-idx3-ubyte.gz", "truncated gzip");
+  std::string bad = z;
+  for (size_t i = 12; i < bad.size() - 8; ++i) bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+  m.f.write("/d/t10k-images-idx3-ubyte.gz", bad);
+  expect_error(load_mnist(m.dir()), "t10k-images-idx3-ubyte.gz", "gzip");
+}
+
+TEST(Idx, LabelOutOfRange) {
+  Mini m;
+  m.f.write("/d/train-labels-idx1-ubyte", labels(std::string("\x01\x0a\x02", 3)));
+  expect_error(load_mnist(m.dir()), "train-labels-idx1-ubyte", "label 10 at index 1 is out of range");
+}
+
+TEST(Idx, MissingFileAndDirectory) {
+  Mini m;
+  m.f.remove("/d/t10k-labels-idx1-ubyte.gz");
+  expect_error(load_mnist(m.dir()), "t10k-labels-idx1-ubyte", "missing");
+  expect_error(load_mnist(m.f.host("/nope")), "/nope", "not a directory");
+  m.f.mkdir("/empty");
+  expect_error(load_mnist(m.f.host("/empty")), "/empty", "no train-images-idx3-ubyte");
+}
+
+TEST(Idx, EveryTruncationOfAHeaderIsAnError) {
+  std::string img = images(1);
+  for (size_t cut = 0; cut < img.size(); ++cut) EXPECT_FALSE(parse_idx(img.substr(0, cut), "x").array) << cut;
+}
+
+TEST(Idx, RealFashionMnist) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  auto r = load_mnist(dir);
+  ASSERT_TRUE(r.dataset) << r.error;
+  EXPECT_EQ(r.dataset->train.size(), 60000u);
+  EXPECT_EQ(r.dataset->test.size(), 10000u);
+  EXPECT_EQ(r.dataset->train.images.dims, (std::vector<uint32_t>{60000, 28, 28}));
+  std::vector<int> per_class(10);
+  for (auto l : r.dataset->train.labels.data) ++per_class[l];
+  for (int c : per_class) EXPECT_EQ(c, 6000) << "Fashion-MNIST is balanced";
+}
+
+}  // namespace
+}  // namespace dlready
