@@ -22,6 +22,14 @@ std::string mark(Severity s, const Paint& p) {
   return "?";
 }
 
+// The most severe warning/error of a report section (info does not change a section's mark).
+std::optional<Severity> worst_severity(const Report& r, const std::string& section) {
+  std::optional<Severity> worst;
+  for (const auto& x : r.findings)
+    if (x.check == section && x.severity != Severity::info && (!worst || x.severity > *worst)) worst = x.severity;
+  return worst;
+}
+
 }  // namespace
 
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style) {
@@ -29,9 +37,7 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
   std::string out = p("1", "dlready doctor") + (f.root == "/" ? "" : "  (root " + f.root + ")") +
                     "  — compatibility tables of " + kCompatTableDate + "\n\n";
   for (const auto& sec : check_sections()) {
-    std::optional<Severity> worst;
-    for (const auto& x : r.findings)
-      if (x.check == sec.id && x.severity != Severity::info && (!worst || x.severity > *worst)) worst = x.severity;
+    auto worst = worst_severity(r, sec.id);
     std::string m = worst ? mark(*worst, p) : p("32;1", "✓");
     auto facts = section_facts(f, sec.id);
     out += m + " " + p("1", sec.name) + "\n";
@@ -68,9 +74,7 @@ std::string render_markdown(const Facts& f, const Report& r) {
   out += "**Verdict:** " + r.verdict.summary + "\n\n";
   out += "| check | status | facts |\n|---|---|---|\n";
   for (const auto& sec : check_sections()) {
-    std::optional<Severity> worst;
-    for (const auto& x : r.findings)
-      if (x.check == sec.id && x.severity != Severity::info && (!worst || x.severity > *worst)) worst = x.severity;
+    auto worst = worst_severity(r, sec.id);
     std::string facts = join(section_facts(f, sec.id), "<br>");
     std::string cell;
     for (char c : facts) cell += c == '|' ? std::string("\\|") : std::string(1, c);
