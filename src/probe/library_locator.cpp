@@ -21,10 +21,8 @@ LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_l
   }
   if (auto bytes = fs_.read("/etc/ld.so.cache", 64u << 20)) {
     auto parsed = parse_ld_cache(*bytes);
-    if (parsed.cache)
-      cache_ = std::move(parsed.cache);
-    else
-      cache_error_ = parsed.error;
+    // A malformed cache is ignored, as ld.so ignores it, and the search goes on.
+    cache_ = std::move(parsed.cache);
   }
 #if defined(__x86_64__)
   const char* triplet = "x86_64-linux-gnu";
@@ -85,23 +83,6 @@ LibraryLocation LibraryLocator::locate(const std::string& soname) const {
     }
   }
   return loc;
-}
-
-std::vector<std::string> LibraryLocator::all_copies(const std::string& soname) const {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& p) {
-    for (const auto& o : out)
-      if (o == p) return;
-    out.push_back(p);
-  };
-  for (const auto& dir : ld_library_path_)
-    if (fs_.stat(path_join(dir, soname))) add(path_normalize(path_join(dir, soname)));
-  if (cache_)
-    for (const auto& e : cache_->entries)
-      if (e.soname == soname && fs_.stat(e.path)) add(e.path);
-  for (const auto& dir : default_dirs_)
-    if (fs_.stat(path_join(dir, soname))) add(path_join(dir, soname));
-  return out;
 }
 
 }  // namespace dlready

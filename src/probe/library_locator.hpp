@@ -17,9 +17,6 @@ class LibraryLocator {
   LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path);
 
   LibraryLocation locate(const std::string& soname) const;
-  // Every copy of `soname` in the search directories and the cache (for shadowing evidence).
-  std::vector<std::string> all_copies(const std::string& soname) const;
-  const std::string& cache_error() const { return cache_error_; }
 
  private:
   void fill_details(LibraryLocation& loc) const;
@@ -27,7 +24,6 @@ class LibraryLocator {
   const RootFs& fs_;
   std::vector<std::string> ld_library_path_;
   std::optional<LdCache> cache_;
-  std::string cache_error_;
   std::vector<std::string> default_dirs_;
 };
 
