@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/doctor_command.hpp"
+#include "cli/train_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dlready — make a GPU deep-learning machine ready and prove it"};
@@ -9,6 +10,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", DLREADY_VERSION);
   dlready::DoctorArgs doctor;
   dlready::add_doctor_command(app, doctor);
+  dlready::TrainOptions train;
+  dlready::add_train_command(app, train);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -17,5 +20,6 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (app.got_subcommand("doctor")) return dlready::run_doctor(doctor);
+  if (app.got_subcommand("train")) return dlready::run_train(train);
   return 2;
 }

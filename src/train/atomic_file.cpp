@@ -1,0 +1,48 @@
+#include "train/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace dlready {
+
+std::string write_file_atomically(const std::string& path, std::string_view content) {
+  std::string tmp = path + ".tmp";
+  auto fail = [&](const char* step) {
+    std::string msg = path + ": " + step + " failed: " + std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return msg;
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return path + ": cannot create " + tmp + ": " + std::strerror(errno);
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return fail("write");
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    return fail("fsync");
+  }
+  if (::close(fd) != 0) return fail("close");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename");
+  auto slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);  // make the rename itself durable
+    ::close(dfd);
+  }
+  return "";
+}
+
+}  // namespace dlready

@@ -1,0 +1,12 @@
+// Writes a file so that a crash leaves either the old or the new content, never a torn one:
+// temp file in the same directory, fsync, rename over the target, fsync the directory.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace dlready {
+
+// Returns "" on success, else a message naming the path and the failing step.
+std::string write_file_atomically(const std::string& path, std::string_view content);
+
+}  // namespace dlready

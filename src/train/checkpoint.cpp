@@ -1,0 +1,91 @@
+#include "train/checkpoint.hpp"
+
+#include <sodium.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "train/atomic_file.hpp"
+
+namespace dlready {
+namespace {
+
+constexpr char kMagic[8] = {'D', 'L', 'R', 'C', 'K', 'P', 'T', '1'};
+constexpr size_t kSum = crypto_generichash_BYTES;  // 32
+constexpr uint64_t kMaxHeader = 64u << 20;
+
+std::string checksum(const std::string& bytes, size_t len) {
+  unsigned char out[kSum];
+  crypto_generichash(out, kSum, reinterpret_cast<const unsigned char*>(bytes.data()), len, nullptr, 0);
+  return std::string(reinterpret_cast<char*>(out), kSum);
+}
+
+}  // namespace
+
+std::string save_checkpoint(const std::string& path, const Checkpoint& ck) {
+  nlohmann::json header = {{"format", "dlready.checkpoint/1"}, {"meta", ck.meta}, {"tensors", nlohmann::json::array()}};
+  std::string payload;
+  for (const auto& [name, t] : ck.tensors) {
+    auto c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
+    size_t nbytes = static_cast<size_t>(c.numel()) * sizeof(float);
+    header["tensors"].push_back({{"name", name}, {"shape", c.sizes().vec()}, {"offset", payload.size()}, {"bytes", nbytes}});
+    payload.append(static_cast<const char*>(c.data_ptr()), nbytes);
+  }
+  std::string h = header.dump();
+  std::string out(kMagic, sizeof kMagic);
+  uint64_t hl = h.size();
+  out.append(reinterpret_cast<const char*>(&hl), sizeof hl);
+  out += h;
+  out += payload;
+  out += checksum(out, out.size());
+  return write_file_atomically(path, out);
+}
+
+CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
+  auto fail = [&](const std::string& what) { return CheckpointLoad{std::nullopt, name + ": " + what}; };
+  if (b.size() < sizeof kMagic + 8 + kSum) return fail("truncated (" + std::to_string(b.size()) + " bytes)");
+  if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) return fail("not a dlready checkpoint (bad magic)");
+  if (checksum(b, b.size() - kSum) != b.substr(b.size() - kSum))
+    return fail("checksum mismatch: the file is torn or was altered; refusing it");
+  uint64_t hl;
+  std::memcpy(&hl, b.data() + sizeof kMagic, sizeof hl);
+  size_t body = sizeof kMagic + sizeof hl;
+  if (hl > kMaxHeader || body + hl > b.size() - kSum) return fail("header length out of range");
+  auto header = nlohmann::json::parse(b.substr(body, hl), nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.value("format", "") != "dlready.checkpoint/1" ||
+      !header.contains("tensors") || !header["tensors"].is_array() || !header.contains("meta"))
+    return fail("malformed header");
+  size_t payload_start = body + hl, payload_size = b.size() - kSum - payload_start;
+  Checkpoint ck;
+  ck.meta = header["meta"];
+  for (const auto& e : header["tensors"]) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || !e.contains("shape") ||
+        !e["shape"].is_array() || !e.contains("offset") || !e["offset"].is_number_unsigned() || !e.contains("bytes") ||
+        !e["bytes"].is_number_unsigned())
+      return fail("malformed tensor entry");
+    std::vector<int64_t> shape;
+    uint64_t numel = 1;
+    for (const auto& d : e["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) return fail("bad shape of " + e["name"].get<std::string>());
+      shape.push_back(d.get<int64_t>());
+      numel *= static_cast<uint64_t>(shape.back());
+      if (numel > payload_size) return fail("tensor " + e["name"].get<std::string>() + " larger than the file");
+    }
+    uint64_t off = e["offset"], nbytes = e["bytes"];
+    if (nbytes != numel * sizeof(float) || off > payload_size || nbytes > payload_size - off)
+      return fail("tensor " + e["name"].get<std::string>() + " out of bounds");
+    auto t = torch::empty(shape, torch::kFloat);
+    std::memcpy(t.data_ptr(), b.data() + payload_start + off, nbytes);
+    ck.tensors.emplace_back(e["name"].get<std::string>(), t);
+  }
+  return {std::move(ck), ""};
+}
+
+CheckpointLoad load_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {std::nullopt, path + ": cannot open"};
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_checkpoint(bytes, path);
+}
+
+}  // namespace dlready

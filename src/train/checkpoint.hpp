@@ -1,0 +1,30 @@
+// The project's own checkpoint archive: tensors keyed by name (model parameters and optimizer
+// state), a JSON header for the rest of the run state, and a BLAKE2b checksum over everything.
+// Layout: "DLRCKPT1" | u64 header length (LE) | header JSON | tensor bytes | 32-byte checksum.
+// Not LibTorch's archive format, so checkpoints survive LibTorch version changes.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "train/model.hpp"
+
+namespace dlready {
+
+struct Checkpoint {
+  nlohmann::json meta;  // run state: epoch, step, options, metrics history, ...
+  NamedTensors tensors; // float32, on the CPU
+};
+
+// "" on success, else what failed. Written atomically (the previous checkpoint survives a crash).
+std::string save_checkpoint(const std::string& path, const Checkpoint& ck);
+
+struct CheckpointLoad {
+  std::optional<Checkpoint> checkpoint;
+  std::string error;  // names the file and the problem (torn, tampered, malformed)
+};
+CheckpointLoad load_checkpoint(const std::string& path);
+// Parses checkpoint bytes (exposed for tests and fuzzing).
+CheckpointLoad parse_checkpoint(const std::string& bytes, const std::string& name);
+
+}  // namespace dlready

@@ -1,0 +1,29 @@
+// Training metrics: per-epoch records, the JSONL log, loss/accuracy curves as SVG, a progress line.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+struct EpochMetrics {
+  int epoch = 0;
+  double train_loss = 0, train_acc = 0, test_loss = 0, test_acc = 0;
+  double seconds = 0, samples_per_s = 0;
+  double rss_mib = 0;  // host peak RSS so far
+};
+
+nlohmann::json to_json(const EpochMetrics& m);
+EpochMetrics epoch_metrics_from_json(const nlohmann::json& j);
+
+// Both rewrite the whole file atomically from the history (so a resumed run's files are whole).
+std::string write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history);
+std::string write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history);
+std::string render_curves_svg(const std::vector<EpochMetrics>& history);
+
+// "epoch 2/5 [#######.....] 31.2k samples/s ETA 3s"
+std::string progress_line(int epoch, int epochs, size_t done, size_t total, double samples_per_s);
+
+double peak_rss_mib();  // from /proc/self/status VmHWM
+
+}  // namespace dlready

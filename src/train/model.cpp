@@ -1,0 +1,93 @@
+#include "train/model.hpp"
+
+#include <stdexcept>
+
+namespace dlready {
+
+SimpleNetImpl::SimpleNetImpl() {
+  fc1 = register_module("fc1", torch::nn::Linear(784, 256));
+  fc2 = register_module("fc2", torch::nn::Linear(256, 10));
+}
+
+torch::Tensor SimpleNetImpl::forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
+
+SmallCnnImpl::SmallCnnImpl() {
+  conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 32, 3)));
+  conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 64, 3)));
+  fc1 = register_module("fc1", torch::nn::Linear(64 * 5 * 5, 128));
+  fc2 = register_module("fc2", torch::nn::Linear(128, 10));
+}
+
+torch::Tensor SmallCnnImpl::forward(const torch::Tensor& x) {
+  auto h = x.view({-1, 1, 28, 28});
+  h = torch::max_pool2d(torch::relu(conv1(h)), 2);  // 26 -> 13
+  h = torch::max_pool2d(torch::relu(conv2(h)), 2);  // 11 -> 5
+  return fc2(torch::relu(fc1(h.flatten(1))));
+}
+
+Optimizer::Optimizer(std::string kind, double lr, double momentum, const NamedTensors& params)
+    : kind_(std::move(kind)), lr_(lr), momentum_(momentum) {
+  torch::NoGradGuard no_grad;
+  for (const auto& [name, p] : params) {
+    names_.push_back(name);
+    params_.push_back(p);
+    if (kind_ == "adam") {
+      exp_avg_.push_back(torch::zeros_like(p));
+      exp_avg_sq_.push_back(torch::zeros_like(p));
+      // The fused kernel wants a float step counter per parameter, on the parameter's device.
+      steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
+    } else if (momentum_ > 0) {
+      momentum_buf_.push_back(torch::zeros_like(p));
+    }
+  }
+}
+
+void Optimizer::step(const std::vector<torch::Tensor>& grads) {
+  torch::NoGradGuard no_grad;
+  if (kind_ == "adam") {
+    // ATen's fused Adam (one kernel per tensor list): same maths as torch.optim.Adam(fused=True),
+    // which also bumps the step counters first (the kernel reads them; step 0 would divide by 0).
+    at::_foreach_add_(steps_, 1);
+    at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, lr_, 0.9, 0.999, 0.0, 1e-8,
+                     /*amsgrad=*/false, /*maximize=*/false);
+    return;
+  }
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (momentum_ > 0) {
+      momentum_buf_[i].mul_(momentum_).add_(grads[i]);
+      params_[i].add_(momentum_buf_[i], -lr_);
+    } else {
+      params_[i].add_(grads[i], -lr_);
+    }
+  }
+}
+
+NamedTensors Optimizer::state() const {
+  NamedTensors out;
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (kind_ == "adam") {
+      out.emplace_back("exp_avg/" + names_[i], exp_avg_[i]);
+      out.emplace_back("exp_avg_sq/" + names_[i], exp_avg_sq_[i]);
+      out.emplace_back("step/" + names_[i], steps_[i]);
+    } else if (momentum_ > 0) {
+      out.emplace_back("momentum/" + names_[i], momentum_buf_[i]);
+    }
+  }
+  return out;
+}
+
+void Optimizer::load_state(const NamedTensors& saved) {
+  torch::NoGradGuard no_grad;
+  auto mine = state();
+  for (auto& [name, t] : mine) {
+    const torch::Tensor* found = nullptr;
+    for (const auto& [sname, st] : saved)
+      if (sname == name) found = &st;
+    if (!found) throw std::runtime_error("optimizer state '" + name + "' is missing");
+    if (!found->sizes().equals(t.sizes()))
+      throw std::runtime_error("optimizer state '" + name + "' has another shape");
+    t.copy_(*found);
+  }
+}
+
+}  // namespace dlready

@@ -1,0 +1,47 @@
+// Models of the reference job with named parameters, and the optimizers that own their state.
+#pragma once
+#include <torch/torch.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dlready {
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// The seeds' SimpleNet: 784 -> 256 -> ReLU -> 10.
+struct SimpleNetImpl : torch::nn::Module {
+  SimpleNetImpl();
+  torch::Tensor forward(const torch::Tensor& x);  // x: [B, 784] float
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(SimpleNet);
+
+// A small conv net: two 3x3 conv + max-pool blocks, then 128 hidden units.
+struct SmallCnnImpl : torch::nn::Module {
+  SmallCnnImpl();
+  torch::Tensor forward(const torch::Tensor& x);  // x: [B, 784] float, reshaped to [B, 1, 28, 28]
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(SmallCnn);
+
+// Optimizer state keyed by parameter name so checkpoints survive LibTorch version changes.
+class Optimizer {
+ public:
+  Optimizer(std::string kind, double lr, double momentum, const NamedTensors& params);
+  // One update from the given gradients (same order as the parameters).
+  void step(const std::vector<torch::Tensor>& grads);
+  NamedTensors state() const;                 // "exp_avg/<param>", "exp_avg_sq/<param>", "step/<param>", ...
+  void load_state(const NamedTensors& saved);  // throws std::runtime_error naming what is missing
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+  double lr_, momentum_;
+  std::vector<std::string> names_;
+  std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_, momentum_buf_;
+};
+
+}  // namespace dlready

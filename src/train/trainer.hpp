@@ -1,0 +1,46 @@
+// The training loop of the reference job, usable from tests without the CLI.
+#pragma once
+#include <torch/torch.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "data/idx.hpp"
+#include "train/metrics.hpp"
+#include "train/train_options.hpp"
+
+namespace dlready {
+
+// The dataset as tensors on the training device: images [N, 784] uint8 (held once, normalised per
+// batch), labels [N] int64.
+struct TensorData {
+  torch::Tensor train_x, train_y, test_x, test_y;
+};
+TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Device& device);
+
+// The seeds' normalisation (0.1307, 0.3081) applied to a uint8 batch: float [B, 784].
+torch::Tensor normalize_batch(const torch::Tensor& x_u8);
+
+// Seeded shuffling that does not depend on LibTorch's RNG: epoch e of seed s is always the same
+// order, so a resumed run replays exactly the batches the interrupted one would have seen.
+std::vector<int64_t> epoch_permutation(size_t n, unsigned long long seed, int epoch);
+
+struct TrainResult {
+  int status = kTrainOk;
+  std::string error;
+  std::vector<EpochMetrics> history;
+  std::vector<int64_t> confusion;  // 10x10, row = true class, column = predicted
+  double test_acc = 0, test_loss = 0, train_seconds = 0;
+  bool resumed = false;
+};
+
+struct TrainHooks {
+  std::function<void(const std::string&)> log;  // human-readable lines
+  std::function<void(int epoch, size_t done, size_t total, double samples_per_s)> progress;
+  std::function<void(int64_t step, float loss)> step_loss;  // tests: the loss trajectory (syncs!)
+};
+
+TrainResult train(const TrainOptions& opt, const TensorData& data, const torch::Device& device, const TrainHooks& hooks);
+
+}  // namespace dlready
