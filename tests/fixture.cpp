@@ -6,13 +6,12 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
+#include "core/posix_fs.hpp"
+#include "core/root_fs.hpp"
 #include "diagnose/rules.hpp"
-
-namespace fs = std::filesystem;
 
 namespace dlready::test {
 
@@ -22,13 +21,10 @@ Fixture::Fixture() {
   root = tmpl;
 }
 
-Fixture::~Fixture() {
-  std::error_code ec;
-  fs::remove_all(root, ec);
-}
+Fixture::~Fixture() { remove_tree(root); }
 
 void Fixture::write(const std::string& path, const std::string& content, mode_t mode) {
-  fs::create_directories(fs::path(host(path)).parent_path());
+  make_directories(path_dirname(host(path)));
   std::ofstream out(host(path), std::ios::binary | std::ios::trunc);
   out << content;
   out.close();
@@ -36,22 +32,21 @@ void Fixture::write(const std::string& path, const std::string& content, mode_t 
 }
 
 void Fixture::link(const std::string& path, const std::string& target) {
-  fs::create_directories(fs::path(host(path)).parent_path());
-  std::error_code ec;
-  fs::remove(host(path), ec);
-  fs::create_symlink(target, host(path));
+  make_directories(path_dirname(host(path)));
+  ::unlink(host(path).c_str());
+  if (::symlink(target.c_str(), host(path).c_str()) != 0) throw std::runtime_error("symlink " + path);
 }
 
-void Fixture::mkdir(const std::string& path) { fs::create_directories(host(path)); }
+void Fixture::mkdir(const std::string& path) { make_directories(host(path)); }
 
-void Fixture::remove(const std::string& path) {
-  std::error_code ec;
-  fs::remove_all(host(path), ec);
-}
+void Fixture::remove(const std::string& path) { remove_tree(host(path)); }
 
 void Fixture::copy(const std::string& host_src, const std::string& path) {
-  fs::create_directories(fs::path(host(path)).parent_path());
-  fs::copy_file(host_src, host(path), fs::copy_options::overwrite_existing);
+  std::ifstream in(host_src, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + host_src);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ::unlink(host(path).c_str());  // never write through a symlink into another fixture file
+  write(path, bytes, 0755);
 }
 
 GatherOptions Fixture::options() const {

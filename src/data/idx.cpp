@@ -1,8 +1,9 @@
 #include "data/idx.hpp"
 
+#include "core/posix_fs.hpp"
+
 #include <zlib.h>
 
-#include <filesystem>
 #include <fstream>
 
 namespace dlready {
@@ -98,7 +99,7 @@ namespace {
 std::optional<std::string> find_file(const std::string& dir, const std::string& stem) {
   for (const auto& name : {stem, stem + ".gz"}) {
     std::string p = dir + "/" + name;
-    if (std::filesystem::exists(p)) return p;
+    if (path_exists(p)) return p;
   }
   return std::nullopt;
 }
@@ -108,9 +109,8 @@ std::optional<std::string> find_dataset_dir(const std::string& dir) {
   const std::string probe = "train-images-idx3-ubyte";
   if (find_file(dir, probe)) return dir;
   if (find_file(dir + "/raw", probe)) return dir + "/raw";
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.is_directory() && find_file(e.path().string() + "/raw", probe)) return e.path().string() + "/raw";
+  for (const auto& name : list_directory(dir))
+    if (is_directory(dir + "/" + name) && find_file(dir + "/" + name + "/raw", probe)) return dir + "/" + name + "/raw";
   return std::nullopt;
 }
 
@@ -141,7 +141,7 @@ std::string load_split(const std::string& dir, const std::string& prefix, int cl
 }  // namespace
 
 MnistResult load_mnist(const std::string& dir, int classes) {
-  if (!std::filesystem::is_directory(dir)) return {std::nullopt, dir + ": not a directory"};
+  if (!is_directory(dir)) return {std::nullopt, dir + ": not a directory"};
   auto where = find_dataset_dir(dir);
   if (!where)
     return {std::nullopt, dir + ": no train-images-idx3-ubyte[.gz] here, in raw/, or in */raw/ (expected the four "

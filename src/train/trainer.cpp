@@ -2,9 +2,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <random>
 
+#include "core/posix_fs.hpp"
 #include "train/checkpoint.hpp"
 #include "train/model.hpp"
 
@@ -114,7 +114,11 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   auto correct = torch::zeros({}, loss_sum.options());
   nlohmann::json identity = run_identity(o, n);
 
-  std::filesystem::create_directories(o.out);
+  if (auto err = make_directories(o.out); !err.empty()) {
+    res.status = kTrainFailed;
+    res.error = "--out " + o.out + ": " + err;
+    return res;
+  }
   if (o.resume) {
     auto ld = load_checkpoint(checkpoint_path(o));
     if (!ld.checkpoint) {

@@ -1,0 +1,19 @@
+// Directory helpers on plain POSIX calls. Code that is linked with LibTorch avoids
+// std::filesystem: libtorch.so exports its own copies of some std::filesystem symbols, and the
+// dynamic linker may bind ours to them (remove_all crashed that way in the test suite).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+bool path_exists(const std::string& path);
+bool is_directory(const std::string& path);
+// Sorted entry names, without "." and ".."; empty when unreadable.
+std::vector<std::string> list_directory(const std::string& dir);
+// mkdir -p; returns "" or a message naming the directory that could not be created.
+std::string make_directories(const std::string& path);
+// rm -rf (does not follow symlinks).
+void remove_tree(const std::string& path);
+
+}  // namespace dlready

@@ -1,0 +1,49 @@
+// Training on a CUDA device (label "gpu"): skipped cleanly on machines without one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/posix_fs.hpp"
+#include "synthetic.hpp"
+#include "train/trainer.hpp"
+
+namespace dlready::test {
+namespace {
+
+bool have_cuda() { return torch::cuda::is_available() && torch::cuda::device_count() > 0; }
+
+TEST(Gpu, TrainsOnCudaAndMatchesCpuWithinTolerance) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  auto ds = synthetic_dataset(640, 200);
+  auto run = [&](torch::Device d, const std::string& out) {
+    TrainOptions o;
+    o.out = out;
+    o.epochs = 2;
+    o.progress = false;
+    return train(o, to_tensors(ds, 0, d), d, {});
+  };
+  auto dir = std::filesystem::temp_directory_path() / "dlready-gpu-test";
+  auto cpu = run(torch::kCPU, (dir / "cpu").string());
+  auto gpu = run(torch::Device(torch::kCUDA, 0), (dir / "gpu").string());
+  ASSERT_EQ(gpu.status, kTrainOk) << gpu.error;
+  EXPECT_NEAR(gpu.history.back().train_loss, cpu.history.back().train_loss, 1e-3);
+  EXPECT_GT(gpu.test_acc, 0.9);
+  remove_tree(dir.string());
+}
+
+TEST(Gpu, RealFashionMnistOnCuda) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  auto ds = load_mnist("/usr/share/datasets/fashion-mnist");
+  if (!ds.dataset) GTEST_SKIP() << ds.error;
+  TrainOptions o;
+  o.out = (std::filesystem::temp_directory_path() / "dlready-gpu-fmnist").string();
+  o.epochs = 1;
+  o.progress = false;
+  torch::Device d(torch::kCUDA, 0);
+  auto r = train(o, to_tensors(*ds.dataset, 0, d), d, {});
+  ASSERT_EQ(r.status, kTrainOk) << r.error;
+  EXPECT_GE(r.test_acc, 0.84);
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -1,0 +1,302 @@
+// Training tests on the CPU: the hand-written step against LibTorch's own autograd + Adam, a
+// reference loss trajectory, checkpoints (torn, tampered, resume bit for bit after SIGKILL), NaN
+// detection, a real Fashion-MNIST run, and the CLI's refusal to die on a loader error.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fixture.hpp"
+#include "synthetic.hpp"
+#include "train/checkpoint.hpp"
+#include "train/model.hpp"
+#include "train/trainer.hpp"
+
+namespace dlready::test {
+namespace {
+
+TrainOptions quick(const std::string& out) {
+  TrainOptions o;
+  o.out = out;
+  o.epochs = 1;
+  o.threads = 1;
+  o.progress = false;
+  return o;
+}
+
+std::vector<float> losses_of(const TrainOptions& o, const MnistDataset& ds, int max_steps = 1 << 30) {
+  std::vector<float> losses;
+  TrainHooks h;
+  h.step_loss = [&](int64_t step, float loss) {
+    if (step <= max_steps) losses.push_back(loss);
+  };
+  at::set_num_threads(1);
+  auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, h);
+  EXPECT_EQ(r.status, kTrainOk) << r.error;
+  return losses;
+}
+
+// The fused step must do exactly what LibTorch's autograd + torch::optim::Adam do.
+TEST(Train, FusedStepMatchesAutogradAndTorchOptimAdam) {
+  Fixture f;
+  auto ds = synthetic_dataset(640, 100);
+  auto o = quick(f.root + "/run");
+  o.engine = "fused";
+  auto fused = losses_of(o, ds);
+
+  // Independent reference: torch::nn + autograd + torch::optim::Adam on the same batches.
+  at::set_num_threads(1);
+  torch::manual_seed(o.seed);
+  SimpleNet net;
+  torch::optim::Adam adam(net->parameters(), torch::optim::AdamOptions(o.lr));
+  auto data = to_tensors(ds, 0, torch::kCPU);
+  auto perm = epoch_permutation(640, o.seed, 0);
+  std::vector<float> ref;
+  for (int64_t b = 0; b < 640; b += 64) {
+    auto idx = torch::from_blob(perm.data() + b, {64}, torch::kLong);
+    adam.zero_grad();
+    auto loss = torch::nn::functional::cross_entropy(net->forward(normalize_batch(data.train_x.index_select(0, idx))),
+                                                     data.train_y.index_select(0, idx));
+    loss.backward();
+    adam.step();
+    ref.push_back(loss.item<float>());
+  }
+  ASSERT_EQ(fused.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) EXPECT_NEAR(fused[i], ref[i], 1e-5 * std::max(1.0f, ref[i])) << "step " << i;
+  auto ck = load_checkpoint(o.out + "/checkpoint.dlr");
+  ASSERT_TRUE(ck.checkpoint) << ck.error;
+  EXPECT_TRUE(torch::allclose(ck.checkpoint->tensors[0].second, net->fc1->weight, 1e-5, 1e-6));
+}
+
+TEST(Train, AutogradEngineEqualsFusedEngine) {
+  Fixture f;
+  auto ds = synthetic_dataset(640, 100);
+  auto a = quick(f.root + "/a");
+  a.engine = "autograd";
+  auto b = quick(f.root + "/b");
+  b.engine = "fused";
+  auto la = losses_of(a, ds), lb = losses_of(b, ds);
+  ASSERT_EQ(la.size(), lb.size());
+  for (size_t i = 0; i < la.size(); ++i) EXPECT_NEAR(la[i], lb[i], 1e-5) << i;
+}
+
+// A reference trajectory (recorded with this code, LibTorch 2.11 CPU, 1 thread), checked with a
+// tolerance so that a change in the maths is caught while BLAS rounding differences are not.
+TEST(Train, ReferenceLossTrajectory) {
+  Fixture f;
+  auto l = losses_of(quick(f.root + "/run"), synthetic_dataset(640, 100));
+  ASSERT_GE(l.size(), 10u);
+  EXPECT_NEAR(l[0], std::log(10.0), 0.15) << "an untrained 10-class model starts near ln(10)";
+  const float expected[] = {2.314085f, 1.801905f, 1.397752f, 1.034519f, 0.721189f,
+                            0.489460f, 0.335041f, 0.209266f, 0.124680f, 0.083649f};
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; ++i) EXPECT_NEAR(l[i], expected[i], 2e-3) << "step " << i;
+  EXPECT_LT(l[9], 0.5f * l[0]) << "the synthetic classes are easy: the loss must fall fast";
+}
+
+TEST(Train, SgdAndCnnTrain) {
+  Fixture f;
+  auto ds = synthetic_dataset(640, 200);
+  auto o = quick(f.root + "/sgd");
+  o.optimizer = "sgd";
+  o.lr = 0.05;
+  o.momentum = 0.9;
+  o.epochs = 2;
+  at::set_num_threads(1);
+  auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  ASSERT_EQ(r.status, kTrainOk) << r.error;
+  EXPECT_GT(r.test_acc, 0.9);
+  auto c = quick(f.root + "/cnn");
+  c.model = "cnn";
+  auto rc = train(c, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  ASSERT_EQ(rc.status, kTrainOk) << rc.error;
+  EXPECT_GT(rc.test_acc, 0.5);
+  EXPECT_EQ(rc.confusion.size(), 100u);
+}
+
+TEST(Train, NanLossStopsAndKeepsTheLastGoodCheckpoint) {
+  Fixture f;
+  auto ds = synthetic_dataset(640, 100);
+  auto o = quick(f.root + "/run");
+  at::set_num_threads(1);
+  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, kTrainOk);
+  auto good = load_checkpoint(o.out + "/checkpoint.dlr");
+  ASSERT_TRUE(good.checkpoint);
+  // Poison the data: a NaN can only come from the maths, so feed labels through a huge lr.
+  o.resume = true;
+  o.epochs = 2;
+  o.optimizer = "adam";
+  TrainOptions bad = o;
+  bad.lr = 1e30;
+  auto r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  // lr is part of the run identity: resuming with another lr is refused before any step.
+  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_NE(r.error.find("lr"), std::string::npos) << r.error;
+  bad.resume = false;
+  bad.out = f.root + "/bad";
+  r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_NE(r.error.find("nan"), std::string::npos) << r.error;
+  EXPECT_FALSE(std::filesystem::exists(bad.out + "/checkpoint.dlr")) << "no checkpoint of a NaN model";
+}
+
+TEST(Checkpoint, TornTamperedAndGarbageAreRefused) {
+  Fixture f;
+  Checkpoint ck;
+  ck.meta = {{"epoch", 1}};
+  ck.tensors = {{"w", torch::arange(12, torch::kFloat).view({3, 4})}};
+  std::string path = f.root + "/c.dlr";
+  ASSERT_EQ(save_checkpoint(path, ck), "");
+  auto ok = load_checkpoint(path);
+  ASSERT_TRUE(ok.checkpoint) << ok.error;
+  EXPECT_TRUE(torch::equal(ok.checkpoint->tensors[0].second, ck.tensors[0].second));
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string tampered = bytes;
+  tampered[bytes.size() / 2] ^= 1;
+  EXPECT_NE(parse_checkpoint(tampered, "c").error.find("checksum mismatch"), std::string::npos);
+  for (size_t cut : {size_t{0}, size_t{10}, bytes.size() / 2, bytes.size() - 1})
+    EXPECT_FALSE(parse_checkpoint(bytes.substr(0, cut), "c").checkpoint) << cut;
+  EXPECT_NE(parse_checkpoint(std::string(100, 'x'), "c").error.find("bad magic"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp")) << "no temp file left behind";
+}
+
+TEST(Checkpoint, ResumeRefusesATamperedFileAndLeavesIt) {
+  Fixture f;
+  auto ds = synthetic_dataset(320, 50);
+  auto o = quick(f.root + "/run");
+  at::set_num_threads(1);
+  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, kTrainOk);
+  std::string path = o.out + "/checkpoint.dlr";
+  {
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(200);
+    io.put('\x7f');
+  }
+  auto before = std::filesystem::file_size(path);
+  o.resume = true;
+  o.epochs = 2;
+  auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_NE(r.error.find("checksum mismatch"), std::string::npos) << r.error;
+  EXPECT_EQ(std::filesystem::file_size(path), before);
+}
+
+// --- the dlready binary ----------------------------------------------------------------------
+
+void write_dataset_dir(const std::string& dir, uint32_t n_train, uint32_t n_test) {
+  auto ds = synthetic_dataset(n_train, n_test);
+  std::filesystem::create_directories(dir);
+  auto put = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+  };
+  put("train-images-idx3-ubyte", idx_bytes(ds.train.images));
+  put("train-labels-idx1-ubyte", idx_bytes(ds.train.labels));
+  put("t10k-images-idx3-ubyte", idx_bytes(ds.test.images));
+  put("t10k-labels-idx1-ubyte", idx_bytes(ds.test.labels));
+}
+
+int sh(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " >/dev/null 2>&1").c_str())); }
+
+NamedTensors tensors_of(const std::string& path) {
+  auto ck = load_checkpoint(path);
+  EXPECT_TRUE(ck.checkpoint) << ck.error;
+  return ck.checkpoint ? ck.checkpoint->tensors : NamedTensors{};
+}
+
+TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
+  Fixture f;
+  std::string data = f.root + "/data";
+  write_dataset_dir(data, 20000, 500);
+  std::string base = std::string(DLREADY_BINARY) + " train --device cpu --threads 1 --epochs 3 --no-progress " +
+                     "--checkpoint-every 37 --engine autograd --data " + data;
+  ASSERT_EQ(sh(base + " --out " + f.root + "/a"), 0);
+
+  std::string b = f.root + "/b";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::string cmd = base + " --out " + b + " >/dev/null 2>&1";
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  while (!std::filesystem::exists(b + "/checkpoint.dlr")) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "the run finished before it was killed: make the dataset larger";
+  auto killed = load_checkpoint(b + "/checkpoint.dlr");
+  ASSERT_TRUE(killed.checkpoint) << "a SIGKILL must leave a whole checkpoint: " << killed.error;
+  int64_t at_step = killed.checkpoint->meta.value("global_step", int64_t{0});
+  EXPECT_GT(at_step, 0);
+  EXPECT_LT(at_step, 3 * 313) << "killed mid-run";
+
+  ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
+  auto ta = tensors_of(f.root + "/a/checkpoint.dlr"), tb = tensors_of(b + "/checkpoint.dlr");
+  ASSERT_EQ(ta.size(), tb.size());
+  for (size_t i = 0; i < ta.size(); ++i) {
+    EXPECT_EQ(ta[i].first, tb[i].first);
+    EXPECT_TRUE(torch::equal(ta[i].second, tb[i].second)) << ta[i].first << " differs after resume (killed at step "
+                                                         << at_step << ")";
+  }
+}
+
+TEST(TrainCli, RealFashionMnistOneEpoch) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  std::string cmd = std::string(DLREADY_BINARY) + " train --device cpu --epochs 1 --json --no-progress --out " + f.root +
+                    "/run 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ASSERT_EQ(WEXITSTATUS(::pclose(p)), 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "dlready.train/1");
+  EXPECT_GE(j["test_acc"].get<double>(), 0.84) << "SimpleNet reaches ~85.5% after one epoch on Fashion-MNIST";
+  EXPECT_EQ(j["confusion"].size(), 100u);
+  EXPECT_TRUE(std::filesystem::exists(f.root + "/run/metrics.jsonl"));
+  std::ifstream svg(f.root + "/run/curves.svg");
+  std::string s((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  EXPECT_NE(s.find("<svg"), std::string::npos);
+  EXPECT_NE(s.find("polyline"), std::string::npos);
+}
+
+TEST(TrainCli, LoaderFailureIsExplainedNotFatal) {
+  Fixture f;
+  f.write("/libdlready_train.so", "not a shared object");
+  std::string out_file = f.root + "/out.txt";
+  int rc = WEXITSTATUS(std::system(("DLREADY_TRAIN_MODULE=" + f.root + "/libdlready_train.so " + DLREADY_BINARY +
+                                    " train > " + out_file + " 2>&1").c_str()));
+  EXPECT_EQ(rc, kTrainCannotLoad);
+  std::ifstream in(out_file);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(s.find("cannot load the LibTorch training module"), std::string::npos) << s;
+  EXPECT_NE(s.find(f.root + "/libdlready_train.so"), std::string::npos) << s;
+  EXPECT_NE(s.find("What dlready doctor says"), std::string::npos) << s;
+  EXPECT_NE(s.find("scripts/setup.sh"), std::string::npos) << s;
+}
+
+TEST(TrainCli, BadDataAndBadFlags) {
+  Fixture f;
+  f.mkdir("/empty");
+  std::string out = f.root + "/o.txt";
+  int rc = WEXITSTATUS(std::system((std::string(DLREADY_BINARY) + " train --data " + f.root + "/empty > " + out + " 2>&1").c_str()));
+  EXPECT_EQ(rc, kTrainFailed);
+  std::ifstream in(out);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(s.find("no train-images-idx3-ubyte"), std::string::npos) << s;
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --model resnet"), 2);
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --epochs 0"), 2);
+  write_dataset_dir(f.root + "/data", 64, 16);
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --device tpu --data " + f.root + "/data --out " + f.root + "/r"), 1);
+}
+
+}  // namespace
+}  // namespace dlready::test
