@@ -5,7 +5,10 @@
 #include <set>
 #include <stdexcept>
 
+#include <map>
+
 #include "diagnose/catalogue.hpp"
+#include "diagnose/rules.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -447,6 +450,79 @@ TEST(Scenario, BlasReference) {
   EXPECT_EQ(f.facts().blas.implementation, "openblas");
 }
 
+// PyTorch's wheel layout with real (tiny) ELF libraries: torch/lib/libtorch_cuda.so with RPATH
+// $ORIGIN/../../nvidia/{cu13,cudnn}/lib, libcudnn.so.9 with RUNPATH $ORIGIN.
+void add_wheel_libraries(Fixture& f, const std::string& sp) {
+  f.copy(DLREADY_FAKE_TORCH_CUDA, sp + "/torch/lib/libtorch_cuda.so");
+  f.copy(DLREADY_FAKE_CUDART, sp + "/nvidia/cu13/lib/libcudart.so.13");
+  f.copy(DLREADY_FAKE_CUDNN, sp + "/nvidia/cudnn/lib/libcudnn.so.9");
+  for (const char* sub : {"graph", "engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"}) {
+    std::string name = std::string("libcudnn_") + sub + ".so.9";
+    f.copy(DLREADY_FAKE_CUDNN_GRAPH, sp + "/nvidia/cudnn/lib/" + name + ".19.0");
+    f.link(sp + "/nvidia/cudnn/lib/" + name, name + ".19.0");
+  }
+}
+const char* kSp = "/home/alice/venv/lib/python3.11/site-packages";
+
+TEST(Scenario, WheelLibrariesResolve) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  auto facts = f.facts();
+  ASSERT_EQ(facts.binaries.size(), 1u);
+  std::map<std::string, std::string> via;
+  for (const auto& l : facts.binaries[0].libraries) via[l.name] = l.via;
+  EXPECT_EQ(via["libcudart.so.13"], "RPATH");
+  EXPECT_EQ(via["libcudnn.so.9"], "RPATH");
+  EXPECT_EQ(via["libcudnn_graph.so.9"], "RUNPATH") << "cuDNN dlopens its sub-libraries through its own RUNPATH";
+  auto r = f.report();
+  EXPECT_EQ(exit_status(r), 0) << finding_ids(r);
+}
+
+TEST(Scenario, CudaLibUnresolvable) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  f.remove(std::string(kSp) + "/nvidia/cu13/lib/libcudart.so.13");
+  auto r = f.report();
+  expect_finding(r, "cuda-lib-unresolvable");
+  auto& x = get(r, "cuda-lib-unresolvable");
+  EXPECT_NE(x.evidence.at(0).find("libcudart.so.13, needed by"), std::string::npos);
+  EXPECT_NE(x.evidence.at(1).find("nvidia/cu13/lib (RPATH)"), std::string::npos) << x.evidence.at(1);
+}
+
+TEST(Scenario, CudnnShadowedByLdLibraryPath) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  f.copy(DLREADY_FAKE_CUDNN_GRAPH, "/opt/cudnn-9.1/lib/libcudnn_graph.so.9.1.0");
+  f.link("/opt/cudnn-9.1/lib/libcudnn_graph.so.9", "libcudnn_graph.so.9.1.0");
+  f.env["LD_LIBRARY_PATH"] = "/opt/cudnn-9.1/lib";
+  auto r = f.report();
+  expect_finding(r, "cuda-lib-shadowed");
+  auto& x = get(r, "cuda-lib-shadowed");
+  std::string all = x.evidence[0] + " " + x.evidence[1];
+  EXPECT_NE(all.find("9.1.0"), std::string::npos) << all;
+  EXPECT_NE(all.find("9.19.0"), std::string::npos) << all;
+}
+
+TEST(Scenario, LibUnresolvableForABinary) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.copy(DLREADY_FAKE_TORCH_CUDA, "/opt/app/bin/app");  // needs libcudart.so.13 and libcudnn.so.9 via RPATH
+  auto o = f.options();
+  o.binaries = {"/opt/app/bin/app"};
+  auto g = gather_facts(o);
+  ASSERT_EQ(g.facts.binaries.at(0).binary, "/opt/app/bin/app");
+  auto r = diagnose(g.facts);
+  expect_finding(r, "cuda-lib-unresolvable");
+  f.copy(DLREADY_FAKE_NEEDS_ZLIB, "/opt/app/lib/libapp.so");
+  o.binaries = {"/opt/app/lib/libapp.so"};
+  auto z = diagnose(gather_facts(o).facts);
+  expect_finding(z, "lib-unresolvable");
+  EXPECT_NE(get(z, "lib-unresolvable").evidence.at(0).find("libz.so.1"), std::string::npos);
+}
+
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
@@ -459,7 +535,8 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "gpu-memory-busy", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
-      "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference"};
+      "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
+      "cuda-lib-shadowed", "lib-unresolvable"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -24,6 +24,7 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_option("--binary", a.binaries, "Also resolve this program's shared libraries like ld.so (repeatable)");
   cmd->add_flag("--list-findings", a.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
 }
 
@@ -38,9 +39,15 @@ int run_doctor(const DoctorArgs& a) {
   if (!a.user.empty()) opt.user = a.user;
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
+  opt.binaries = a.binaries;
   auto g = gather_facts(opt);
   if (!g.error.empty()) {
     std::fprintf(stderr, "dlready doctor: %s\n", g.error.c_str());
+    return 2;
+  }
+  for (const auto& b : g.facts.binaries) {
+    if (b.error.empty()) continue;
+    std::fprintf(stderr, "dlready doctor: --binary %s\n", b.error.c_str());
     return 2;
   }
   Report r = diagnose(g.facts);

@@ -1,6 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace dlready {
 
@@ -10,6 +11,7 @@ struct DoctorArgs {
   std::string fail_on = "error";
   std::string user;
   int timeout_ms = 10000;
+  std::vector<std::string> binaries;
 };
 
 void add_doctor_command(CLI::App& app, DoctorArgs& args);

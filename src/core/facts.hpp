@@ -184,6 +184,23 @@ struct BlasFacts {
   std::optional<std::string> implementation;  // reference, openblas, blis, mkl, atlas
 };
 
+// One library in a binary's dependency closure, as the dynamic loader would resolve it.
+struct ResolvedLibrary {
+  std::string name;       // as written in DT_NEEDED (or the dlopen name)
+  std::string needed_by;  // path of the object that needs it
+  std::optional<std::string> path;  // the file ld.so opens (nullopt: not found)
+  std::string via;        // RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default directory, already loaded
+  std::optional<std::string> version;     // from the real file name (libcudnn_graph.so.9.19.0 -> 9.19.0)
+  std::vector<std::string> searched;      // directories tried in order ("dir (RUNPATH)")
+  std::vector<std::string> later_copies;  // other files of that name later in the order: "path (via) [version]"
+};
+
+struct Resolution {
+  std::string binary;
+  std::string error;  // the binary itself could not be read
+  std::vector<ResolvedLibrary> libraries;  // load order, each name once
+};
+
 struct Facts {
   std::string root = "/";
   OsFacts os;
@@ -198,6 +215,7 @@ struct Facts {
   PythonFacts python;
   LibtorchFacts libtorch;
   BlasFacts blas;
+  std::vector<Resolution> binaries;  // --binary PATH, and each PyTorch's libtorch_cuda.so
 };
 
 }  // namespace dlready

@@ -140,6 +140,14 @@ const std::vector<CatalogueEntry>& catalogue() {
        "A CUDA wheel has another version than PyTorch pins",
        "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
        "'pip install -U' of another package)."},
+      {"cuda-lib-unresolvable", S::error, "cuda-libraries", "The loader cannot find a CUDA library a program needs",
+       "A CUDA, cuDNN, NCCL or PyTorch library in the dependency closure of libtorch_cuda.so (or of a --binary) "
+       "is in none of the directories ld.so searches: the program stops with 'cannot open shared object file'."},
+      {"lib-unresolvable", S::error, "cuda-libraries", "The loader cannot find a library a program needs",
+       "A non-CUDA library in the dependency closure of a --binary is in none of the directories ld.so searches."},
+      {"cuda-lib-shadowed", S::warning, "cuda-libraries", "LD_LIBRARY_PATH shadows the CUDA library a program ships with",
+       "The loader takes a CUDA library from LD_LIBRARY_PATH although the program's own RUNPATH (or the cache) "
+       "holds another copy; mixed versions cause symbol errors or wrong-version crashes (cuDNN, nvJitLink, NCCL)."},
       {"cuda-toolkit-torch-mismatch", S::warning, "cuda-libraries",
        "The CUDA toolkit (nvcc) major differs from PyTorch's CUDA",
        "Building CUDA extensions (flash-attn, apex, your own) needs nvcc of the same CUDA major as "

@@ -4,6 +4,8 @@
 
 #include "core/root_fs.hpp"
 #include "probe/driver_api.hpp"
+#include "probe/elf_reader.hpp"
+#include "probe/ld_resolver.hpp"
 #include "probe/library_locator.hpp"
 #include "probe/probes.hpp"
 
@@ -55,6 +57,16 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.python = probe_python(fs, f.env);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(loc);
+  LdResolver resolver(fs, loc);
+  for (const auto& b : opt.binaries) f.binaries.push_back(resolver.resolve(b));
+  // PyTorch's CUDA library and what cuDNN will dlopen from it: the import-time failures.
+  for (const auto& e : f.python.envs) {
+    for (const auto& t : e.torch) {
+      std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
+      if (!t.has_libtorch_cuda || !elf_machine(fs, lib)) continue;  // placeholder files are not ELF
+      f.binaries.push_back(resolver.resolve_library(lib));
+    }
+  }
   return r;
 }
 

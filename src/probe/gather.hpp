@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/facts.hpp"
 
@@ -14,6 +15,7 @@ struct GatherOptions {
   std::optional<std::string> user;         // check device nodes for this user (default: caller)
   int probe_timeout_ms = 10000;
   bool driver_probe = true;                // dlopen libcuda/libnvidia-ml in child processes
+  std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
 };
 
 struct GatherResult {

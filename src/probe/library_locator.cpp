@@ -36,7 +36,7 @@ LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_l
   for (const char* d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) default_dirs_.push_back(d);
 }
 
-void LibraryLocator::fill_details(LibraryLocation& loc) const {
+void LibraryLocator::describe(LibraryLocation& loc) const {
   loc.real_path = fs_.resolve(*loc.path);
   std::string name = path_basename(loc.real_path.value_or(*loc.path));
   loc.version = library_version_from_name(name);
@@ -44,6 +44,18 @@ void LibraryLocator::fill_details(LibraryLocation& loc) const {
   loc.stub = contains(p, "/stubs/") || contains(*loc.path, "/stubs/");
   loc.compat = contains(p, "/compat/") || contains(*loc.path, "/compat/");
   loc.wsl = starts_with(p, "/usr/lib/wsl/") || starts_with(*loc.path, "/usr/lib/wsl/");
+}
+
+std::optional<std::string> LibraryLocator::cache_lookup(const std::string& soname) const {
+  if (!cache_) return std::nullopt;
+  int arch = ld_cache_host_arch_flags();
+  for (const auto& e : cache_->entries) {
+    if (e.soname != soname) continue;
+    if (arch && (e.flags & 0xff00) != arch) continue;
+    if (!fs_.stat(e.path)) continue;  // stale cache entry: ld.so would fail on it too
+    return e.path;
+  }
+  return std::nullopt;
 }
 
 LibraryLocation LibraryLocator::locate(const std::string& soname) const {
@@ -55,20 +67,16 @@ LibraryLocation LibraryLocator::locate(const std::string& soname) const {
     if (fs_.stat(p)) {
       loc.path = path_normalize(p);
       loc.found_via = "LD_LIBRARY_PATH";
-      fill_details(loc);
+      describe(loc);
       return loc;
     }
   }
   if (cache_) {
     loc.searched.push_back("/etc/ld.so.cache");
-    int arch = ld_cache_host_arch_flags();
-    for (const auto& e : cache_->entries) {
-      if (e.soname != soname) continue;
-      if (arch && (e.flags & 0xff00) != arch) continue;
-      if (!fs_.stat(e.path)) continue;  // stale cache entry: ld.so would fail on it too
-      loc.path = e.path;
+    if (auto p = cache_lookup(soname)) {
+      loc.path = *p;
       loc.found_via = "ld.so.cache";
-      fill_details(loc);
+      describe(loc);
       return loc;
     }
   }
@@ -78,7 +86,7 @@ LibraryLocation LibraryLocator::locate(const std::string& soname) const {
     if (fs_.stat(p)) {
       loc.path = p;
       loc.found_via = "default directory";
-      fill_details(loc);
+      describe(loc);
       return loc;
     }
   }

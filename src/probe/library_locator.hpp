@@ -18,9 +18,15 @@ class LibraryLocator {
 
   LibraryLocation locate(const std::string& soname) const;
 
- private:
-  void fill_details(LibraryLocation& loc) const;
+  // The pieces of ld.so's search, for the full resolver (ld_resolver.hpp).
+  const std::vector<std::string>& ld_library_path() const { return ld_library_path_; }
+  const std::vector<std::string>& default_dirs() const { return default_dirs_; }
+  bool has_cache() const { return cache_.has_value(); }
+  std::optional<std::string> cache_lookup(const std::string& soname) const;  // existing file only
+  // Fills real_path, version and the stub/compat/wsl flags of a found location.
+  void describe(LibraryLocation& loc) const;
 
+ private:
   const RootFs& fs_;
   std::vector<std::string> ld_library_path_;
   std::optional<LdCache> cache_;

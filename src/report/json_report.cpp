@@ -85,6 +85,16 @@ json facts_json(const Facts& f) {
   json libtorch = json::array();
   for (const auto& l : f.libtorch.installs)
     libtorch.push_back({{"path", l.path}, {"build_version", opt(l.build_version)}, {"cxx11_abi", opt(l.cxx11_abi)}});
+  json binaries = json::array();
+  for (const auto& b : f.binaries) {
+    json libs_of = json::array();
+    for (const auto& l : b.libraries)
+      libs_of.push_back({{"name", l.name}, {"needed_by", l.needed_by}, {"path", opt(l.path)},
+                         {"via", l.path ? json(l.via) : json(nullptr)}, {"version", opt(l.version)},
+                         {"searched", l.searched},
+                         {"later_copies", l.later_copies}});
+    binaries.push_back({{"binary", b.binary}, {"libraries", libs_of}});
+  }
   return {{"root", f.root},
           {"os", os},
           {"pci", pci},
@@ -99,7 +109,8 @@ json facts_json(const Facts& f) {
           {"cuda_libraries", libs},
           {"python_envs", envs},
           {"libtorch", libtorch},
-          {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)}}}};
+          {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)}}},
+          {"binaries", binaries}};
 }
 
 }  // namespace

@@ -91,6 +91,12 @@ std::vector<std::string> section_facts(const Facts& f, const std::string& s) {
     for (const auto& tk : f.cuda_libs.toolkits)
       out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
     for (const auto& l : f.cuda_libs.libraries) out.push_back(lib_line(l));
+    for (const auto& b : f.binaries) {
+      size_t missing = 0;
+      for (const auto& l : b.libraries) missing += l.path ? 0 : 1;
+      out.push_back(b.binary + ": " + std::to_string(b.libraries.size()) + " libraries resolved like ld.so" +
+                    (missing ? ", " + std::to_string(missing) + " not found" : ""));
+    }
     if (out.empty()) out.push_back("no CUDA toolkit or libraries found by the loader");
   } else if (s == "pytorch") {
     for (const auto& e : f.python.envs)

@@ -1,0 +1,1 @@
+int dlready_fake_symbol(void) { return 0; }
