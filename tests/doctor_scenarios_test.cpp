@@ -56,7 +56,7 @@ TEST(Scenario, HealthyMachineIsReady) {
   ASSERT_EQ(r.verdict.torch.size(), 1u);
   EXPECT_TRUE(r.verdict.torch[0].cuda_available) << r.verdict.torch[0].reason;
   ASSERT_FALSE(r.recommendations.empty());
-  EXPECT_NE(r.recommendations[0].commands[0].find("/whl/cu130"), std::string::npos);
+  EXPECT_NE(r.recommendations[0].commands[0].find("/whl/cu132"), std::string::npos);
 }
 
 TEST(Scenario, NoNvidiaGpu) {
@@ -388,7 +388,7 @@ TEST(Scenario, TorchCpuOnly) {
   auto r = f.report();
   expect_finding(r, "torch-cpu-only");
   bool cu130 = false;
-  for (const auto& c : get(r, "torch-cpu-only").fix) cu130 |= c.find("/whl/cu130") != std::string::npos;
+  for (const auto& c : get(r, "torch-cpu-only").fix) cu130 |= c.find("/whl/cu132") != std::string::npos;
   EXPECT_TRUE(cu130);
 }
 

@@ -9,8 +9,6 @@ constexpr const char* kRN = "NVIDIA CUDA Toolkit 13.2 Update 2 Release Notes, Ta
                             "docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html";
 constexpr const char* kBranch = "driver bundled with each CUDA release, CUDA Toolkit 13.2 Update 2 Release "
                                 "Notes Table 3 (shared/knowledge/compat.json driver_branch_max_cuda)";
-constexpr const char* kTorch211 = "pytorch/pytorch RELEASE.md + test-infra generate_binary_build_matrix.py; "
-                                  "pytorch/pytorch#182250 (get_arch_list of 2.11.0 wheels)";
 }  // namespace
 
 const std::vector<CudaMajorDriverMin>& cuda_major_driver_minimums() {
@@ -51,13 +49,51 @@ std::optional<std::string> max_cuda_for_driver(const std::string& driver_version
   return best;
 }
 
+extern const char* const kPytorchCudaArchTsv;
+
 const std::vector<TorchVariant>& torch_variants() {
-  static const std::vector<TorchVariant> t = {
-      {"2.11", "cu130", "13.0", "7.5;8.0;8.6;9.0;10.0;12.0", true, kTorch211},
-      {"2.11", "cu128", "12.8", "7.5;8.0;8.6;9.0;10.0;12.0", false, kTorch211},
-      {"2.11", "cu126", "12.6", "5.0;6.0;7.0;7.5;8.0;8.6;9.0", false, kTorch211},
-  };
+  static const std::vector<TorchVariant> t = [] {
+    std::vector<TorchVariant> rows;
+    for (const auto& line : lines(kPytorchCudaArchTsv)) {
+      if (line.empty() || line[0] == '#') continue;
+      auto f = split(line, '\t', true);
+      if (f.size() < 6) continue;
+      rows.push_back({f[0], f[1], f[2], f[3], f[4] == "yes", f[5]});
+    }
+    return rows;
+  }();
   return t;
+}
+
+std::string newest_torch_release() {
+  std::string best;
+  for (const auto& v : torch_variants())
+    if (best.empty() || compare_versions(v.torch, best) > 0) best = v.torch;
+  return best;
+}
+
+std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda) {
+  auto parts = split(torch_version.substr(0, torch_version.find('+')), '.');
+  if (parts.size() < 2) return std::nullopt;
+  std::string line = parts[0] + "." + parts[1];
+  std::string variant = "cu";
+  for (char c : cuda)
+    if (c != '.') variant += c;
+  for (const auto& v : torch_variants())
+    if (v.torch == line && v.variant == variant) return v.arch_list;
+  return std::nullopt;
+}
+
+bool arch_list_covers(const std::string& list, int major, int minor) {
+  for (const auto& a : split(list, ';')) {
+    auto parts = split(trim(a), '.');
+    if (parts.size() < 2) continue;
+    int am = static_cast<int>(parse_int(parts[0]).value_or(-1));
+    int an = static_cast<int>(parse_int(parts[1].substr(0, 1)).value_or(-1));
+    if (am == major && an <= minor) return true;  // SASS: same major, minor <= device
+    if (contains(a, "PTX") && (am < major || (am == major && an <= minor))) return true;  // PTX JIT
+  }
+  return false;
 }
 
 std::string cuda_version_string(int encoded) {

@@ -26,14 +26,22 @@ const std::vector<DriverBranchCuda>& driver_branch_max_cuda();
 std::optional<std::string> max_cuda_for_driver(const std::string& driver_version);
 
 struct TorchVariant {
-  const char* torch;    // release line, "2.11"
-  const char* variant;  // cu130
-  const char* cuda;     // 13.0
-  const char* arch_list;  // TORCH_CUDA_ARCH_LIST of the wheel ("7.5;8.0;...")
-  bool pypi_default;
-  const char* source;
+  std::string torch;      // release line, "2.11"
+  std::string variant;    // cu130
+  std::string cuda;       // 13.0
+  std::string arch_list;  // TORCH_CUDA_ARCH_LIST of the wheel ("7.5;8.0;...;12.0" or "...+PTX")
+  bool pypi_default = false;
+  std::string source;
 };
+// All rows of data/pytorch_cuda_arch.tsv (compiled in), in file order.
 const std::vector<TorchVariant>& torch_variants();
+// The newest release line in the table ("2.14").
+std::string newest_torch_release();
+// The arch list a torch build ships, from its version ("2.5.1+cu124") and CUDA ("12.4").
+std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda);
+// Does an arch list (or a set of SASS/PTX archs) have code a device of compute capability
+// major.minor can run? SASS: same major, minor <= device; PTX: any arch <= device (JIT).
+bool arch_list_covers(const std::string& list, int major, int minor);
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);
 

@@ -1,29 +1,19 @@
+#include <algorithm>
+
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
-namespace {
-
-// Does a wheel's arch list have a cubin or PTX that runs on compute capability major.minor?
-bool arch_list_covers(const std::string& list, int major, int minor) {
-  for (const auto& a : split(list, ';')) {
-    auto parts = split(a, '.');
-    if (parts.size() < 2) continue;
-    int am = static_cast<int>(parse_int(parts[0]).value_or(-1));
-    int an = static_cast<int>(parse_int(parts[1].substr(0, 1)).value_or(-1));
-    if (am == major && an <= minor) return true;                           // SASS: same major, minor <= device
-    if (contains(a, "PTX") && (am < major || (am == major && an <= minor))) return true;  // PTX JIT
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string pip_install_command(const Facts& f, const Derived& d) {
   const std::string idx = "https://download.pytorch.org/whl/";
   if (!d.gpu_evidence) return "pip install torch torchvision --index-url " + idx + "cpu";
-  for (const auto& v : torch_variants()) {
+  // The newest release line, its CUDA variants from the newest CUDA down.
+  std::vector<TorchVariant> line;
+  for (const auto& v : torch_variants())
+    if (v.torch == newest_torch_release()) line.push_back(v);
+  std::sort(line.begin(), line.end(), [](const auto& a, const auto& b) { return compare_versions(a.cuda, b.cuda) > 0; });
+  for (const auto& v : line) {
     auto min = min_driver_for_cuda(v.cuda);
     if (d.driver_version && min && compare_versions(*d.driver_version, *min) < 0) continue;
     if (!d.driver_version && d.driver_max_cuda && compare_versions(*d.driver_max_cuda, v.cuda) < 0) continue;
