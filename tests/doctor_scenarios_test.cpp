@@ -523,6 +523,32 @@ TEST(Scenario, LibUnresolvableForABinary) {
   EXPECT_NE(get(z, "lib-unresolvable").evidence.at(0).find("libz.so.1"), std::string::npos);
 }
 
+// Issue scenarios: new GPU with an old wheel, old GPU with a new wheel (published arch lists).
+TEST(Scenario, ArchNotSupportedRtx5090WithCu124Wheel) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/usr/share/misc/pci.ids", "10de  NVIDIA Corporation\n\t2b85  GB202 [GeForce RTX 5090]\n");
+  write_driver_conf(f, "devices=1\ndev0.name=NVIDIA GeForce RTX 5090\ndev0.cc=12.0\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.5.1+cu124", "12.4", {}, {}});
+  auto r = f.report();
+  expect_finding(r, "arch-not-supported");
+  auto& x = get(r, "arch-not-supported");
+  EXPECT_NE(x.evidence.at(0).find("sm_120"), std::string::npos) << x.evidence.at(0);
+  EXPECT_NE(x.evidence.at(1).find("5.0;6.0;7.0;7.5;8.0;8.6;9.0"), std::string::npos) << x.evidence.at(1);
+  EXPECT_NE(x.fix.at(1).find("/whl/cu132"), std::string::npos) << x.fix.at(1);
+}
+
+TEST(Scenario, ArchNotSupportedGtx1080TiWithCu130Wheel) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  write_driver_conf(f, "devices=1\ndev0.name=NVIDIA GeForce GTX 1080 Ti\ndev0.cc=6.1\n");
+  auto r = f.report();
+  expect_finding(r, "arch-not-supported");
+  EXPECT_NE(get(r, "arch-not-supported").fix.at(1).find("/whl/cu126"), std::string::npos)
+      << "the newest line that still ships sm_60 code";
+  EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cu126"), std::string::npos);
+}
+
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
@@ -536,7 +562,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
-      "cuda-lib-shadowed", "lib-unresolvable"};
+      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -195,6 +195,14 @@ struct ResolvedLibrary {
   std::vector<std::string> later_copies;  // other files of that name later in the order: "path (via) [version]"
 };
 
+// GPU code found in a library's CUDA fat binaries (SASS cubins and PTX), by architecture number.
+struct GpuCode {
+  std::string library;
+  std::vector<int> sass, ptx;  // 75 = sm_75 / compute_75
+  bool compressed = false;
+  std::string error;  // a malformed header stopped the scan (what was read before is kept)
+};
+
 struct Resolution {
   std::string binary;
   std::string error;  // the binary itself could not be read
@@ -216,6 +224,7 @@ struct Facts {
   LibtorchFacts libtorch;
   BlasFacts blas;
   std::vector<Resolution> binaries;  // --binary PATH, and each PyTorch's libtorch_cuda.so
+  std::vector<GpuCode> gpu_code;     // fat binaries of the same (scanned when a GPU's CC is known)
 };
 
 }  // namespace dlready

@@ -140,6 +140,10 @@ const std::vector<CatalogueEntry>& catalogue() {
        "A CUDA wheel has another version than PyTorch pins",
        "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
        "'pip install -U' of another package)."},
+      {"arch-not-supported", S::error, "cuda-libraries", "PyTorch has no GPU code this GPU can run",
+       "The build's fat binaries (or the release's published arch list) have no cubin for the GPU's compute "
+       "capability (same major, minor <= the GPU's) and no PTX old enough to JIT: 'no kernel image is available "
+       "for execution on the device' / 'sm_XY is not compatible with the current PyTorch installation'."},
       {"cuda-lib-unresolvable", S::error, "cuda-libraries", "The loader cannot find a CUDA library a program needs",
        "A CUDA, cuDNN, NCCL or PyTorch library in the dependency closure of libtorch_cuda.so (or of a --binary) "
        "is in none of the directories ld.so searches: the program stops with 'cannot open shared object file'."},

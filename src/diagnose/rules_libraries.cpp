@@ -2,6 +2,7 @@
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
+#include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -23,7 +24,66 @@ std::string wheel_hint(const std::string& name) {
 
 }  // namespace
 
-void rules_libraries(const Facts& f, std::vector<Finding>& out) {
+namespace {
+
+std::string arch_text(const std::vector<int>& archs, const char* prefix) {
+  std::string s;
+  for (int a : archs) s += (s.empty() ? "" : " ") + std::string(prefix) + std::to_string(a);
+  return s;
+}
+
+// SASS runs on the same major with minor <= the device's; PTX JIT-compiles for any newer device.
+bool code_runs_on(const GpuCode& g, int major, int minor) {
+  int cc = major * 10 + minor;
+  for (int a : g.sass)
+    if (a / 10 == major && a % 10 <= minor) return true;
+  for (int a : g.ptx)
+    if (a <= cc) return true;
+  return false;
+}
+
+void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  for (const auto& env : f.python.envs) {
+    for (const auto& t : env.torch) {
+      if (!t.cuda || !t.version) continue;
+      std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
+      const GpuCode* scanned = nullptr;
+      for (const auto& g : f.gpu_code)
+        if (g.library == lib) scanned = &g;
+      auto published = known_arch_list(*t.version, *t.cuda);
+      std::vector<std::string> bad;
+      std::string has;
+      for (const auto& dev : f.driver.devices) {
+        if (!dev.cc_major || !dev.cc_minor) continue;
+        bool ok;
+        if (scanned && !(scanned->sass.empty() && scanned->ptx.empty())) {
+          ok = code_runs_on(*scanned, *dev.cc_major, *dev.cc_minor);
+          has = arch_text(scanned->sass, "sm_") + (scanned->ptx.empty() ? "" : " " + arch_text(scanned->ptx, "compute_")) +
+                " (read from " + lib + ")";
+        } else if (published) {
+          ok = arch_list_covers(*published, *dev.cc_major, *dev.cc_minor);
+          has = *published + " (the release's published TORCH_CUDA_ARCH_LIST)";
+        } else {
+          continue;
+        }
+        if (!ok)
+          bad.push_back("cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU") + " is sm_" +
+                        std::to_string(*dev.cc_major) + std::to_string(*dev.cc_minor));
+      }
+      if (bad.empty()) continue;
+      auto x = make_finding("arch-not-supported");
+      x.evidence = bad;
+      x.evidence.push_back("torch " + *t.version + " in " + t.site_packages + " has: " + has);
+      x.fix = {"pip uninstall -y torch torchvision", pip_install_command(f, d) + " (a build with code for this GPU)"};
+      out.push_back(x);
+    }
+  }
+}
+
+}  // namespace
+
+void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  arch_rules(f, d, out);
   for (const auto& b : f.binaries) {
     if (!b.error.empty()) continue;  // --binary errors are reported by the CLI before diagnosis
     bool torch = ends_with(b.binary, "/libtorch_cuda.so");

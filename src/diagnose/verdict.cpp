@@ -105,7 +105,7 @@ Report diagnose(const Facts& facts) {
   rules_system(facts, d, rep.findings);
   rules_driver(facts, d, rep.findings);
   rules_software(facts, d, rep.findings);
-  rules_libraries(facts, rep.findings);
+  rules_libraries(facts, d, rep.findings);
   rep.verdict = make_verdict(facts, d, rep.findings);
   rep.recommendations = make_recommendations(facts, d);
   return rep;

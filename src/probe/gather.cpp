@@ -5,6 +5,7 @@
 #include "core/root_fs.hpp"
 #include "probe/driver_api.hpp"
 #include "probe/elf_reader.hpp"
+#include "probe/fatbin_reader.hpp"
 #include "probe/ld_resolver.hpp"
 #include "probe/library_locator.hpp"
 #include "probe/probes.hpp"
@@ -58,13 +59,27 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(loc);
   LdResolver resolver(fs, loc);
-  for (const auto& b : opt.binaries) f.binaries.push_back(resolver.resolve(b));
+  auto scan_gpu_code = [&](const std::string& lib) {
+    auto archs = read_fatbin_archs(fs, lib);
+    if (!archs) return;
+    f.gpu_code.push_back({lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
+                          std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd,
+                          archs->error});
+  };
+  // Scanning a 1 GB libtorch_cuda.so costs a few hundred ms: only when there is a GPU to compare.
+  bool know_gpu_arch = false;
+  for (const auto& d : f.driver.devices) know_gpu_arch |= d.cc_major.has_value();
+  for (const auto& b : opt.binaries) {
+    f.binaries.push_back(resolver.resolve(b));
+    scan_gpu_code(b);
+  }
   // PyTorch's CUDA library and what cuDNN will dlopen from it: the import-time failures.
   for (const auto& e : f.python.envs) {
     for (const auto& t : e.torch) {
       std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
       if (!t.has_libtorch_cuda || !elf_machine(fs, lib)) continue;  // placeholder files are not ELF
       f.binaries.push_back(resolver.resolve_library(lib));
+      if (know_gpu_arch) scan_gpu_code(lib);
     }
   }
   return r;

@@ -1,0 +1,116 @@
+// The fat binary reader against cuobjdump: libraries built here by nvcc with several -gencode
+// targets (SASS and PTX, compressed and not), garbage, and the pinned wheel's libtorch_cuda.so.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "core/posix_fs.hpp"
+#include "core/text.hpp"
+#include "fixture.hpp"
+#include "probe/fatbin_reader.hpp"
+
+namespace dlready::test {
+namespace {
+
+std::string home() { return std::getenv("HOME") ? std::getenv("HOME") : "/root"; }
+std::string venv_site() { return home() + "/.cache/dlready/venv-torch2.11.0-tv0.26.0/lib/python3.11/site-packages"; }
+
+std::string find_tool(const std::string& name) {
+  for (const auto& dir : {std::string("/usr/local/cuda/bin"), std::string("/usr/bin"),
+                          venv_site() + "/triton/backends/nvidia/bin"})
+    if (path_exists(dir + "/" + name)) return dir + "/" + name;
+  return "";
+}
+
+std::string run_out(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+// {sass archs, ptx archs} as cuobjdump lists them ("ELF file 1: x.1.sm_90.cubin").
+std::pair<std::set<int>, std::set<int>> cuobjdump_archs(const std::string& tool, const std::string& lib) {
+  std::set<int> sass, ptx;
+  for (const auto& l : lines(run_out(tool + " --list-elf --list-ptx " + lib + " 2>/dev/null"))) {
+    auto pos = l.find(".sm_");
+    if (pos == std::string::npos) continue;
+    int arch = static_cast<int>(parse_int(l.substr(pos + 4, l.find_first_not_of("0123456789", pos + 4) - pos - 4)).value_or(-1));
+    (starts_with(l, "PTX") ? ptx : sass).insert(arch);
+  }
+  return {sass, ptx};
+}
+
+class FatbinTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nvcc_ = find_tool("nvcc");
+    cuobjdump_ = find_tool("cuobjdump");
+    if (nvcc_.empty() || cuobjdump_.empty()) GTEST_SKIP() << "needs nvcc and cuobjdump";
+    f_.write("/k.cu", "__global__ void k(float* x) { x[threadIdx.x] *= 2; }\nvoid launch(float* x) { k<<<1, 32>>>(x); }\n");
+  }
+  std::string build(const std::string& name, const std::string& flags) {
+    std::string out = f_.root + "/" + name;
+    std::string cmd = nvcc_ + " -shared -Xcompiler -fPIC " + flags + " -o " + out + " " + f_.root + "/k.cu 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return out;
+  }
+  void expect_matches(const std::string& lib) {
+    RootFs fs("/");
+    auto ours = read_fatbin_archs(fs, lib);
+    ASSERT_TRUE(ours) << lib;
+    EXPECT_EQ(ours->error, "");
+    auto [sass, ptx] = cuobjdump_archs(cuobjdump_, lib);
+    EXPECT_EQ(ours->sass, sass) << lib;
+    EXPECT_EQ(ours->ptx, ptx) << lib;
+  }
+  Fixture f_;
+  std::string nvcc_, cuobjdump_;
+};
+
+TEST_F(FatbinTest, SassAndPtxCompressedOrNotMatchCuobjdump) {
+  const std::string two = "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]";
+  expect_matches(build("default.so", two));
+  expect_matches(build("none.so", two + " --compress-mode=none"));
+  expect_matches(build("lz4.so", two + " -Xfatbin -compress-all --compress-mode=speed"));
+  expect_matches(build("ptx_only.so", "-gencode arch=compute_80,code=compute_80"));
+  expect_matches(build("many.so", "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_86,code=sm_86 "
+                                  "-gencode arch=compute_100,code=sm_100 -gencode arch=compute_120,code=[sm_120,compute_120]"));
+  RootFs fs("/");
+  auto none = read_fatbin_archs(fs, f_.root + "/none.so");
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->lz4 || none->zstd) << "--compress-mode=none";
+}
+
+TEST_F(FatbinTest, PinnedWheelMatchesCuobjdump) {
+  std::string lib = venv_site() + "/torch/lib/libtorch_cuda.so";
+  if (!path_exists(lib)) GTEST_SKIP() << "pinned venv not installed";
+  expect_matches(lib);
+}
+
+TEST(Fatbin, GarbageIsRejectedCleanly) {
+  FatbinArchs out;
+  std::string bytes = std::string("\x50\xED\x55\xBA\x01\x00\x10\x00", 8) + std::string(8, '\xff') + std::string(64, 'x');
+  auto read = [&](uint64_t off, size_t len) -> std::optional<std::string> {
+    if (off >= bytes.size()) return std::string();
+    return bytes.substr(off, len);
+  };
+  scan_fatbin_range(read, 0, bytes.size(), out);
+  EXPECT_NE(out.error, "");
+  EXPECT_TRUE(out.empty());
+  FatbinArchs junk;
+  std::string noise(256, '\x42');
+  scan_fatbin_range([&](uint64_t off, size_t len) -> std::optional<std::string> { return noise.substr(off, len); }, 0,
+                    noise.size(), junk);
+  EXPECT_NE(junk.error.find("bad container magic"), std::string::npos);
+  Fixture f;
+  f.write("/notelf.so", "hello");
+  EXPECT_FALSE(read_fatbin_archs(RootFs("/"), f.root + "/notelf.so"));
+}
+
+}  // namespace
+}  // namespace dlready::test
