@@ -549,6 +549,20 @@ TEST(Scenario, ArchNotSupportedGtx1080TiWithCu130Wheel) {
   EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cu126"), std::string::npos);
 }
 
+TEST(Scenario, LibtorchCudaDroppedByAsNeeded) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.copy(DLREADY_FAKE_TORCH_CPU, "/opt/libtorch/lib/libtorch_cpu.so");
+  f.copy(DLREADY_FAKE_APP_CPU_ONLY, "/opt/app/bin/app");
+  auto o = f.options();
+  o.binaries = {"/opt/app/bin/app"};
+  EXPECT_FALSE(has_finding(diagnose(gather_facts(o).facts), "libtorch-cuda-not-linked")) << "a CPU-only LibTorch";
+  f.copy(DLREADY_FAKE_TORCH_CUDA, "/opt/libtorch/lib/libtorch_cuda.so");
+  auto r = diagnose(gather_facts(o).facts);
+  expect_finding(r, "libtorch-cuda-not-linked");
+  EXPECT_NE(get(r, "libtorch-cuda-not-linked").fix.at(1).find("--no-as-needed"), std::string::npos);
+}
+
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
@@ -562,7 +576,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
-      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported"};
+      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -207,6 +207,9 @@ struct Resolution {
   std::string binary;
   std::string error;  // the binary itself could not be read
   std::vector<ResolvedLibrary> libraries;  // load order, each name once
+  // Links LibTorch's CPU library while a libtorch_cuda.so sits next to it but is not in the
+  // closure: the linker's --as-needed dropped it (the path of that libtorch_cuda.so).
+  std::optional<std::string> unlinked_torch_cuda;
 };
 
 struct Facts {

@@ -159,6 +159,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"libtorch-abi-mismatch", S::warning, "libtorch", "LibTorch uses the pre-C++11 string ABI",
        "A LibTorch built with _GLIBCXX_USE_CXX11_ABI=0 does not link with code built by today's g++ default "
        "(undefined references to std::__cxx11::basic_string)."},
+      {"libtorch-cuda-not-linked", S::error, "libtorch", "A LibTorch program lost libtorch_cuda to --as-needed",
+       "The program links libtorch_cpu but not libtorch_cuda, although its LibTorch has one: the linker's "
+       "--as-needed (Ubuntu's default) dropped it because no symbol is referenced, so CUDA kernels never "
+       "register and torch::cuda::is_available() is false."},
       {"blas-reference", S::warning, "cpu-math", "libblas.so.3 is the slow reference BLAS",
        "Programs linked to the system BLAS (Debian's numpy/scipy, R, Octave, source builds of LibTorch) "
        "use netlib's reference implementation, about 10x slower than OpenBLAS for the seed's MLP."},

@@ -86,6 +86,14 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
   arch_rules(f, d, out);
   for (const auto& b : f.binaries) {
     if (!b.error.empty()) continue;  // --binary errors are reported by the CLI before diagnosis
+    if (b.unlinked_torch_cuda) {
+      auto x = make_finding("libtorch-cuda-not-linked");
+      x.evidence.push_back(b.binary + " needs libtorch_cpu.so but not libtorch_cuda.so");
+      x.evidence.push_back("its LibTorch has " + *b.unlinked_torch_cuda);
+      x.fix = {"link with the exported CMake targets: target_link_libraries(app PRIVATE ${TORCH_LIBRARIES})",
+               "or by hand: -Wl,--no-as-needed -ltorch_cuda -ltorch -Wl,--as-needed"};
+      out.push_back(x);
+    }
     bool torch = ends_with(b.binary, "/libtorch_cuda.so");
     for (const auto& lib : b.libraries) {
       if (!lib.path) {

@@ -70,7 +70,16 @@ GatherResult gather_facts(const GatherOptions& opt) {
   bool know_gpu_arch = false;
   for (const auto& d : f.driver.devices) know_gpu_arch |= d.cc_major.has_value();
   for (const auto& b : opt.binaries) {
-    f.binaries.push_back(resolver.resolve(b));
+    auto res = resolver.resolve(b);
+    bool has_cuda = false;
+    std::optional<std::string> cpu;
+    for (const auto& l : res.libraries) {
+      has_cuda |= l.name == "libtorch_cuda.so";
+      if (l.name == "libtorch_cpu.so" && l.path) cpu = l.path;
+    }
+    if (cpu && !has_cuda && fs.exists(path_dirname(*cpu) + "/libtorch_cuda.so"))
+      res.unlinked_torch_cuda = path_dirname(*cpu) + "/libtorch_cuda.so";
+    f.binaries.push_back(res);
     scan_gpu_code(b);
   }
   // PyTorch's CUDA library and what cuDNN will dlopen from it: the import-time failures.
