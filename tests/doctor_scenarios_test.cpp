@@ -549,6 +549,34 @@ TEST(Scenario, ArchNotSupportedGtx1080TiWithCu130Wheel) {
   EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cu126"), std::string::npos);
 }
 
+// Issue scenario: driver 470 with a cu121 wheel: the install that fits now, and the upgrade.
+TEST(Scenario, Driver470WithCu121WheelRecommendsWhatFits) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  replace_driver(f, "470.82.01", "devices=1\ndev0.name=NVIDIA GeForce RTX 3090\ndev0.cc=8.6\ncuda.driver_version=11040\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.1.2+cu121", "12.1", {}, {}});
+  auto r = f.report();
+  expect_finding(r, "driver-too-old");
+  ASSERT_EQ(r.recommendations.size(), 2u);
+  EXPECT_NE(r.recommendations[0].commands[0].find("'torch==2.7.*' torchvision --index-url https://download.pytorch.org/whl/cu118"),
+            std::string::npos) << r.recommendations[0].commands[0];
+  EXPECT_NE(r.recommendations[1].title.find(">= 525.60.13"), std::string::npos) << r.recommendations[1].title;
+}
+
+// Without a working driver the GPU's compute capability comes from its PCI id.
+TEST(Scenario, ArchCheckFromPciIdWhenTheDriverIsDown) {
+  Fixture f;
+  add_base_system(f);
+  add_nvidia_gpu(f, "0000:01:00.0", "2b85", "nouveau");
+  f.write("/proc/modules", "nouveau 1 0 - Live 0x0\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.5.1+cu124", "12.4", {}, {}});
+  auto r = f.report();
+  expect_finding(r, "nouveau-loaded");
+  expect_finding(r, "arch-not-supported");
+  EXPECT_NE(get(r, "arch-not-supported").evidence.at(0).find("sm_120 (compute capability from the PCI id table)"),
+            std::string::npos) << get(r, "arch-not-supported").evidence.at(0);
+}
+
 TEST(Scenario, LibtorchCudaDroppedByAsNeeded) {
   Fixture f;
   healthy_gpu_machine(f);

@@ -50,6 +50,27 @@ std::optional<std::string> max_cuda_for_driver(const std::string& driver_version
 }
 
 extern const char* const kPytorchCudaArchTsv;
+extern const char* const kGpusTsv;
+
+std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device) {
+  static const std::vector<std::pair<std::string, KnownGpu>> t = [] {
+    std::vector<std::pair<std::string, KnownGpu>> rows;
+    for (const auto& line : lines(kGpusTsv)) {
+      if (line.empty() || line[0] == '#') continue;
+      auto f = split(line, '\t', true);
+      if (f.size() < 3) continue;
+      auto cc = split(f[2], '.');
+      if (cc.size() != 2) continue;
+      rows.push_back({f[0], {f[1], static_cast<int>(parse_int(cc[0]).value_or(0)),
+                             static_cast<int>(parse_int(cc[1]).value_or(0))}});
+    }
+    return rows;
+  }();
+  std::string key = to_lower(vendor) + ":" + to_lower(device);
+  for (const auto& [id, g] : t)
+    if (id == key) return g;
+  return std::nullopt;
+}
 
 const std::vector<TorchVariant>& torch_variants() {
   static const std::vector<TorchVariant> t = [] {

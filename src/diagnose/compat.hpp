@@ -42,6 +42,13 @@ std::optional<std::string> known_arch_list(const std::string& torch_version, con
 // Does an arch list (or a set of SASS/PTX archs) have code a device of compute capability
 // major.minor can run? SASS: same major, minor <= device; PTX: any arch <= device (JIT).
 bool arch_list_covers(const std::string& list, int major, int minor);
+struct KnownGpu {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+};
+// From data/gpus.tsv by PCI ids ("10de", "2b85").
+std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device);
+
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);
 

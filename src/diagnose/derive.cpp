@@ -35,6 +35,15 @@ Derived derive(const Facts& f) {
     if (dev.uuid) d.known_uuids.push_back(*dev.uuid);
   for (const auto& dev : f.driver.devices)
     if (dev.uuid) d.known_uuids.push_back(*dev.uuid);
+  for (const auto& dev : f.driver.devices)
+    if (dev.cc_major && dev.cc_minor)
+      d.gpu_archs.push_back({"cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU"), *dev.cc_major,
+                             *dev.cc_minor, "driver"});
+  if (d.gpu_archs.empty())
+    for (const auto& fn : f.pci.nvidia)
+      if (fn.is_gpu)
+        if (auto g = gpu_by_pci_id(fn.vendor_id, fn.device_id))
+          d.gpu_archs.push_back({fn.address + " " + g->name, g->cc_major, g->cc_minor, "PCI id table"});
   return d;
 }
 

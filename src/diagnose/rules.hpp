@@ -6,6 +6,7 @@
 
 #include "core/facts.hpp"
 #include "core/findings.hpp"
+#include "diagnose/compat.hpp"
 
 namespace dlready {
 
@@ -21,6 +22,13 @@ struct Derived {
   std::optional<std::string> driver_max_cuda; // "13.0"
   std::optional<int> physical_gpus;       // NVML count, else PCI GPU count
   std::vector<std::string> known_uuids;   // from NVML / driver API
+  // Compute capability of each GPU: from the driver when it answered, else from the PCI id.
+  struct GpuArch {
+    std::string label;  // "cuda:0 NVIDIA H100" or "0000:01:00.0 GeForce RTX 5090"
+    int major = 0, minor = 0;
+    std::string source;  // "driver" or "PCI id table"
+  };
+  std::vector<GpuArch> gpu_archs;
 };
 Derived derive(const Facts& f);
 
@@ -45,5 +53,7 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
 const TorchInstall* primary_torch(const Facts& f);
 // The best install command for this machine's driver and GPUs (pip form).
 std::string pip_install_command(const Facts& f, const Derived& d);
+// The newest (release, CUDA variant) the driver runs that has code for every GPU here.
+std::optional<TorchVariant> best_torch_variant(const Derived& d);
 
 }  // namespace dlready

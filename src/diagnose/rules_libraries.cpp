@@ -53,22 +53,21 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       auto published = known_arch_list(*t.version, *t.cuda);
       std::vector<std::string> bad;
       std::string has;
-      for (const auto& dev : f.driver.devices) {
-        if (!dev.cc_major || !dev.cc_minor) continue;
+      for (const auto& g : d.gpu_archs) {
         bool ok;
         if (scanned && !(scanned->sass.empty() && scanned->ptx.empty())) {
-          ok = code_runs_on(*scanned, *dev.cc_major, *dev.cc_minor);
+          ok = code_runs_on(*scanned, g.major, g.minor);
           has = arch_text(scanned->sass, "sm_") + (scanned->ptx.empty() ? "" : " " + arch_text(scanned->ptx, "compute_")) +
                 " (read from " + lib + ")";
         } else if (published) {
-          ok = arch_list_covers(*published, *dev.cc_major, *dev.cc_minor);
+          ok = arch_list_covers(*published, g.major, g.minor);
           has = *published + " (the release's published TORCH_CUDA_ARCH_LIST)";
         } else {
           continue;
         }
         if (!ok)
-          bad.push_back("cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU") + " is sm_" +
-                        std::to_string(*dev.cc_major) + std::to_string(*dev.cc_minor));
+          bad.push_back(g.label + " is sm_" + std::to_string(g.major) + std::to_string(g.minor) +
+                        (g.source == "driver" ? "" : " (compute capability from the " + g.source + ")"));
       }
       if (bad.empty()) continue;
       auto x = make_finding("arch-not-supported");

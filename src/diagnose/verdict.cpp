@@ -5,26 +5,46 @@
 #include "diagnose/rules.hpp"
 
 namespace dlready {
-std::string pip_install_command(const Facts& f, const Derived& d) {
+namespace {
+
+bool driver_runs(const Derived& d, const TorchVariant& v) {
+  auto min = min_driver_for_cuda(v.cuda);
+  if (d.driver_version && min) return compare_versions(*d.driver_version, *min) >= 0;
+  if (d.driver_max_cuda) return compare_versions(*d.driver_max_cuda, v.cuda) >= 0;
+  return true;  // driver unknown: the doctor's other findings say why
+}
+
+bool covers_gpus(const Derived& d, const TorchVariant& v) {
+  for (const auto& g : d.gpu_archs)
+    if (!arch_list_covers(v.arch_list, g.major, g.minor)) return false;
+  return true;
+}
+
+// Rows from the newest release down, each release's CUDA variants from the newest down.
+std::vector<TorchVariant> by_preference() {
+  auto rows = torch_variants();
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    int c = compare_versions(a.torch, b.torch);
+    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
+  });
+  return rows;
+}
+
+}  // namespace
+
+std::optional<TorchVariant> best_torch_variant(const Derived& d) {
+  for (const auto& v : by_preference())
+    if (driver_runs(d, v) && covers_gpus(d, v)) return v;
+  return std::nullopt;
+}
+
+std::string pip_install_command(const Facts&, const Derived& d) {
   const std::string idx = "https://download.pytorch.org/whl/";
   if (!d.gpu_evidence) return "pip install torch torchvision --index-url " + idx + "cpu";
-  // The newest release line, its CUDA variants from the newest CUDA down.
-  std::vector<TorchVariant> line;
-  for (const auto& v : torch_variants())
-    if (v.torch == newest_torch_release()) line.push_back(v);
-  std::sort(line.begin(), line.end(), [](const auto& a, const auto& b) { return compare_versions(a.cuda, b.cuda) > 0; });
-  for (const auto& v : line) {
-    auto min = min_driver_for_cuda(v.cuda);
-    if (d.driver_version && min && compare_versions(*d.driver_version, *min) < 0) continue;
-    if (!d.driver_version && d.driver_max_cuda && compare_versions(*d.driver_max_cuda, v.cuda) < 0) continue;
-    bool covers = true;
-    for (const auto& dev : f.driver.devices)
-      if (dev.cc_major && dev.cc_minor && !arch_list_covers(v.arch_list, *dev.cc_major, *dev.cc_minor)) covers = false;
-    if (!covers) continue;
-    return "pip install torch torchvision --index-url " + idx + v.variant;
-  }
-  return "pip install torch torchvision --index-url " + idx + "cu126 (the oldest CUDA line PyTorch still ships; "
-         "or upgrade the driver)";
+  auto v = best_torch_variant(d);
+  if (!v) return "pip install torch torchvision --index-url " + idx + "cpu (no CUDA build fits this driver and GPU: upgrade the driver)";
+  std::string pin = v->torch == newest_torch_release() ? "torch" : "'torch==" + v->torch + ".*'";
+  return "pip install " + pin + " torchvision --index-url " + idx + v->variant;
 }
 
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings) {
@@ -85,17 +105,37 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
   std::vector<Recommendation> r;
   if (!d.gpu_evidence) {
     r.push_back({"PyTorch for this machine (no NVIDIA GPU): the CPU build",
-                 {pip_install_command(f, d), "conda install pytorch cpuonly -c pytorch (conda users)",
+                 {pip_install_command(f, d), "uv pip install torch torchvision --torch-backend=cpu",
                   "LibTorch: https://download.pytorch.org/libtorch/cpu/libtorch-shared-with-deps-latest.zip"}});
     return r;
   }
-  std::string cmd = pip_install_command(f, d);
-  std::string variant = cmd.substr(cmd.rfind('/') + 1);
-  variant = variant.substr(0, variant.find(' '));
-  r.push_back({"PyTorch for driver " + d.driver_version.value_or("?") + " (CUDA up to " +
-                   d.driver_max_cuda.value_or("?") + ")",
-               {cmd, "uv pip install torch torchvision --torch-backend=" + variant,
-                "LibTorch: https://download.pytorch.org/libtorch/" + variant + "/libtorch-shared-with-deps-latest.zip"}});
+  auto best = best_torch_variant(d);
+  // What the newest release needs, when the driver (or GPU) rules it out.
+  std::optional<TorchVariant> newest_fit;
+  for (const auto& v : torch_variants())
+    if (v.torch == newest_torch_release() && covers_gpus(d, v) &&
+        (!newest_fit || compare_versions(v.cuda, newest_fit->cuda) < 0))
+      newest_fit = v;
+  if (best) {
+    r.push_back({"PyTorch " + best->torch + " " + best->variant + " for driver " + d.driver_version.value_or("?") +
+                     " (CUDA up to " + d.driver_max_cuda.value_or("?") + ")" +
+                     (d.gpu_archs.empty() ? "" : ", with kernels for every GPU here"),
+                 {pip_install_command(f, d), "uv pip install torch torchvision --torch-backend=" + best->variant,
+                  "conda: PyTorch publishes no conda packages after 2.5; use the pip line inside the conda env",
+                  "LibTorch: https://download.pytorch.org/libtorch/" + best->variant +
+                      "/libtorch-shared-with-deps-latest.zip",
+                  "container: an NGC image nvcr.io/nvidia/pytorch:<YY.MM>-py3 whose CUDA is <= " +
+                      d.driver_max_cuda.value_or("your driver's CUDA") + " (NGC support matrix)"}});
+  }
+  if (newest_fit && (!best || best->torch != newest_fit->torch)) {
+    if (auto min = min_driver_for_cuda(newest_fit->cuda))
+      r.push_back({"Upgrade the NVIDIA driver to >= " + *min + " to run PyTorch " + newest_fit->torch + " (" +
+                       newest_fit->variant + ")",
+                   {f.os.id == std::string("ubuntu") ? "sudo ubuntu-drivers install" : "install driver " + *min + " or newer",
+                    "then: pip install torch torchvision --index-url https://download.pytorch.org/whl/" + newest_fit->variant}});
+  }
+  if (!best && !newest_fit)
+    r.push_back({"No PyTorch CUDA build has kernels for this GPU", {"train on the CPU: dlready train --device cpu"}});
   return r;
 }
 

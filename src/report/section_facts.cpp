@@ -34,6 +34,8 @@ std::vector<std::string> section_facts(const Facts& f, const std::string& s) {
     for (const auto& g : f.pci.nvidia) {
       if (!g.is_gpu) continue;
       std::string l = g.address + " " + g.name.value_or("[10de:" + g.device_id + "]") + ", driver " + g.driver.value_or("none");
+      if (auto k = gpu_by_pci_id(g.vendor_id, g.device_id))
+        l += ", sm_" + std::to_string(k->cc_major) + std::to_string(k->cc_minor);
       if (g.link_width && g.max_link_width)
         l += ", PCIe x" + std::to_string(*g.link_width) + "/x" + std::to_string(*g.max_link_width) + " " + g.link_speed.value_or("");
       out.push_back(l);
