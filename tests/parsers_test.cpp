@@ -151,6 +151,28 @@ TEST(Compat, DriverMinimumsPerCudaMajor) {
   EXPECT_EQ(cuda_version_string(12080), "12.8");
 }
 
+TEST(Compat, DataFilesParseAndEveryRowHasASource) {
+  EXPECT_GE(torch_variants().size(), 40u);
+  for (const auto& v : torch_variants()) {
+    EXPECT_FALSE(v.source.empty()) << v.torch << " " << v.variant;
+    EXPECT_TRUE(arch_list_covers(v.arch_list, 9, 0) || arch_list_covers(v.arch_list, 7, 0)) << v.arch_list;
+  }
+  EXPECT_GE(driver_branch_max_cuda().size(), 20u);
+  for (const auto& b : driver_branch_max_cuda()) EXPECT_FALSE(b.source.empty()) << b.branch;
+  for (const auto& m : cuda_major_driver_minimums()) EXPECT_FALSE(m.source.empty()) << m.cuda_major;
+  auto h100 = gpu_by_pci_id("10de", "2330");
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(h100->cc_major, 9);
+  auto gtx = gpu_by_pci_id("10DE", "1B06");
+  ASSERT_TRUE(gtx);
+  EXPECT_EQ(gtx->cc_minor, 1);
+  EXPECT_FALSE(gpu_by_pci_id("10de", "ffff"));
+  EXPECT_EQ(known_arch_list("2.5.1+cu124", "12.4"), "5.0;6.0;7.0;7.5;8.0;8.6;9.0");
+  EXPECT_FALSE(arch_list_covers("7.5;8.0;8.6;9.0;10.0;12.0", 6, 1));
+  EXPECT_TRUE(arch_list_covers("7.5;8.0;8.6;9.0;10.0;12.0", 8, 9)) << "sm_86 SASS runs on sm_89";
+  EXPECT_TRUE(arch_list_covers("8.0;9.0+PTX", 12, 0)) << "PTX JIT";
+}
+
 TEST(RootFs, ReadAtAndResolveLoops) {
   test::Fixture f;
   f.write("/a", "0123456789");

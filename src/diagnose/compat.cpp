@@ -4,19 +4,28 @@
 
 namespace dlready {
 
+extern const char* const kCudaDriverTsv;
+
 namespace {
-constexpr const char* kRN = "NVIDIA CUDA Toolkit 13.2 Update 2 Release Notes, Tables 2/3; "
-                            "docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html";
-constexpr const char* kBranch = "driver bundled with each CUDA release, CUDA Toolkit 13.2 Update 2 Release "
-                                "Notes Table 3 (shared/knowledge/compat.json driver_branch_max_cuda)";
+// Rows of data/cuda_driver.tsv of one kind: {key, value, source}.
+std::vector<std::vector<std::string>> cuda_driver_rows(const std::string& kind) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& line : lines(kCudaDriverTsv)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t', true);
+    if (f.size() >= 4 && f[0] == kind) rows.push_back({f[1], f[2], f[3]});
+  }
+  return rows;
+}
 }  // namespace
 
 const std::vector<CudaMajorDriverMin>& cuda_major_driver_minimums() {
-  static const std::vector<CudaMajorDriverMin> t = {
-      {11, "450.80.02", kRN},
-      {12, "525.60.13", kRN},
-      {13, "580.65.06", kRN},
-  };
+  static const std::vector<CudaMajorDriverMin> t = [] {
+    std::vector<CudaMajorDriverMin> v;
+    for (const auto& r : cuda_driver_rows("minor-compat"))
+      v.push_back({static_cast<int>(parse_int(r[0]).value_or(0)), r[1], r[2]});
+    return v;
+  }();
   return t;
 }
 
@@ -24,19 +33,16 @@ std::optional<std::string> min_driver_for_cuda(const std::string& cuda_version) 
   auto major = parse_int(split(cuda_version, '.').empty() ? "" : split(cuda_version, '.')[0]);
   if (!major) return std::nullopt;
   for (const auto& r : cuda_major_driver_minimums())
-    if (r.cuda_major == *major) return std::string(r.min_driver_linux);
+    if (r.cuda_major == *major) return r.min_driver_linux;
   return std::nullopt;
 }
 
 const std::vector<DriverBranchCuda>& driver_branch_max_cuda() {
-  static const std::vector<DriverBranchCuda> t = {
-      {418, "10.1", kBranch}, {440, "10.2", kBranch}, {450, "11.0", kBranch}, {455, "11.1", kBranch},
-      {460, "11.2", kBranch}, {465, "11.3", kBranch}, {470, "11.4", kBranch}, {495, "11.5", kBranch},
-      {510, "11.6", kBranch}, {515, "11.7", kBranch}, {520, "11.8", kBranch}, {525, "12.0", kBranch},
-      {530, "12.1", kBranch}, {535, "12.2", kBranch}, {545, "12.3", kBranch}, {550, "12.4", kBranch},
-      {555, "12.5", kBranch}, {560, "12.6", kBranch}, {565, "12.7", kBranch}, {570, "12.8", kBranch},
-      {575, "12.9", kBranch}, {580, "13.0", kBranch}, {590, "13.1", kBranch}, {595, "13.2", kBranch},
-  };
+  static const std::vector<DriverBranchCuda> t = [] {
+    std::vector<DriverBranchCuda> v;
+    for (const auto& r : cuda_driver_rows("branch")) v.push_back({static_cast<int>(parse_int(r[0]).value_or(0)), r[1], r[2]});
+    return v;
+  }();
   return t;
 }
 

@@ -10,16 +10,16 @@ inline constexpr const char* kCompatTableDate = "2026-12-01";
 
 struct CudaMajorDriverMin {
   int cuda_major;
-  const char* min_driver_linux;  // minor-version compatibility floor
-  const char* source;
+  std::string min_driver_linux;  // minor-version compatibility floor
+  std::string source;
 };
 const std::vector<CudaMajorDriverMin>& cuda_major_driver_minimums();
 std::optional<std::string> min_driver_for_cuda(const std::string& cuda_version);  // "12.1" -> 525.60.13
 
 struct DriverBranchCuda {
   int branch;            // R580 -> 580
-  const char* max_cuda;  // "13.0"
-  const char* source;
+  std::string max_cuda;  // "13.0"
+  std::string source;
 };
 const std::vector<DriverBranchCuda>& driver_branch_max_cuda();
 // Highest CUDA a driver version fully supports ("575.51.03" -> "12.9").
