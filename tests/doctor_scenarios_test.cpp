@@ -536,6 +536,9 @@ TEST(Scenario, ArchNotSupportedRtx5090WithCu124Wheel) {
   EXPECT_NE(x.evidence.at(0).find("sm_120"), std::string::npos) << x.evidence.at(0);
   EXPECT_NE(x.evidence.at(1).find("5.0;6.0;7.0;7.5;8.0;8.6;9.0"), std::string::npos) << x.evidence.at(1);
   EXPECT_NE(x.fix.at(1).find("/whl/cu132"), std::string::npos) << x.fix.at(1);
+  ASSERT_EQ(r.verdict.torch.size(), 1u);
+  EXPECT_TRUE(r.verdict.torch[0].cuda_available) << "is_available() is True; the kernels are what fail";
+  EXPECT_NE(r.verdict.torch[0].reason.find("arch-not-supported"), std::string::npos);
 }
 
 TEST(Scenario, ArchNotSupportedGtx1080TiWithCu130Wheel) {

@@ -63,6 +63,11 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
   else
     v.cuda_usable = false;
 
+  // torch.cuda.is_available() only asks the driver for devices: a build without code for the GPU
+  // still says True and then fails at the first kernel ("no kernel image is available").
+  bool arch_only = !errors.empty();
+  for (const auto& x : findings)
+    if (x.severity == Severity::error && x.id != "arch-not-supported") arch_only = false;
   bool any_torch = !f.libtorch.installs.empty();
   for (const auto& e : f.python.envs) {
     for (const auto& t : e.torch) {
@@ -73,7 +78,7 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
       tv.cuda = t.cuda;
       if (!t.cuda) {
         tv.reason = "CPU-only build (torch.version.cuda is None)";
-      } else if (v.cuda_usable != true) {
+      } else if (v.cuda_usable != true && !(arch_only && driver_ok)) {
         tv.reason = errors.empty() ? "the driver could not be checked" : "machine: " + errors.front();
       } else if (auto min = min_driver_for_cuda(*t.cuda);
                  min && d.driver_version && compare_versions(*d.driver_version, *min) < 0) {
@@ -82,6 +87,7 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
         tv.cuda_available = true;
         tv.reason = "CUDA " + *t.cuda + " build, driver supports CUDA " + d.driver_max_cuda.value_or("?") + ", " +
                     std::to_string(*f.driver.device_count) + " device(s) visible";
+        if (arch_only) tv.reason += "; but its kernels cannot run on this GPU (arch-not-supported)";
       }
       v.torch.push_back(tv);
     }
@@ -117,8 +123,10 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
         (!newest_fit || compare_versions(v.cuda, newest_fit->cuda) < 0))
       newest_fit = v;
   if (best) {
+    bool minor_compat = d.driver_max_cuda && compare_versions(best->cuda, *d.driver_max_cuda) > 0;
     r.push_back({"PyTorch " + best->torch + " " + best->variant + " for driver " + d.driver_version.value_or("?") +
-                     " (CUDA up to " + d.driver_max_cuda.value_or("?") + ")" +
+                     " (CUDA up to " + d.driver_max_cuda.value_or("?") +
+                     (minor_compat ? "; CUDA " + best->cuda + " runs through minor-version compatibility" : "") + ")" +
                      (d.gpu_archs.empty() ? "" : ", with kernels for every GPU here"),
                  {pip_install_command(f, d), "uv pip install torch torchvision --torch-backend=" + best->variant,
                   "conda: PyTorch publishes no conda packages after 2.5; use the pip line inside the conda env",
