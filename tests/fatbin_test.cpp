@@ -24,19 +24,10 @@ std::string find_tool(const std::string& name) {
   return "";
 }
 
-std::string run_out(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
 // {sass archs, ptx archs} as cuobjdump lists them ("ELF file 1: x.1.sm_90.cubin").
 std::pair<std::set<int>, std::set<int>> cuobjdump_archs(const std::string& tool, const std::string& lib) {
   std::set<int> sass, ptx;
-  for (const auto& l : lines(run_out(tool + " --list-elf --list-ptx " + lib + " 2>/dev/null"))) {
+  for (const auto& l : lines(command_output(tool + " --list-elf --list-ptx " + lib + " 2>/dev/null"))) {
     auto pos = l.find(".sm_");
     if (pos == std::string::npos) continue;
     int arch = static_cast<int>(parse_int(l.substr(pos + 4, l.find_first_not_of("0123456789", pos + 4) - pos - 4)).value_or(-1));

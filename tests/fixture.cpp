@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -65,6 +66,16 @@ Facts Fixture::facts() const {
 }
 
 Report Fixture::report() const { return diagnose(facts()); }
+
+std::string command_output(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
 
 int exit_status(const Report& r, Severity threshold) {
   for (const auto& x : r.findings)

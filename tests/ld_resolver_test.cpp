@@ -17,15 +17,6 @@ namespace {
 
 const char* kLdSo = "/lib64/ld-linux-x86-64.so.2";
 
-std::string run_out(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
 void cc(const std::string& args) {
   ASSERT_EQ(std::system(("cc " + args + " 2>&1").c_str()), 0) << args;
 }
@@ -35,7 +26,7 @@ std::map<std::string, std::string> real_loader(const std::string& binary, const 
   std::string env = ld_library_path.empty() ? "env -u LD_LIBRARY_PATH " : "env LD_LIBRARY_PATH=" + ld_library_path + " ";
   std::map<std::string, std::string> m;
   // What ldd does: ld.so in trace mode prints "name => not found" instead of stopping.
-  for (const auto& l : lines(run_out(env + "LD_TRACE_LOADED_OBJECTS=1 " + kLdSo + " " + binary + " 2>&1"))) {
+  for (const auto& l : lines(command_output(env + "LD_TRACE_LOADED_OBJECTS=1 " + kLdSo + " " + binary + " 2>&1"))) {
     auto arrow = l.find(" => ");
     if (arrow == std::string::npos) continue;
     std::string name = trim(l.substr(0, arrow));
