@@ -3,6 +3,7 @@
 
 #include "cli/doctor_command.hpp"
 #include "cli/train_command.hpp"
+#include "cli/verify_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dlready — make a GPU deep-learning machine ready and prove it"};
@@ -12,6 +13,10 @@ int main(int argc, char** argv) {
   dlready::add_doctor_command(app, doctor);
   dlready::TrainOptions train;
   dlready::add_train_command(app, train);
+  dlready::VerifyOptions verify;
+  dlready::add_verify_command(app, verify);
+  dlready::BenchOptions bench;
+  dlready::add_bench_command(app, bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -21,5 +26,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("doctor")) return dlready::run_doctor(doctor);
   if (app.got_subcommand("train")) return dlready::run_train(train);
+  if (app.got_subcommand("verify")) return dlready::run_verify(verify);
+  if (app.got_subcommand("bench")) return dlready::run_bench(bench);
   return 2;
 }

@@ -5,47 +5,11 @@
 #include <cstdio>
 #include <iostream>
 
-#include "diagnose/rules.hpp"
-#include "probe/gather.hpp"
+#include "train/device_choice.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready {
 namespace {
-
-struct DeviceChoice {
-  std::optional<torch::Device> device;
-  std::string why;
-};
-
-DeviceChoice choose_device(const std::string& wanted) {
-  if (wanted == "cpu") return {torch::Device(torch::kCPU), "requested"};
-  // The doctor runs first: it probes the driver in child processes, which must happen before
-  // CUDA is initialised in this process.
-  GatherOptions g;
-  g.env = process_environment();
-  auto facts = gather_facts(g);
-  // The errors the doctor found are the reason; the rest of its summary is not about training.
-  std::string doctor = facts.error;
-  if (facts.error.empty()) {
-    for (const auto& x : diagnose(facts.facts).findings)
-      if (x.severity == Severity::error) doctor += (doctor.empty() ? "" : "; ") + x.title + " [" + x.id + "]";
-    if (doctor.empty()) doctor = "the driver reports no usable device";
-  }
-  bool usable = torch::cuda::is_available() && torch::cuda::device_count() > 0;
-  if (wanted == "auto") {
-    if (usable) return {torch::Device(torch::kCUDA, 0), "CUDA is usable"};
-    return {torch::Device(torch::kCPU), "CUDA not usable: " + doctor + "; see dlready doctor"};
-  }
-  try {
-    torch::Device d(wanted);
-    if (d.is_cuda() && !usable) return {std::nullopt, "--device " + wanted + ": CUDA is not usable: " + doctor};
-    if (d.is_cuda() && d.has_index() && d.index() >= static_cast<int>(torch::cuda::device_count()))
-      return {std::nullopt, "--device " + wanted + ": only " + std::to_string(torch::cuda::device_count()) + " CUDA device(s)"};
-    return {d, "requested"};
-  } catch (const std::exception&) {
-    return {std::nullopt, "--device " + wanted + ": not a device (use auto, cpu, cuda or cuda:N)"};
-  }
-}
 
 nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const std::string& device, double total_s) {
   nlohmann::json hist = nlohmann::json::array();

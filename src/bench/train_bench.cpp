@@ -1,0 +1,47 @@
+#include "bench/train_bench.hpp"
+
+#include <stdlib.h>
+
+#include "bench/measure.hpp"
+#include "core/posix_fs.hpp"
+#include "train/trainer.hpp"
+
+namespace dlready {
+
+TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int limit, int epochs) {
+  TrainBench out;
+  auto ds = load_mnist(data_dir);
+  if (!ds.dataset) {
+    out.skipped = ds.error;
+    return out;
+  }
+  char tmpl[] = "/tmp/dlready-bench-XXXXXX";
+  if (!::mkdtemp(tmpl)) {
+    out.skipped = "cannot create a temporary run directory under /tmp";
+    return out;
+  }
+  TrainOptions o;
+  o.epochs = std::max(2, epochs);
+  o.limit_train = limit;
+  o.out = tmpl;
+  o.progress = false;
+  auto data = to_tensors(*ds.dataset, limit, d);
+  auto r = train(o, data, d, {});
+  remove_tree(tmpl);
+  if (r.status != kTrainOk) {
+    out.skipped = "training failed: " + r.error;
+    return out;
+  }
+  std::vector<double> secs;
+  for (size_t i = 1; i < r.history.size(); ++i) secs.push_back(r.history[i].seconds);
+  out.ran = true;
+  out.engine = o.model == "mlp" && o.engine != "autograd" ? "fused" : "autograd";
+  out.samples = data.train_x.size(0);
+  out.epoch_seconds = median(secs);
+  out.samples_per_s = static_cast<double>(out.samples) / out.epoch_seconds;
+  out.steps_per_s = out.samples_per_s / o.batch_size;
+  out.test_acc = r.test_acc;
+  return out;
+}
+
+}  // namespace dlready

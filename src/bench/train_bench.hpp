@@ -1,0 +1,22 @@
+// Training step throughput of the reference job (SimpleNet, batch 64, Adam) on one device.
+#pragma once
+#include <torch/torch.h>
+
+#include <string>
+
+namespace dlready {
+
+struct TrainBench {
+  bool ran = false;
+  std::string skipped;  // why it did not run (no data, ...)
+  std::string engine;
+  int64_t samples = 0;  // per timed epoch
+  double samples_per_s = 0, steps_per_s = 0, epoch_seconds = 0;
+  double test_acc = 0;  // after the timed epochs: proof the steps did real work
+};
+
+// Trains `epochs` epochs on the first `limit` samples (0 = all); the figure is the median epoch
+// after the first (warm-up) one.
+TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int limit, int epochs);
+
+}  // namespace dlready

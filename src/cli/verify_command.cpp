@@ -1,0 +1,43 @@
+#include "cli/verify_command.hpp"
+
+#include "cli/torch_module.hpp"
+
+namespace dlready {
+
+void add_verify_command(CLI::App& app, VerifyOptions& o) {
+  auto* cmd = app.add_subcommand("verify", "Prove the stack with real work on every device: READY / NOT READY");
+  cmd->add_option("--device", o.device, "all (the CPU and every usable CUDA device), cpu, cuda or cuda:N");
+  cmd->add_option("--level", o.level, "quick or full (larger transfers, memory filled until out-of-memory)")
+      ->check(CLI::IsMember({"quick", "full"}));
+  cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.verify/1)");
+}
+
+void add_bench_command(CLI::App& app, BenchOptions& o) {
+  auto* cmd = app.add_subcommand("bench", "Measure GEMM, copies and training throughput against the device's peak");
+  cmd->add_option("what", o.what, "gemm, copy, train or all (default all)")
+      ->check(CLI::IsMember({"gemm", "copy", "train", "all"}));
+  cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N");
+  cmd->add_option("--sizes", o.sizes, "GEMM sizes n (n x n times n x n); default depends on the device")
+      ->check(CLI::Range(16, 65536))
+      ->delimiter(',');
+  cmd->add_option("--samples", o.samples, "Timed samples per measurement (default 10)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--data", o.data, "MNIST-format data for the training benchmark");
+  cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
+}
+
+int run_verify(const VerifyOptions& opt) {
+  using Entry = int (*)(const VerifyOptions*);
+  auto entry = reinterpret_cast<Entry>(torch_module_entry("verify", "dlready_verify_main"));
+  // Without LibTorch nothing can be verified: NOT READY, with the doctor's explanation above.
+  if (!entry) return kVerifyNotReady;
+  return entry(&opt);
+}
+
+int run_bench(const BenchOptions& opt) {
+  using Entry = int (*)(const BenchOptions*);
+  auto entry = reinterpret_cast<Entry>(torch_module_entry("bench", "dlready_bench_main"));
+  if (!entry) return kBenchFailed;
+  return entry(&opt);
+}
+
+}  // namespace dlready
