@@ -1,6 +1,8 @@
 // Unit tests of the text/binary parsers and small pure helpers.
 #include <gtest/gtest.h>
 
+#include "bench/gpu_peaks.hpp"
+
 #include <cstdio>
 #include <memory>
 
@@ -190,3 +192,30 @@ TEST(RootFs, ReadAtAndResolveLoops) {
 
 }  // namespace
 }  // namespace dlready
+
+namespace dlready::test {
+namespace {
+
+TEST(GpuPeaks, EveryRowParsesAndNamesItsSource) {
+  ASSERT_GE(gpu_peaks().size(), 10u);
+  for (const auto& p : gpu_peaks()) {
+    EXPECT_FALSE(p.source.empty()) << p.match;
+    EXPECT_TRUE(p.fp32.has_value()) << p.match;
+    if (p.fp16 && p.fp32) {
+      EXPECT_GT(*p.fp16, *p.fp32) << p.match << ": Tensor Cores beat fp32";
+    }
+  }
+}
+
+TEST(GpuPeaks, SpecificNamesWinOverFamilies) {
+  EXPECT_EQ(gpu_peak_for("NVIDIA H200")->match, "H200");
+  EXPECT_EQ(gpu_peak_for("NVIDIA H200 NVL")->match, "H200 NVL");
+  EXPECT_EQ(gpu_peak_for("NVIDIA H100 PCIe")->match, "H100 PCIe");
+  EXPECT_EQ(gpu_peak_for("NVIDIA H100 80GB HBM3")->match, "H100");
+  EXPECT_EQ(*peak_of(*gpu_peak_for("NVIDIA H100 80GB HBM3"), "bf16"), 989.5);
+  EXPECT_FALSE(peak_of(*gpu_peak_for("Tesla V100-SXM2-16GB"), "bf16").has_value());
+  EXPECT_FALSE(gpu_peak_for("NVIDIA Quadro unknown").has_value());
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -24,7 +24,11 @@ __attribute__((target("avx512f"))) float fma_avx512(long iters) {
     for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(acc[k], a, b);
   __m512 s = acc[0];
   for (int k = 1; k < kChains; ++k) s = _mm512_add_ps(s, acc[k]);
-  return _mm512_reduce_add_ps(s);
+  alignas(64) float out[16];
+  _mm512_store_ps(out, s);
+  float r = 0;
+  for (float x : out) r += x;
+  return r;
 }
 
 __attribute__((target("avx2,fma"))) float fma_avx2(long iters) {

@@ -1,0 +1,54 @@
+// dlready verify / bench on CUDA (label "gpu"): skipped cleanly on machines without a GPU.
+#include <gtest/gtest.h>
+
+#include "bench/copy_bench.hpp"
+#include "bench/gemm_bench.hpp"
+#include "verify/checks.hpp"
+
+namespace dlready::test {
+namespace {
+
+bool have_cuda() { return torch::cuda::is_available() && torch::cuda::device_count() > 0; }
+
+TEST(GpuVerify, EveryCheckPassesOnCuda0) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  CheckContext ctx{torch::Device(torch::kCUDA, 0), false, static_cast<int>(torch::cuda::device_count())};
+  for (const auto& c : check_registry()) {
+    auto r = run_check(c, ctx);
+    EXPECT_EQ(r.status, CheckStatus::pass) << c.id << ": " << to_string(r.status) << " " << r.detail;
+  }
+}
+
+TEST(GpuVerify, OomFillAndRecoverAtFullLevel) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  CheckContext ctx{torch::Device(torch::kCUDA, 0), true, 1};
+  for (const auto& c : check_registry()) {
+    if (c.id != "oom-recovery") continue;
+    auto r = run_check(c, ctx);
+    EXPECT_EQ(r.status, CheckStatus::pass) << r.detail;
+    EXPECT_TRUE(r.data.at("caught").get<bool>());
+    EXPECT_TRUE(r.data.at("works_after").get<bool>());
+  }
+}
+
+TEST(GpuBench, GemmVerifiedAndTensorCoresUsed) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  Recipe r;
+  r.samples = 3;
+  auto rep = bench_gemm(torch::Device(torch::kCUDA, 0), {2048, 4096}, r, std::nullopt, "");
+  EXPECT_TRUE(rep.ok);
+  for (const auto& row : rep.rows) EXPECT_TRUE(row.verified) << row.dtype << " " << row.n << " " << row.rel_error;
+  EXPECT_TRUE(rep.warnings.empty()) << rep.warnings.front();
+}
+
+TEST(GpuBench, CopiesAreVerified) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  Recipe r;
+  r.samples = 3;
+  auto rows = bench_copy(torch::Device(torch::kCUDA, 0), 64 << 20, r);
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& row : rows) EXPECT_TRUE(row.verified) << row.kind;
+}
+
+}  // namespace
+}  // namespace dlready::test
