@@ -8,14 +8,15 @@ cd "$(dirname "$0")/.."
 runs=${1:-3}
 device=${2:-cpu}
 venv=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
-dlready=./build/release/dlready
-[ -x "$dlready" ] && [ -f build/release/libdlready_train.so ] || { echo "build first: scripts/setup.sh" >&2; exit 2; }
+dlready=${DLREADY_BIN:-./build/release/dlready}
+python=${DLREADY_PYTHON:-$venv/bin/python}
+[ -x "$dlready" ] && [ -f "$(dirname "$dlready")/libdlready_train.so" ] || { echo "build first: scripts/setup.sh" >&2; exit 2; }
 if [ "$device" = cpu ]; then sizes=256,512,1024,2048; dtypes=fp32,bf16; else sizes=1024,2048,4096,8192; dtypes=fp32,tf32,fp16,bf16; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for ((i = 0; i < runs; i++)); do
   "$dlready" bench gemm --device "$device" --sizes "$sizes" --json 2>/dev/null > "$tmp/ours.$i.json"
-  "$venv/bin/python" bench/gemm_peer.py --device "$device" --sizes "$sizes" --dtypes "$dtypes" > "$tmp/peer.$i.json"
+  "$python" bench/gemm_peer.py --device "$device" --sizes "$sizes" --dtypes "$dtypes" > "$tmp/peer.$i.json"
 done
 python3 - "$tmp" "$runs" "$device" <<'PY'
 import json, statistics, sys

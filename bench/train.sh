@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # dlready train vs the tutorial's script (../shared/peers/train_seed.py), same torch, same machine:
-# SimpleNet, Fashion-MNIST, batch 64, 5 epochs, CPU. Two settings: each with its default threading
+# SimpleNet, Fashion-MNIST, batch 64, 5 epochs, on the CPU (or a GPU: third argument). Two settings: each with its default threading
 # (as a user runs it) and both at 1 thread. Alternating runs; prints medians, the wall-time ratio,
 # both test accuracies and both peak RSS.
-# usage: bench/train.sh [runs] [epochs]     (defaults 3, 5)
+# usage: bench/train.sh [runs] [epochs] [device]     (defaults 3, 5, cpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 epochs=${2:-5}
+device=${3:-cpu}
 venv=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
 peer=${DLREADY_PEER:-../shared/peers/train_seed.py}
 data=${DLREADY_DATA:-/usr/share/datasets/fashion-mnist}
-dlready=./build/release/dlready
-[ -x "$dlready" ] && [ -f build/release/libdlready_train.so ] || { echo "build first: scripts/setup.sh" >&2; exit 2; }
+dlready=${DLREADY_BIN:-./build/release/dlready}
+python=${DLREADY_PYTHON:-$venv/bin/python}
+[ -x "$dlready" ] && [ -f "$(dirname "$dlready")/libdlready_train.so" ] || { echo "build first: scripts/setup.sh" >&2; exit 2; }
 [ -f "$peer" ] || { echo "peer script not found: $peer (set DLREADY_PEER)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,20 +23,20 @@ for setting in default 1thread; do
   ours_threads=(); peer_threads=()
   if [ "$setting" = 1thread ]; then ours_threads=(--threads 1); peer_threads=(--threads 1); fi
   for ((i = 0; i < runs; i++)); do
-    read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device cpu \
+    read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device "$device" \
       --epochs "$epochs" --data "$data" --json --no-progress --out "$tmp/run" "${ours_threads[@]}")
     acc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["test_acc"])' "$tmp/ours.json")
     echo "$setting ours $t $r $acc" >> "$results"
-    read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/peer.txt" -- "$venv/bin/python" "$peer" \
-      --data "$data" --epochs "$epochs" --device cpu "${peer_threads[@]}")
+    read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/peer.txt" -- "$python" "$peer" \
+      --data "$data" --epochs "$epochs" --device "$device" "${peer_threads[@]}")
     acc=$(sed -n 's/.*test_accuracy=\([0-9.]*\).*/\1/p' "$tmp/peer.txt")
     echo "$setting peer $t $r $acc" >> "$results"
   done
 done
-python3 - "$results" "$runs" "$epochs" <<'PY'
+python3 - "$results" "$runs" "$epochs" "$device" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, CPU; "
+print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]}; "
       f"{sys.argv[2]} alternating run(s) each, medians")
 for setting in ("default", "1thread"):
     side = {}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's GPU check, for a machine with an NVIDIA GPU and its own PyTorch (no network):
 # builds dlready against that PyTorch's LibTorch, runs the `gpu`-labelled tests, cross-checks
-# `dlready doctor --json` with nvidia-smi and torch, trains on the GPU, and writes every output
+# `dlready doctor --json` with nvidia-smi and torch, runs `dlready verify --level full` and
+# `dlready bench`, the side-by-side benchmarks (bench/gemm.sh, bench/train.sh) on the GPU, trains
+# on the GPU, and writes every output
 # into the directory given as argument. Without a GPU it stops early and says why.
 # usage: scripts/gpu-check.sh OUT_DIR        (finishes in a few minutes on an H200)
 set -uo pipefail
@@ -50,11 +52,20 @@ for name, ours, theirs in checks:
 print(f"  verdict: cuda_usable={doc['verdict']['cuda_usable']} — {doc['verdict']['summary'][:200]}")
 PY
 
+"$bin" verify --level full --json >"$out/verify.json" 2>"$out/verify.txt"
+log "verify --level full exit status $?: $(tail -1 "$out/verify.txt")"
+grep -E "FAIL|WARN" "$out/verify.txt" | tee -a "$out/summary.txt"
+"$bin" bench --device cuda --json >"$out/bench.json" 2>"$out/bench.txt"
+log "bench exit status $?"; sed 's/^/  /' "$out/bench.txt" | tee -a "$out/summary.txt"
+if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 150 bench/gemm.sh 1 cuda >"$out/bench-gemm.txt" 2>&1
+  sed 's/^/  /' "$out/bench-gemm.txt" | tee -a "$out/summary.txt"
+fi
 "$bin" train --device cuda --epochs 5 --json --no-progress --out "$out/run" >"$out/train.json" 2>"$out/train.log"
 log "train on cuda exit status $? : $("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(f"test_acc={j[\"test_acc\"]:.4f} train_s={j[\"train_seconds\"]:.2f} epoch_s={[round(h[\"seconds\"],3) for h in j[\"history\"]]}")' "$out/train.json" 2>/dev/null)"
 if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
-  peer=${DLREADY_PEER:-../shared/peers/train_seed.py}
-  /usr/bin/time -f "%e" -o "$out/peer.time" "$py" "$peer" --data /usr/share/datasets/fashion-mnist --epochs 5 \
-    --device cuda >"$out/peer.txt" 2>&1 && log "peer on cuda: $(tail -1 "$out/peer.txt") wall $(cat "$out/peer.time")s"
+  # Side by side with the tutorial's script on this GPU (1 run each, 5 epochs).
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 300 bench/train.sh 1 5 cuda >"$out/bench-train.txt" 2>&1
+  sed 's/^/  /' "$out/bench-train.txt" | tee -a "$out/summary.txt"
 fi
 log "outputs in $out"
