@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/doctor_command.hpp"
+#include "cli/launch_command.hpp"
 #include "cli/train_command.hpp"
 #include "cli/verify_command.hpp"
 
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   dlready::add_verify_command(app, verify);
   dlready::BenchOptions bench;
   dlready::add_bench_command(app, bench);
+  dlready::LaunchOptions launch;
+  dlready::add_launch_command(app, launch);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -28,5 +31,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("train")) return dlready::run_train(train);
   if (app.got_subcommand("verify")) return dlready::run_verify(verify);
   if (app.got_subcommand("bench")) return dlready::run_bench(bench);
+  if (app.got_subcommand("launch")) return dlready::run_launch(launch);
   return 2;
 }

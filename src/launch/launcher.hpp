@@ -1,0 +1,27 @@
+// `dlready launch`: starts the local ranks of a data-parallel job with the torchrun environment,
+// prefixes their output with the rank, forwards SIGINT/SIGTERM, and stops every rank when one
+// fails. No LibTorch: any program can be launched.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+struct LaunchOptions {
+  int nproc_per_node = 1;
+  int nnodes = 1;
+  int node_rank = 0;
+  std::string master_addr = "127.0.0.1";
+  int master_port = 29500;
+  int grace_seconds = 10;  // after a failure: SIGTERM the others, SIGKILL after this long
+  std::vector<std::string> command;
+};
+
+// Validates the options: an error message naming the flag, or "".
+std::string check_launch_options(const LaunchOptions& o);
+
+// Runs the job. Returns 0 when every rank exits 0; otherwise the first failing rank's exit status
+// (128 + signal for a rank killed by a signal); 2 for bad options or a command that cannot start.
+int run_launch(const LaunchOptions& o);
+
+}  // namespace dlready
