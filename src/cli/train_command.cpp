@@ -24,6 +24,15 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
   cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
+  cmd->add_option("--rank", o.rank, "Data parallel: this process's rank (default: RANK / SLURM_PROCID)")
+      ->check(CLI::Range(0, 1 << 20));
+  cmd->add_option("--world-size", o.world_size, "Data parallel: number of ranks (default: WORLD_SIZE / SLURM_NTASKS)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--master-addr", o.master_addr, "Data parallel: rank 0's address (default: MASTER_ADDR, 127.0.0.1)");
+  cmd->add_option("--master-port", o.master_port, "Data parallel: rendezvous port (default: MASTER_PORT, 29500)")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--dist-timeout", o.dist_timeout, "Data parallel: seconds for the rendezvous and each collective")
+      ->check(CLI::Range(1, 86400));
   cmd->add_flag("--json", o.json, "Print a JSON summary at the end");
   cmd->add_flag("!--no-progress", o.progress, "No progress bar");
 }

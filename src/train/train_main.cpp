@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "dist/data_parallel.hpp"
+#include "probe/gather.hpp"
 #include "train/device_choice.hpp"
 #include "train/trainer.hpp"
 
@@ -40,13 +42,47 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
       return kTrainFailed;
     }
     torch::Device device = *choice.device;
+
+    // Data parallel when the flags or the torchrun/SLURM environment say so.
+    auto dc = dist_config(process_environment(), DistFlags{o.rank, o.world_size, -1, o.master_port, o.master_addr});
+    if (!dc.config) {
+      std::fprintf(stderr, "dlready train: %s\n", dc.error.c_str());
+      return kTrainBadArgs;
+    }
+    const DistConfig& dist = *dc.config;
+    if (device.is_cuda() && dist.distributed()) {
+      if (dist.local_rank >= static_cast<int>(torch::cuda::device_count())) {
+        std::fprintf(stderr, "dlready train: rank %d has local rank %d but this machine has %d CUDA device(s)\n",
+                     dist.rank, dist.local_rank, static_cast<int>(torch::cuda::device_count()));
+        return kTrainFailed;
+      }
+      device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(dist.local_rank));
+    }
+    std::unique_ptr<DataParallelSession> session;
+    if (dist.distributed()) {
+      auto started = DataParallelSession::start(dist, device, std::chrono::seconds(o.dist_timeout));
+      if (!started.session) {
+        std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", dist.rank, dist.world, started.error.c_str());
+        return kTrainFailed;
+      }
+      session = std::move(started.session);
+    }
+    DataParallel dp = session ? session->hooks() : DataParallel{};
+    const bool leader = dist.rank == 0;
+
     std::string dev = device.str();
     auto data = to_tensors(*ds.dataset, o.limit_train, device);
-    std::FILE* human = o.json ? stderr : stdout;
+    // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
+    std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
+    if (!human) human = std::fopen("/dev/null", "w");
     std::fprintf(human, "dlready train: %s on %s (%s)\n  data %s: %lld train / %lld test, batch %d, %s lr %g, %d epoch(s), %d thread(s)\n",
                  o.model.c_str(), dev.c_str(), choice.why.c_str(), ds.dataset->directory.c_str(),
                  static_cast<long long>(data.train_x.size(0)), static_cast<long long>(data.test_x.size(0)),
                  o.batch_size, o.optimizer.c_str(), o.lr, o.epochs, at::get_num_threads());
+    if (session)
+      std::fprintf(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", dist.world,
+                   dist.source.c_str(), session->backend().c_str(), dist.master_addr.c_str(), dist.master_port,
+                   o.batch_size * dist.world);
     bool tty = o.progress && ::isatty(::fileno(human));
     TrainHooks hooks;
     hooks.log = [&](const std::string& s) {
@@ -58,11 +94,23 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
         std::fprintf(human, "\r\x1b[K%s", progress_line(e, o.epochs, done, total, sps).c_str());
         std::fflush(human);
       };
-    auto r = train(o, data, device, hooks);
+    TrainResult r;
+    try {
+      r = train(o, data, device, hooks, dp);
+    } catch (const std::exception& e) {
+      if (!session) throw;
+      std::string m = e.what();
+      if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
+      std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", dist.rank, dist.world, m.c_str());
+      std::_Exit(kTrainFailed);  // a dead peer can leave c10d threads that never join: do not wait for them
+    }
     if (r.status != kTrainOk) {
-      std::fprintf(stderr, "dlready train: %s\n", r.error.c_str());
+      std::fprintf(stderr, "dlready train%s: %s\n",
+                   session ? (" (rank " + std::to_string(dist.rank) + "/" + std::to_string(dist.world) + ")").c_str() : "",
+                   r.error.c_str());
       return r.status;
     }
+    if (!leader) return kTrainOk;
     double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.confusion.empty()) {
       std::fprintf(human, "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\nconfusion matrix (rows: true class, columns: predicted)\n",

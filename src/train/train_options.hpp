@@ -19,6 +19,10 @@ struct TrainOptions {
   int threads = 0;  // 0 = LibTorch's default
   int checkpoint_every = 0;  // steps; 0 = once per epoch
   int limit_train = 0;  // use only the first N training samples (0 = all); for quick runs and tests
+  // Data parallel (also from the torchrun / SLURM environment; flags win). -1 / "" = unset.
+  int rank = -1, world_size = -1, master_port = -1;
+  std::string master_addr;
+  int dist_timeout = 60;  // seconds: rendezvous and every collective
   bool resume = false;
   bool json = false;
   bool progress = true;  // progress bar when stdout is a terminal

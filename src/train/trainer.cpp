@@ -39,6 +39,15 @@ std::vector<int64_t> epoch_permutation(size_t n, unsigned long long seed, int ep
   return p;
 }
 
+std::vector<int64_t> rank_shard(const std::vector<int64_t>& perm, int rank, int world) {
+  size_t n = perm.size(), w = static_cast<size_t>(world);
+  size_t per_rank = (n + w - 1) / w;
+  std::vector<int64_t> shard;
+  shard.reserve(per_rank);
+  for (size_t i = 0; i < per_rank; ++i) shard.push_back(perm[(i * w + static_cast<size_t>(rank)) % n]);
+  return shard;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -77,8 +86,10 @@ nlohmann::json run_identity(const TrainOptions& o, int64_t train_size) {
 
 }  // namespace
 
-TrainResult train(const TrainOptions& o, const TensorData& data, const torch::Device& device, const TrainHooks& hooks) {
+TrainResult train(const TrainOptions& o, const TensorData& data, const torch::Device& device, const TrainHooks& hooks,
+                  const DataParallel& dp) {
   TrainResult res;
+  const bool leader = dp.rank == 0;  // only rank 0 evaluates and writes files
   auto log = [&](const std::string& s) {
     if (hooks.log) hooks.log(s);
   };
@@ -106,13 +117,15 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   }
 
   const int64_t n = data.train_x.size(0);
-  const int64_t steps_per_epoch = (n + o.batch_size - 1) / o.batch_size;
+  const int64_t n_rank = (n + dp.world - 1) / dp.world;  // this rank's samples per epoch
+  const int64_t steps_per_epoch = (n_rank + o.batch_size - 1) / o.batch_size;
   int start_epoch = 0;
   int64_t start_step = 0, global_step = 0;
   double carried_seconds = 0;
   auto loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
   auto correct = torch::zeros({}, loss_sum.options());
   nlohmann::json identity = run_identity(o, n);
+  if (dp.world > 1) identity["world_size"] = dp.world;
 
   if (auto err = make_directories(o.out); !err.empty()) {
     res.status = kTrainFailed;
@@ -127,6 +140,12 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       return res;
     }
     auto& meta = ld.checkpoint->meta;
+    if (int saved = meta.contains("run") ? meta["run"].value("world_size", 1) : 1; saved != dp.world) {
+      res.status = kTrainFailed;
+      res.error = "cannot resume: the checkpoint was made by " + std::to_string(saved) + " rank(s), this run has " +
+                  std::to_string(dp.world) + "; resume with the same world size";
+      return res;
+    }
     for (auto it = identity.begin(); it != identity.end(); ++it) {
       if (!meta.contains("run") || meta["run"].value(it.key(), nlohmann::json()) != it.value()) {
         res.status = kTrainFailed;
@@ -147,8 +166,9 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
           p.copy_(t);
           is_param = true;
         }
-        if (name == "run/loss_sum") loss_sum.copy_(t);
-        else if (name == "run/correct") correct.copy_(t);
+        // Mid-epoch counters are rank 0's share (only it writes checkpoints).
+        if (name == "run/loss_sum") { if (leader) loss_sum.copy_(t); }
+        else if (name == "run/correct") { if (leader) correct.copy_(t); }
         else if (!is_param) opt_state.emplace_back(name, t.to(device));
       }
       optim.load_state(opt_state);
@@ -167,7 +187,17 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         std::to_string(start_step));
   }
 
-  auto save = [&](int epoch, int64_t step_in_epoch, double epoch_seconds) {
+  // Every rank starts from rank 0's parameters (they match already when seeded alike; this makes
+  // it true for any initialisation and any resumed state).
+  if (dp.broadcast) {
+    std::vector<torch::Tensor> ps;
+    for (auto& [name, p] : params) ps.push_back(p.detach());
+    torch::NoGradGuard ng;
+    dp.broadcast(ps);
+  }
+
+  auto save = [&](int epoch, int64_t step_in_epoch, double epoch_seconds) -> std::string {
+    if (!leader) return "";
     Checkpoint ck;
     ck.meta = {{"epoch", epoch}, {"step_in_epoch", step_in_epoch}, {"global_step", global_step},
                {"epoch_seconds", epoch_seconds}, {"run", identity}, {"history", nlohmann::json::array()}};
@@ -185,11 +215,12 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   for (int epoch = start_epoch; epoch < o.epochs; ++epoch) {
     auto t_epoch = Clock::now();
     auto perm_vec = epoch_permutation(static_cast<size_t>(n), o.seed, epoch);
-    auto perm = torch::from_blob(perm_vec.data(), {n}, torch::kLong).to(device);
+    if (dp.world > 1) perm_vec = rank_shard(perm_vec, dp.rank, dp.world);
+    auto perm = torch::from_blob(perm_vec.data(), {n_rank}, torch::kLong).to(device);
     module->train();
     auto last_progress = Clock::now();
     for (int64_t step = (epoch == start_epoch ? start_step : 0); step < steps_per_epoch; ++step) {
-      int64_t begin = step * o.batch_size, bs = std::min<int64_t>(o.batch_size, n - begin);
+      int64_t begin = step * o.batch_size, bs = std::min<int64_t>(o.batch_size, n_rank - begin);
       auto idx = perm.narrow(0, begin, bs);
       auto x = normalize_batch(data.train_x.index_select(0, idx));
       auto y = data.train_y.index_select(0, idx);
@@ -207,6 +238,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         torch::NoGradGuard ng;
         ok = z.argmax(1).eq(y).sum();
       }
+      if (dp.average) dp.average(grads);
       optim.step(grads);
       {
         torch::NoGradGuard ng;
@@ -218,8 +250,9 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       double elapsed = carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
       if (hooks.progress && Clock::now() - last_progress > std::chrono::milliseconds(200)) {
         last_progress = Clock::now();
-        double done = static_cast<double>(std::min(n, (step + 1) * o.batch_size));
-        hooks.progress(epoch + 1, static_cast<size_t>(done), static_cast<size_t>(n), done / std::max(elapsed, 1e-9));
+        double done = static_cast<double>(std::min(n_rank, (step + 1) * o.batch_size) * dp.world);
+        hooks.progress(epoch + 1, static_cast<size_t>(done), static_cast<size_t>(n_rank * dp.world),
+                       done / std::max(elapsed, 1e-9));
       }
       if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 && step + 1 < steps_per_epoch) {
         if (auto err = save(epoch, step + 1, elapsed); !err.empty()) log("warning: checkpoint not written: " + err);
@@ -230,16 +263,21 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.epoch = epoch + 1;
     m.seconds = carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
     carried_seconds = 0;
-    m.train_loss = loss_sum.item<double>() / static_cast<double>(n);
-    m.train_acc = correct.item<double>() / static_cast<double>(n);
-    m.samples_per_s = static_cast<double>(n) / std::max(m.seconds, 1e-9);
+    if (dp.sum) {
+      std::vector<torch::Tensor> counters{loss_sum, correct};
+      dp.sum(counters);
+    }
+    const double seen = static_cast<double>(n_rank * dp.world);  // padded samples of all ranks
+    m.train_loss = loss_sum.item<double>() / seen;
+    m.train_acc = correct.item<double>() / seen;
+    m.samples_per_s = seen / std::max(m.seconds, 1e-9);
     if (!std::isfinite(m.train_loss)) {
       res.status = kTrainFailed;
       res.error = "the training loss became " + std::to_string(m.train_loss) + " in epoch " + std::to_string(epoch + 1) +
                   "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) + " (try a smaller --lr)";
       return res;
     }
-    {
+    if (leader) {
       torch::NoGradGuard ng;
       module->eval();
       auto test_loss = torch::zeros({}, loss_sum.options());
@@ -270,6 +308,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
                   m.samples_per_s);
     log(line);
     if (auto err = save(epoch + 1, 0, 0); !err.empty()) log("warning: checkpoint not written: " + err);
+    if (!leader) continue;
     if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty()) log("warning: " + err);
     if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty()) log("warning: " + err);
   }

@@ -41,6 +41,21 @@ struct TrainHooks {
   std::function<void(int64_t step, float loss)> step_loss;  // tests: the loss trajectory (syncs!)
 };
 
-TrainResult train(const TrainOptions& opt, const TensorData& data, const torch::Device& device, const TrainHooks& hooks);
+// Data-parallel training (see dist/data_parallel.hpp): functions, so the trainer needs no c10d.
+// Empty for one process. Rank r trains on every world-th sample of each epoch's permutation
+// (padded with its start to a multiple of the world size, like DistributedSampler), so a step of
+// N ranks at batch b covers the same samples as one rank at batch N*b.
+struct DataParallel {
+  int rank = 0, world = 1;
+  std::function<void(std::vector<torch::Tensor>&)> broadcast;  // from rank 0, in place
+  std::function<void(std::vector<torch::Tensor>&)> average;    // gradients: mean over ranks, in place
+  std::function<void(std::vector<torch::Tensor>&)> sum;        // metric counters: sum over ranks, in place
+};
+
+// The samples rank `rank` of `world` trains on, in order, for one epoch's permutation.
+std::vector<int64_t> rank_shard(const std::vector<int64_t>& permutation, int rank, int world);
+
+TrainResult train(const TrainOptions& opt, const TensorData& data, const torch::Device& device, const TrainHooks& hooks,
+                  const DataParallel& dp = {});
 
 }  // namespace dlready
