@@ -61,6 +61,9 @@ if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
   DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 150 bench/gemm.sh 1 cuda >"$out/bench-gemm.txt" 2>&1
   sed 's/^/  /' "$out/bench-gemm.txt" | tee -a "$out/summary.txt"
 fi
+"$bin" launch --nproc-per-node 1 --master-port 29790 -- "$bin" train --device cuda --epochs 1 --no-progress \
+  --out "$out/nccl-run" >"$out/nccl-smoke.txt" 2>&1
+log "NCCL world-size-1 data-parallel run exit status $?: $(grep -E 'data parallel|epoch 1/1' "$out/nccl-smoke.txt" | tr '\n' ' ')"
 "$bin" train --device cuda --epochs 5 --json --no-progress --out "$out/run" >"$out/train.json" 2>"$out/train.log"
 log "train on cuda exit status $? : $("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(f"test_acc={j[\"test_acc\"]:.4f} train_s={j[\"train_seconds\"]:.2f} epoch_s={[round(h[\"seconds\"],3) for h in j[\"history\"]]}")' "$out/train.json" 2>/dev/null)"
 if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then

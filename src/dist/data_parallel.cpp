@@ -23,8 +23,11 @@ struct DataParallelSession::Impl {
     } catch (const std::exception& e) {
       std::string m = e.what();
       if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
+      bool timed_out = m.find("timed out") != std::string::npos || m.find("Timed out") != std::string::npos;
       throw std::runtime_error(std::string(what) + " failed on rank " + std::to_string(rank) + ": " + m +
-                               " (another rank died or was stopped; its own output says why)");
+                               (timed_out ? " (another rank hung or stopped for longer than the " +
+                                                std::to_string(timeout.count() / 1000) + " s --dist-timeout)"
+                                          : " (another rank died or was stopped; its own output says why)"));
     }
     if (!done)
       throw std::runtime_error(std::string(what) + " did not finish within " +

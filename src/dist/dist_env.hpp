@@ -18,6 +18,9 @@ struct DistConfig {
   int master_port = 29500;
   std::string source = "single process";  // "flags", "torchrun environment", "SLURM", "single process"
   bool distributed() const { return world > 1; }
+  // A process group also for a world of one when a launcher or flags asked for it (a smoke run
+  // of the whole collective path on a single GPU).
+  bool wants_process_group() const { return world > 1 || source != "single process"; }
 };
 
 struct DistConfigResult {

@@ -59,7 +59,7 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
       device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(dist.local_rank));
     }
     std::unique_ptr<DataParallelSession> session;
-    if (dist.distributed()) {
+    if (dist.wants_process_group()) {
       auto started = DataParallelSession::start(dist, device, std::chrono::seconds(o.dist_timeout));
       if (!started.session) {
         std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", dist.rank, dist.world, started.error.c_str());

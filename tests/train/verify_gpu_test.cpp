@@ -52,3 +52,18 @@ TEST(GpuBench, CopiesAreVerified) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// World size 1 on NCCL: the process group, the broadcast and the all-reduce path of training.
+TEST(GpuDataParallel, NcclWorldOfOneTrains) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  int rc = std::system((std::string(DLREADY_BINARY) + " launch --nproc-per-node 1 --master-port 29720 -- " +
+                        DLREADY_BINARY + " train --device cuda --world-size 1 --epochs 1 --limit-train 6400 "
+                        "--no-progress --out /tmp/dlready-nccl-smoke").c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+}
+
+}  // namespace
+}  // namespace dlready::test

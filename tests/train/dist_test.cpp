@@ -1,0 +1,135 @@
+// Data-parallel training on c10d Gloo over loopback (label "torch"): real processes started by
+// `dlready launch`; kept small for a 2-core machine.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "dist/data_parallel.hpp"
+#include "fixture.hpp"
+#include "train/checkpoint.hpp"
+
+namespace dlready::test {
+namespace {
+
+const std::string kData = "/usr/share/datasets/fashion-mnist";
+std::string bin() { return DLREADY_BINARY; }
+
+TEST(DataParallel, ShardsCoverTheGlobalBatchLikeDistributedSampler) {
+  std::vector<int64_t> perm{9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+  auto s0 = rank_shard(perm, 0, 3), s1 = rank_shard(perm, 1, 3), s2 = rank_shard(perm, 2, 3);
+  EXPECT_EQ(s0, (std::vector<int64_t>{9, 6, 3, 0}));
+  EXPECT_EQ(s1, (std::vector<int64_t>{8, 5, 2, 9})) << "padded with the start of the permutation";
+  EXPECT_EQ(s2, (std::vector<int64_t>{7, 4, 1, 8}));
+  EXPECT_EQ(rank_shard(perm, 0, 1), perm);
+}
+
+TEST(DataParallel, GradientBucketsRespectTheCap) {
+  std::vector<torch::Tensor> ts{torch::zeros({10}), torch::zeros({10}), torch::zeros({100}), torch::zeros({5})};
+  auto b = bucket_ranges(ts, 80);  // bytes: 40, 40, 400, 20
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[0], (std::pair<size_t, size_t>{0, 2}));
+  EXPECT_EQ(b[1], (std::pair<size_t, size_t>{2, 3})) << "a tensor over the cap is a bucket of its own";
+  EXPECT_EQ(b[2], (std::pair<size_t, size_t>{3, 4}));
+  EXPECT_EQ(bucket_ranges(ts, kBucketBytes).size(), 1u);
+}
+
+NamedTensors params_of(const std::string& dir) {
+  auto ld = load_checkpoint(dir + "/checkpoint.dlr");
+  if (!ld.checkpoint) throw std::runtime_error(ld.error);
+  NamedTensors out;
+  for (auto& [name, t] : ld.checkpoint->tensors)
+    if (name.rfind("fc", 0) == 0) out.emplace_back(name, t);
+  return out;
+}
+
+void expect_same_model(const std::string& a, const std::string& b) {
+  auto pa = params_of(a), pb = params_of(b);
+  ASSERT_EQ(pa.size(), 4u);
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) {
+    EXPECT_EQ(pa[i].first, pb[i].first);
+    double diff = (pa[i].second - pb[i].second).abs().max().item<double>();
+    EXPECT_LT(diff, 2e-5) << pa[i].first << " differs by " << diff;
+  }
+}
+
+class Ranks : public ::testing::TestWithParam<int> {};
+
+TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  int world = GetParam();
+  Fixture f;
+  // 1920 samples: whole global batches of 64 (2 ranks x 32) and of 96 (3 ranks x 32).
+  std::string common = " train --data " + kData + " --limit-train 1920 --epochs 2 --threads 1 --no-progress";
+  int rc1 = std::system((bin() + common + " --batch-size " + std::to_string(32 * world) + " --out " + f.root +
+                         "/one > " + f.root + "/one.log 2>&1").c_str());
+  ASSERT_EQ(WEXITSTATUS(rc1), 0) << command_output("cat " + f.root + "/one.log");
+  std::string port = std::to_string(29700 + world);
+  auto out = command_output(bin() + " launch --nproc-per-node " + std::to_string(world) + " --master-port " + port +
+                            " -- " + bin() + common + " --batch-size 32 --out " + f.root + "/many 2>&1; echo rc=$?");
+  ASSERT_NE(out.find("rc=0"), std::string::npos) << out;
+  EXPECT_NE(out.find("data parallel: " + std::to_string(world) + " ranks"), std::string::npos) << out;
+  EXPECT_NE(out.find("global batch " + std::to_string(32 * world)), std::string::npos) << out;
+  expect_same_model(f.root + "/one", f.root + "/many");
+  // Only rank 0 wrote; resuming with another world size is refused.
+  auto resume = command_output(bin() + " train --data " + kData + " --limit-train 1920 --epochs 3 --threads 1 "
+                               "--no-progress --batch-size 32 --resume --out " + f.root + "/many 2>&1; echo rc=$?");
+  EXPECT_NE(resume.find("made by " + std::to_string(world) + " rank(s)"), std::string::npos) << resume;
+  EXPECT_NE(resume.find("rc=1"), std::string::npos) << resume;
+}
+
+INSTANTIATE_TEST_SUITE_P(Loopback, Ranks, ::testing::Values(2, 3));
+
+TEST(DataParallelFailures, KillingARankMidEpochStopsTheLaunchWithTheRankNamed) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = command_output(bin() + " launch --nproc-per-node 2 --master-port 29710 -- sh -c 'if [ $RANK = 1 ]; then "
+                            "(sleep 1.5; kill -9 $$) & fi; exec " + bin() + " train --data " + kData +
+                            " --epochs 3 --no-progress --dist-timeout 20 --out " + f.root + "/run' 2>&1; echo rc=$?");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 20) << "within the timeout";
+  EXPECT_NE(out.find("rank 1 (pid"), std::string::npos) << out;
+  EXPECT_NE(out.find("killed by signal 9"), std::string::npos) << out;
+  EXPECT_EQ(out.find("rc=0"), std::string::npos) << out;
+}
+
+TEST(DataParallelFailures, AHungPeerMakesRankZeroExitWithinTheTimeout) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  std::string args = " train --data " + kData + " --world-size 2 --master-port 29711 --dist-timeout 3 --epochs 5 "
+                     "--no-progress --out " + f.root + "/run";
+  // Rank 1 is stopped (SIGSTOP) 1.5 s in: alive but silent, the worst case for a collective.
+  auto out = command_output(bin() + args + " --rank 1 > /dev/null 2>&1 & p=$!; (sleep 1.5; kill -STOP $p) & " + bin() +
+                            args + " --rank 0 2>&1; echo rc=$?; kill -9 $p; wait");
+  EXPECT_NE(out.find("rank 0/2"), std::string::npos) << out;
+  EXPECT_TRUE(out.find("hung") != std::string::npos || out.find("did not finish") != std::string::npos) << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+}
+
+TEST(DataParallelFailures, PortInUseAndUnreachableMasterAreClearErrors) {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(29712);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ::listen(s, 1);
+  Fixture f;
+  std::string common = " train --data " + kData + " --world-size 2 --dist-timeout 2 --epochs 1 --out " + f.root + "/r";
+  auto busy = command_output(bin() + common + " --rank 0 --master-port 29712 2>&1; echo rc=$?");
+  ::close(s);
+  EXPECT_NE(busy.find("already in use"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("--master-port"), std::string::npos) << busy;
+  auto away = command_output(bin() + common + " --rank 1 --master-port 29713 2>&1; echo rc=$?");
+  EXPECT_NE(away.find("could not reach the master at 127.0.0.1:29713 within 2 s"), std::string::npos) << away;
+  EXPECT_NE(away.find("rc=1"), std::string::npos) << away;
+}
+
+}  // namespace
+}  // namespace dlready::test
