@@ -24,6 +24,9 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
   cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
+  cmd->add_option("--amp", o.amp, "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)")
+      ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+  cmd->add_flag("--empty-cache", o.empty_cache, "Return cached CUDA memory to the driver after every epoch");
   cmd->add_option("--rank", o.rank, "Data parallel: this process's rank (default: RANK / SLURM_PROCID)")
       ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--world-size", o.world_size, "Data parallel: number of ranks (default: WORLD_SIZE / SLURM_NTASKS)")

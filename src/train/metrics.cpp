@@ -13,7 +13,9 @@ namespace dlready {
 nlohmann::json to_json(const EpochMetrics& m) {
   return {{"epoch", m.epoch},           {"train_loss", m.train_loss}, {"train_acc", m.train_acc},
           {"test_loss", m.test_loss},   {"test_acc", m.test_acc},     {"seconds", m.seconds},
-          {"samples_per_s", m.samples_per_s}, {"peak_rss_mib", m.rss_mib}};
+          {"samples_per_s", m.samples_per_s}, {"peak_rss_mib", m.rss_mib},
+          {"device_allocated_mib", m.device_allocated_mib}, {"device_reserved_mib", m.device_reserved_mib},
+          {"device_peak_mib", m.device_peak_mib}, {"loss_scale", m.loss_scale}, {"skipped_steps", m.skipped_steps}};
 }
 
 EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
@@ -26,6 +28,11 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
   m.seconds = j.value("seconds", 0.0);
   m.samples_per_s = j.value("samples_per_s", 0.0);
   m.rss_mib = j.value("peak_rss_mib", 0.0);
+  m.device_allocated_mib = j.value("device_allocated_mib", 0.0);
+  m.device_reserved_mib = j.value("device_reserved_mib", 0.0);
+  m.device_peak_mib = j.value("device_peak_mib", 0.0);
+  m.loss_scale = j.value("loss_scale", 0.0);
+  m.skipped_steps = j.value("skipped_steps", int64_t{0});
   return m;
 }
 

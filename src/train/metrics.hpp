@@ -11,6 +11,10 @@ struct EpochMetrics {
   double train_loss = 0, train_acc = 0, test_loss = 0, test_acc = 0;
   double seconds = 0, samples_per_s = 0;
   double rss_mib = 0;  // host peak RSS so far
+  // CUDA caching allocator at the end of the epoch, and its peak during it (0 on the CPU).
+  double device_allocated_mib = 0, device_reserved_mib = 0, device_peak_mib = 0;
+  double loss_scale = 0;      // fp16 AMP only
+  int64_t skipped_steps = 0;  // fp16 AMP only: cumulative
 };
 
 nlohmann::json to_json(const EpochMetrics& m);

@@ -19,7 +19,9 @@ nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const s
   return {{"schema", "dlready.train/1"}, {"device", device}, {"model", o.model}, {"optimizer", o.optimizer},
           {"epochs", o.epochs}, {"batch_size", o.batch_size}, {"test_acc", r.test_acc}, {"test_loss", r.test_loss},
           {"train_seconds", r.train_seconds}, {"total_seconds", total_s}, {"peak_rss_mib", peak_rss_mib()},
-          {"confusion", r.confusion}, {"history", hist}, {"out", o.out}, {"resumed", r.resumed}};
+          {"confusion", r.confusion}, {"history", hist}, {"out", o.out}, {"resumed", r.resumed},
+          {"amp", o.amp}, {"micro_batches", r.micro_batches}, {"loss_scale", r.loss_scale},
+          {"skipped_steps", r.skipped_steps}};
 }
 
 }  // namespace

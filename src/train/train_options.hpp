@@ -18,6 +18,9 @@ struct TrainOptions {
   unsigned long long seed = 0;
   int threads = 0;  // 0 = LibTorch's default
   int checkpoint_every = 0;  // steps; 0 = once per epoch
+  std::string amp = "off";  // off | bf16 | fp16 (fp16: CUDA only, with dynamic loss scaling)
+  bool cuda_graphs = false;  // capture the whole step once and replay it (CUDA, fused engine)
+  bool empty_cache = false;  // return cached device memory after every epoch
   int limit_train = 0;  // use only the first N training samples (0 = all); for quick runs and tests
   // Data parallel (also from the torchrun / SLURM environment; flags win). -1 / "" = unset.
   int rank = -1, world_size = -1, master_port = -1;

@@ -6,7 +6,9 @@
 
 #include "core/posix_fs.hpp"
 #include "train/checkpoint.hpp"
+#include "train/amp.hpp"
 #include "train/model.hpp"
+#include "verify/cuda_support.hpp"
 
 namespace dlready {
 
@@ -109,12 +111,22 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   NamedTensors params;
   for (const auto& item : module->named_parameters()) params.emplace_back(item.key(), item.value());
   Optimizer optim(o.optimizer, o.lr, o.momentum, params);
-  bool fused = o.model == "mlp" && o.engine != "autograd";
-  if (o.engine == "fused" && o.model != "mlp") {
+  auto amp = parse_amp(o.amp);
+  auto bad_args = [&](const std::string& why) {
     res.status = kTrainBadArgs;
-    res.error = "--engine fused exists for --model mlp only";
+    res.error = why;
     return res;
-  }
+  };
+  if (!amp) return bad_args("--amp " + o.amp + ": use off, bf16 or fp16");
+  if (*amp == AmpMode::fp16 && !device.is_cuda())
+    return bad_args("--amp fp16 needs a CUDA device (fp16 autocast on the CPU is slow and unscaled); on the CPU use --amp bf16");
+  // The hand-written step is fp32; mixed precision goes through autograd under autocast.
+  bool fused = o.model == "mlp" && (o.engine == "fused" || (o.engine == "auto" && *amp == AmpMode::off));
+  if (o.engine == "fused" && o.model != "mlp") return bad_args("--engine fused exists for --model mlp only");
+  if (fused && *amp != AmpMode::off)
+    return bad_args("--engine fused runs in fp32; with --amp use --engine autograd (the default then)");
+  std::optional<LossScaler> scaler;
+  if (*amp == AmpMode::fp16) scaler.emplace(device, LossScaler::Options{});
 
   const int64_t n = data.train_x.size(0);
   const int64_t n_rank = (n + dp.world - 1) / dp.world;  // this rank's samples per epoch
@@ -167,7 +179,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
           is_param = true;
         }
         // Mid-epoch counters are rank 0's share (only it writes checkpoints).
-        if (name == "run/loss_sum") { if (leader) loss_sum.copy_(t); }
+        if (name.rfind("amp/", 0) == 0) { if (scaler) scaler->load_state({{name, t.to(device)}}); }
+        else if (name == "run/loss_sum") { if (leader) loss_sum.copy_(t); }
         else if (name == "run/correct") { if (leader) correct.copy_(t); }
         else if (!is_param) opt_state.emplace_back(name, t.to(device));
       }
@@ -204,6 +217,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     for (const auto& h : res.history) ck.meta["history"].push_back(to_json(h));
     ck.tensors = params;
     for (auto& s : optim.state()) ck.tensors.push_back(s);
+    if (scaler)
+      for (auto& s : scaler->state()) ck.tensors.push_back(s);
     ck.tensors.emplace_back("run/loss_sum", loss_sum);
     ck.tensors.emplace_back("run/correct", correct);
     return save_checkpoint(checkpoint_path(o), ck);
@@ -211,9 +226,74 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
 
   std::vector<torch::Tensor> grads;
   FusedMlpStep fused_step(params);
+  // Forward and backward of one (micro-)batch: the loss (mean), the correct count, and in `g` the
+  // gradients of the mean loss (times the loss scale under fp16).
+  auto compute = [&](const torch::Tensor& x, const torch::Tensor& y, std::vector<torch::Tensor>& g)
+      -> std::pair<torch::Tensor, torch::Tensor> {
+    if (fused) {
+      torch::NoGradGuard ng;
+      return fused_step.run(x, y, g);
+    }
+    for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
+    torch::Tensor z, loss;
+    {
+      AutocastGuard autocast(device, *amp);
+      z = forward(x);
+      loss = torch::nn::functional::cross_entropy(z, y);  // autocast runs it in fp32
+    }
+    (scaler ? scaler->scale(loss) : loss).backward();
+    g.clear();
+    for (auto& [name, p] : params) g.push_back(p.grad());
+    torch::NoGradGuard ng;
+    return {loss.detach(), z.argmax(1).eq(y).sum()};
+  };
+  // One step of `bs` samples. After an out-of-memory error the cache is emptied and the step is
+  // redone as micro-batches whose weighted gradients add up to the full batch's (gradient
+  // accumulation); the split then sticks for the rest of the run.
+  int micro = 1;
+  auto run_step = [&](const torch::Tensor& x, const torch::Tensor& y,
+                      int64_t bs) -> std::pair<torch::Tensor, torch::Tensor> {
+    for (;;) {
+      try {
+        int64_t chunk = (bs + micro - 1) / micro;
+        if (chunk >= bs) {
+          if (hooks.before_step) hooks.before_step(global_step, bs);
+          return compute(x, y, grads);
+        }
+        std::vector<torch::Tensor> acc, g;
+        torch::Tensor loss_acc, ok_acc;
+        for (int64_t b = 0; b < bs; b += chunk) {
+          int64_t c = std::min(chunk, bs - b);
+          if (hooks.before_step) hooks.before_step(global_step, c);
+          auto [l, k] = compute(x.narrow(0, b, c), y.narrow(0, b, c), g);
+          torch::NoGradGuard ng;
+          double w = static_cast<double>(c) / static_cast<double>(bs);
+          if (acc.empty()) {
+            for (auto& t : g) acc.push_back(t.mul(w));
+            loss_acc = l.mul(w), ok_acc = k;
+          } else {
+            for (size_t i = 0; i < g.size(); ++i) acc[i].add_(g[i], w);
+            loss_acc.add_(l, w), ok_acc.add_(k);
+          }
+        }
+        grads = std::move(acc);
+        return {loss_acc, ok_acc};
+      } catch (const c10::OutOfMemoryError&) {
+        if ((bs + micro - 1) / micro <= 1) throw;  // not even one sample fits
+        micro *= 2;
+        cuda_empty_cache();
+        int64_t fits = (bs + micro - 1) / micro;
+        log("out of memory at a batch of " + std::to_string(bs) + ": emptied the cache and redoing the step as " +
+            std::to_string(micro) + " micro-batches of " + std::to_string(fits) +
+            " with gradient accumulation (same effective batch); --batch-size " + std::to_string(fits) +
+            " fits in memory");
+      }
+    }
+  };
   auto t_train = Clock::now();
   for (int epoch = start_epoch; epoch < o.epochs; ++epoch) {
     auto t_epoch = Clock::now();
+    if (device.is_cuda()) cuda_reset_peak(device.index());
     auto perm_vec = epoch_permutation(static_cast<size_t>(n), o.seed, epoch);
     if (dp.world > 1) perm_vec = rank_shard(perm_vec, dp.rank, dp.world);
     auto perm = torch::from_blob(perm_vec.data(), {n_rank}, torch::kLong).to(device);
@@ -224,22 +304,10 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       auto idx = perm.narrow(0, begin, bs);
       auto x = normalize_batch(data.train_x.index_select(0, idx));
       auto y = data.train_y.index_select(0, idx);
-      torch::Tensor loss, ok;
-      if (fused) {
-        torch::NoGradGuard ng;
-        std::tie(loss, ok) = fused_step.run(x, y, grads);
-      } else {
-        for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
-        auto z = forward(x);
-        loss = torch::nn::functional::cross_entropy(z, y);
-        loss.backward();
-        grads.clear();
-        for (auto& [name, p] : params) grads.push_back(p.grad());
-        torch::NoGradGuard ng;
-        ok = z.argmax(1).eq(y).sum();
-      }
+      auto [loss, ok] = run_step(x, y, bs);
       if (dp.average) dp.average(grads);
-      optim.step(grads);
+      // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead).
+      if (!scaler || scaler->unscale_and_update(grads)) optim.step(grads);
       {
         torch::NoGradGuard ng;
         loss_sum.add_(loss.detach(), static_cast<double>(bs));
@@ -299,13 +367,30 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       m.test_loss = test_loss.item<double>() / static_cast<double>(nt);
     }
     m.rss_mib = peak_rss_mib();
+    if (o.empty_cache) cuda_empty_cache();
+    if (device.is_cuda()) {
+      if (auto st = cuda_allocator_stats(device.index())) {
+        m.device_allocated_mib = static_cast<double>(st->allocated) / (1 << 20);
+        m.device_reserved_mib = static_cast<double>(st->reserved) / (1 << 20);
+        m.device_peak_mib = static_cast<double>(st->peak_allocated) / (1 << 20);
+      }
+    }
+    if (scaler) m.loss_scale = scaler->current_scale(), m.skipped_steps = scaler->skipped_steps();
     res.history.push_back(m);
     loss_sum.zero_();
     correct.zero_();
-    char line[200];
-    std::snprintf(line, sizeof line, "epoch %d/%d  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  %.2fs  %.0f samples/s",
-                  m.epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.test_loss, 100 * m.test_acc, m.seconds,
-                  m.samples_per_s);
+    char line[400];
+    int len = std::snprintf(line, sizeof line,
+                            "epoch %d/%d  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  %.2fs  %.0f samples/s  RSS %.0f MiB",
+                            m.epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.test_loss, 100 * m.test_acc, m.seconds,
+                            m.samples_per_s, m.rss_mib);
+    if (device.is_cuda() && len > 0 && len < static_cast<int>(sizeof line))
+      len += std::snprintf(line + len, sizeof line - static_cast<size_t>(len),
+                           "  %s alloc %.0f / reserved %.0f / peak %.0f MiB", device.str().c_str(),
+                           m.device_allocated_mib, m.device_reserved_mib, m.device_peak_mib);
+    if (scaler && len > 0 && len < static_cast<int>(sizeof line))
+      std::snprintf(line + len, sizeof line - static_cast<size_t>(len), "  loss scale %g, %lld step(s) skipped",
+                    m.loss_scale, static_cast<long long>(m.skipped_steps));
     log(line);
     if (auto err = save(epoch + 1, 0, 0); !err.empty()) log("warning: checkpoint not written: " + err);
     if (!leader) continue;
@@ -313,6 +398,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty()) log("warning: " + err);
   }
   res.train_seconds = std::chrono::duration<double>(Clock::now() - t_train).count();
+  res.micro_batches = micro;
+  if (scaler) res.loss_scale = scaler->current_scale(), res.skipped_steps = scaler->skipped_steps();
   if (!res.history.empty()) {
     res.test_acc = res.history.back().test_acc;
     res.test_loss = res.history.back().test_loss;

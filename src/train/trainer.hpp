@@ -33,12 +33,18 @@ struct TrainResult {
   std::vector<int64_t> confusion;  // 10x10, row = true class, column = predicted
   double test_acc = 0, test_loss = 0, train_seconds = 0;
   bool resumed = false;
+  int micro_batches = 1;       // > 1 after an out-of-memory: steps run as this many micro-batches
+  double loss_scale = 0;       // fp16: the final loss scale
+  int64_t skipped_steps = 0;   // fp16: steps skipped for inf/NaN gradients
 };
 
 struct TrainHooks {
   std::function<void(const std::string&)> log;  // human-readable lines
   std::function<void(int epoch, size_t done, size_t total, double samples_per_s)> progress;
   std::function<void(int64_t step, float loss)> step_loss;  // tests: the loss trajectory (syncs!)
+  // Called before each forward pass with the (micro-)batch size about to run. A test seam: it may
+  // throw c10::OutOfMemoryError to exercise the recovery at the step boundary.
+  std::function<void(int64_t step, int64_t batch)> before_step;
 };
 
 // Data-parallel training (see dist/data_parallel.hpp): functions, so the trainer needs no c10d.

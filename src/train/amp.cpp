@@ -1,0 +1,104 @@
+#include "train/amp.hpp"
+
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+namespace dlready {
+
+std::optional<AmpMode> parse_amp(const std::string& s) {
+  if (s == "off") return AmpMode::off;
+  if (s == "bf16") return AmpMode::bf16;
+  if (s == "fp16") return AmpMode::fp16;
+  return std::nullopt;
+}
+
+const char* to_string(AmpMode m) {
+  switch (m) {
+    case AmpMode::off: return "off";
+    case AmpMode::bf16: return "bf16";
+    case AmpMode::fp16: return "fp16";
+  }
+  return "?";
+}
+
+// The device-generic autocast API arrived in 2.4; 2.0-2.3 had per-device functions.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define DLREADY_AUTOCAST_BY_DEVICE 1
+#else
+#define DLREADY_AUTOCAST_BY_DEVICE 0
+#endif
+
+namespace {
+
+bool autocast_enabled(at::DeviceType t) {
+#if DLREADY_AUTOCAST_BY_DEVICE
+  return at::autocast::is_autocast_enabled(t);
+#else
+  return t == at::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+void set_autocast(at::DeviceType t, bool on, at::ScalarType dtype) {
+#if DLREADY_AUTOCAST_BY_DEVICE
+  at::autocast::set_autocast_dtype(t, dtype);
+  at::autocast::set_autocast_enabled(t, on);
+#else
+  if (t == at::kCUDA) at::autocast::set_autocast_gpu_dtype(dtype), at::autocast::set_enabled(on);
+  else at::autocast::set_autocast_cpu_dtype(dtype), at::autocast::set_cpu_enabled(on);
+#endif
+}
+at::ScalarType autocast_dtype(at::DeviceType t) {
+#if DLREADY_AUTOCAST_BY_DEVICE
+  return at::autocast::get_autocast_dtype(t);
+#else
+  return t == at::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+
+}  // namespace
+
+AutocastGuard::AutocastGuard(const torch::Device& device, AmpMode mode) {
+  if (mode == AmpMode::off) return;
+  active_ = true;
+  type_ = device.type();
+  prev_enabled_ = autocast_enabled(type_);
+  prev_dtype_ = autocast_dtype(type_);
+  set_autocast(type_, true, mode == AmpMode::bf16 ? at::kBFloat16 : at::kHalf);
+  at::autocast::increment_nesting();
+}
+
+AutocastGuard::~AutocastGuard() {
+  if (!active_) return;
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  set_autocast(type_, prev_enabled_, prev_dtype_);
+}
+
+LossScaler::LossScaler(const torch::Device& device, Options o) : o_(o) {
+  auto f = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  scale_ = torch::full({1}, o.init_scale, f);
+  growth_tracker_ = torch::zeros({1}, f.dtype(torch::kInt));
+  found_inf_ = torch::zeros({1}, f);
+}
+
+bool LossScaler::unscale_and_update(std::vector<torch::Tensor>& grads) {
+  found_inf_.zero_();
+  auto inv = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv);
+  at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, o_.growth_factor, o_.backoff_factor,
+                         o_.growth_interval);
+  bool ok = found_inf_.item<float>() == 0.0f;
+  if (!ok) ++skipped_;
+  return ok;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> LossScaler::state() const {
+  return {{"amp/scale", scale_}, {"amp/growth_tracker", growth_tracker_.to(torch::kFloat)}};
+}
+
+void LossScaler::load_state(const std::vector<std::pair<std::string, torch::Tensor>>& s) {
+  for (const auto& [name, t] : s) {
+    if (name == "amp/scale") scale_.copy_(t);
+    else if (name == "amp/growth_tracker") growth_tracker_.copy_(t.to(torch::kInt));
+  }
+}
+
+}  // namespace dlready

@@ -1,0 +1,60 @@
+// Mixed precision for the training loop: autocast as a scope, and fp16's dynamic loss scaling on
+// ATen's own AMP kernels (_amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_), the
+// ones torch.amp.GradScaler runs. LibTorch API differences between releases are handled in
+// amp.cpp and nowhere else.
+#pragma once
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+enum class AmpMode { off, bf16, fp16 };
+std::optional<AmpMode> parse_amp(const std::string& s);  // "off" | "bf16" | "fp16"
+const char* to_string(AmpMode m);
+
+// Autocast on `device` for the guard's lifetime (nothing when mode is off); restores the previous
+// state and clears autocast's weight cache when the outermost guard ends.
+class AutocastGuard {
+ public:
+  AutocastGuard(const torch::Device& device, AmpMode mode);
+  ~AutocastGuard();
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  bool active_ = false;
+  at::DeviceType type_ = at::kCPU;
+  bool prev_enabled_ = false;
+  at::ScalarType prev_dtype_ = at::kFloat;
+};
+
+// Dynamic loss scaling: multiply the loss by `scale`; after backward, unscale the gradients and
+// look for inf/NaN in one fused pass; skip the step and shrink the scale if any, grow it after
+// `growth_interval` good steps in a row.
+class LossScaler {
+ public:
+  struct Options {
+    double init_scale = 65536.0, growth_factor = 2.0, backoff_factor = 0.5;
+    int64_t growth_interval = 2000;
+  };
+  LossScaler(const torch::Device& device, Options o);
+  torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
+  // Unscales the gradients in place; true when every one is finite (the step may be taken).
+  // Then updates the scale. One host sync per step.
+  bool unscale_and_update(std::vector<torch::Tensor>& grads);
+  double current_scale() const { return scale_.item<double>(); }
+  int64_t skipped_steps() const { return skipped_; }
+  // Checkpoint state: {scale, growth tracker}.
+  std::vector<std::pair<std::string, torch::Tensor>> state() const;
+  void load_state(const std::vector<std::pair<std::string, torch::Tensor>>& s);
+
+ private:
+  Options o_;
+  torch::Tensor scale_, growth_tracker_, found_inf_;
+  int64_t skipped_ = 0;
+};
+
+}  // namespace dlready
