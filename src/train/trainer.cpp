@@ -250,7 +250,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   // One step of `bs` samples. After an out-of-memory error the cache is emptied and the step is
   // redone as micro-batches whose weighted gradients add up to the full batch's (gradient
   // accumulation); the split then sticks for the rest of the run.
-  int micro = 1;
+  int micro = 1, told_micro = 1;
   auto run_step = [&](const torch::Tensor& x, const torch::Tensor& y,
                       int64_t bs) -> std::pair<torch::Tensor, torch::Tensor> {
     for (;;) {
@@ -277,16 +277,18 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
           }
         }
         grads = std::move(acc);
+        if (micro != told_micro) {  // said once, when the split is known to fit
+          told_micro = micro;
+          log("out of memory at a batch of " + std::to_string(bs) + ": emptied the cache and redid the step as " +
+              std::to_string(micro) + " micro-batches of " + std::to_string(chunk) +
+              " with gradient accumulation (the same effective batch of " + std::to_string(bs) + "); --batch-size " +
+              std::to_string(chunk) + " fits in memory");
+        }
         return {loss_acc, ok_acc};
       } catch (const c10::OutOfMemoryError&) {
         if ((bs + micro - 1) / micro <= 1) throw;  // not even one sample fits
         micro *= 2;
         cuda_empty_cache();
-        int64_t fits = (bs + micro - 1) / micro;
-        log("out of memory at a batch of " + std::to_string(bs) + ": emptied the cache and redoing the step as " +
-            std::to_string(micro) + " micro-batches of " + std::to_string(fits) +
-            " with gradient accumulation (same effective batch); --batch-size " + std::to_string(fits) +
-            " fits in memory");
       }
     }
   };

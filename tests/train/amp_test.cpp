@@ -1,0 +1,175 @@
+// Mixed precision, loss scaling, out-of-memory recovery and memory metrics on the CPU (label
+// "torch"). The OOM is simulated through TrainHooks::before_step, the step-boundary seam.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fixture.hpp"
+#include "synthetic.hpp"
+#include "train/amp.hpp"
+#include "train/checkpoint.hpp"
+#include "train/trainer.hpp"
+
+namespace dlready::test {
+namespace {
+
+TEST(Amp, AutocastScopeOnTheCpuIsBf16AndRestored) {
+  auto a = torch::randn({8, 8});
+  {
+    AutocastGuard g(torch::kCPU, AmpMode::bf16);
+    EXPECT_EQ(a.mm(a).scalar_type(), torch::kBFloat16);
+    {
+      AutocastGuard off(torch::kCPU, AmpMode::off);
+      EXPECT_EQ(a.mm(a).scalar_type(), torch::kBFloat16) << "off leaves the outer scope alone";
+    }
+  }
+  EXPECT_EQ(a.mm(a).scalar_type(), torch::kFloat) << "autocast ends with the scope";
+  EXPECT_EQ(parse_amp("fp16"), AmpMode::fp16);
+  EXPECT_FALSE(parse_amp("fp8").has_value());
+}
+
+TEST(Amp, LossScalerSkipsAndShrinksOnInfGrowsAfterGoodSteps) {
+  LossScaler::Options o;
+  o.init_scale = 1024, o.growth_interval = 3;
+  LossScaler s(torch::kCPU, o);
+  EXPECT_EQ(s.scale(torch::ones({})).item<double>(), 1024);
+  // Finite gradients are unscaled in place.
+  std::vector<torch::Tensor> g{torch::full({3}, 2048.0), torch::full({2}, -512.0)};
+  EXPECT_TRUE(s.unscale_and_update(g));
+  EXPECT_TRUE(torch::equal(g[0], torch::full({3}, 2.0)));
+  EXPECT_TRUE(torch::equal(g[1], torch::full({2}, -0.5)));
+  // An inf anywhere: skip, halve the scale, reset the growth count.
+  std::vector<torch::Tensor> bad{torch::ones({3}), torch::tensor({1.0f, std::numeric_limits<float>::infinity()})};
+  EXPECT_FALSE(s.unscale_and_update(bad));
+  EXPECT_EQ(s.current_scale(), 512);
+  std::vector<torch::Tensor> nan{torch::tensor({std::numeric_limits<float>::quiet_NaN()})};
+  EXPECT_FALSE(s.unscale_and_update(nan));
+  EXPECT_EQ(s.current_scale(), 256);
+  EXPECT_EQ(s.skipped_steps(), 2);
+  // growth_interval good steps in a row: the scale doubles.
+  for (int i = 0; i < 2; ++i) {
+    std::vector<torch::Tensor> ok{torch::ones({2})};
+    EXPECT_TRUE(s.unscale_and_update(ok));
+    EXPECT_EQ(s.current_scale(), 256) << "not yet";
+  }
+  std::vector<torch::Tensor> ok{torch::ones({2})};
+  EXPECT_TRUE(s.unscale_and_update(ok));
+  EXPECT_EQ(s.current_scale(), 512);
+  // The state survives a checkpoint round trip.
+  LossScaler t(torch::kCPU, o);
+  t.load_state(s.state());
+  EXPECT_EQ(t.current_scale(), 512);
+}
+
+TEST(Amp, Bf16TrainingReachesFp32AccuracyWithinOnePoint) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist";
+  auto ds = load_mnist(dir);
+  if (!ds.dataset) GTEST_SKIP() << ds.error;
+  Fixture f;
+  auto run = [&](const std::string& amp) {
+    TrainOptions o;
+    o.out = f.root + "/" + amp;
+    o.epochs = 2;
+    o.limit_train = 12000;
+    o.progress = false;
+    o.engine = "autograd";
+    o.amp = amp;
+    auto r = train(o, to_tensors(*ds.dataset, o.limit_train, torch::kCPU), torch::kCPU, {});
+    EXPECT_EQ(r.status, kTrainOk) << r.error;
+    return r.test_acc;
+  };
+  double fp32 = run("off"), bf16 = run("bf16");
+  EXPECT_GT(fp32, 0.80);
+  EXPECT_NEAR(bf16, fp32, 0.01) << "bf16 " << bf16 << " vs fp32 " << fp32 << " (stated margin: 1 point)";
+}
+
+TEST(Amp, Fp16OnTheCpuAndFusedWithAmpAreRefused) {
+  auto ds = synthetic_dataset(128, 32);
+  Fixture f;
+  TrainOptions o;
+  o.out = f.root + "/r";
+  o.amp = "fp16";
+  auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  EXPECT_EQ(r.status, kTrainBadArgs);
+  EXPECT_NE(r.error.find("--amp bf16"), std::string::npos) << r.error;
+  o.amp = "bf16", o.engine = "fused";
+  r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  EXPECT_EQ(r.status, kTrainBadArgs);
+}
+
+NamedTensors final_params(const std::string& out) {
+  auto ld = load_checkpoint(out + "/checkpoint.dlr");
+  if (!ld.checkpoint) throw std::runtime_error(ld.error);
+  NamedTensors p;
+  for (auto& [n, t] : ld.checkpoint->tensors)
+    if (n.rfind("fc", 0) == 0) p.emplace_back(n, t);
+  return p;
+}
+
+class OomRecovery : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OomRecovery, MicroBatchesGiveTheFullBatchResult) {
+  auto ds = synthetic_dataset(640, 100);
+  Fixture f;
+  TrainOptions o;
+  o.epochs = 2;
+  o.progress = false;
+  o.engine = GetParam();
+  o.out = f.root + "/normal";
+  auto data = to_tensors(ds, 0, torch::kCPU);
+  auto normal = train(o, data, torch::kCPU, {});
+  ASSERT_EQ(normal.status, kTrainOk) << normal.error;
+
+  // Device memory "holds" 16 samples: anything larger fails at the step boundary.
+  std::vector<std::string> lines;
+  TrainHooks h;
+  h.log = [&](const std::string& s) { lines.push_back(s); };
+  h.before_step = [](int64_t, int64_t batch) {
+    TORCH_CHECK_WITH(OutOfMemoryError, batch <= 16, "CUDA out of memory (simulated): batch ", batch);
+  };
+  o.out = f.root + "/oom";
+  auto oom = train(o, data, torch::kCPU, h);
+  ASSERT_EQ(oom.status, kTrainOk) << oom.error;
+  EXPECT_EQ(oom.micro_batches, 4);
+  int told = 0;
+  for (const auto& l : lines)
+    if (l.find("out of memory") != std::string::npos) {
+      ++told;
+      EXPECT_NE(l.find("--batch-size 16 fits"), std::string::npos) << l;
+    }
+  EXPECT_EQ(told, 1) << "told once, when the split that fits is known";
+  auto a = final_params(f.root + "/normal"), b = final_params(f.root + "/oom");
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_LT((a[i].second - b[i].second).abs().max().item<double>(), 1e-5) << a[i].first;
+  EXPECT_NEAR(oom.history.back().train_loss, normal.history.back().train_loss, 1e-5);
+  EXPECT_EQ(oom.test_acc, normal.test_acc);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, OomRecovery, ::testing::Values("fused", "autograd"));
+
+TEST(OomRecovery, NotEvenOneSampleFitsIsAnError) {
+  auto ds = synthetic_dataset(64, 16);
+  Fixture f;
+  TrainOptions o;
+  o.out = f.root + "/r";
+  o.progress = false;
+  TrainHooks h;
+  h.before_step = [](int64_t, int64_t) { TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory (simulated)"); };
+  EXPECT_THROW(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, h), c10::OutOfMemoryError);
+}
+
+TEST(Metrics, MemoryAndScaleFieldsRoundTrip) {
+  EpochMetrics m;
+  m.epoch = 2, m.rss_mib = 500, m.device_allocated_mib = 12, m.device_reserved_mib = 40, m.device_peak_mib = 33;
+  m.loss_scale = 32768, m.skipped_steps = 3;
+  auto back = epoch_metrics_from_json(to_json(m));
+  EXPECT_EQ(back.device_allocated_mib, 12);
+  EXPECT_EQ(back.device_reserved_mib, 40);
+  EXPECT_EQ(back.device_peak_mib, 33);
+  EXPECT_EQ(back.loss_scale, 32768);
+  EXPECT_EQ(back.skipped_steps, 3);
+}
+
+}  // namespace
+}  // namespace dlready::test
