@@ -3,12 +3,14 @@
 # SimpleNet, Fashion-MNIST, batch 64, 5 epochs, on the CPU (or a GPU: third argument). Two settings: each with its default threading
 # (as a user runs it) and both at 1 thread. Alternating runs; prints medians, the wall-time ratio,
 # both test accuracies and both peak RSS.
-# usage: bench/train.sh [runs] [epochs] [device]     (defaults 3, 5, cpu)
+# usage: bench/train.sh [runs] [epochs] [device] [dlready train flags...]   (defaults 3, 5, cpu)
+#   e.g. bench/train.sh 3 5 cuda --cuda-graphs      bench/train.sh 3 5 cpu --amp bf16
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 epochs=${2:-5}
 device=${3:-cpu}
+extra=("${@:4}")  # --amp bf16|fp16, --cuda-graphs, ... (for dlready train only)
 venv=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
 peer=${DLREADY_PEER:-../shared/peers/train_seed.py}
 data=${DLREADY_DATA:-/usr/share/datasets/fashion-mnist}
@@ -24,7 +26,7 @@ for setting in default 1thread; do
   if [ "$setting" = 1thread ]; then ours_threads=(--threads 1); peer_threads=(--threads 1); fi
   for ((i = 0; i < runs; i++)); do
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device "$device" \
-      --epochs "$epochs" --data "$data" --json --no-progress --out "$tmp/run" "${ours_threads[@]}")
+      --epochs "$epochs" --data "$data" --json --no-progress --out "$tmp/run" "${ours_threads[@]}" "${extra[@]}")
     acc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["test_acc"])' "$tmp/ours.json")
     echo "$setting ours $t $r $acc" >> "$results"
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/peer.txt" -- "$python" "$peer" \
@@ -33,10 +35,10 @@ for setting in default 1thread; do
     echo "$setting peer $t $r $acc" >> "$results"
   done
 done
-python3 - "$results" "$runs" "$epochs" "$device" <<'PY'
+python3 - "$results" "$runs" "$epochs" "$device" "${extra[*]}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]}; "
+print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]} {sys.argv[5]}; "
       f"{sys.argv[2]} alternating run(s) each, medians")
 for setting in ("default", "1thread"):
     side = {}

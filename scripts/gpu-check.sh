@@ -64,11 +64,17 @@ fi
 "$bin" launch --nproc-per-node 1 --master-port 29790 -- "$bin" train --device cuda --epochs 1 --no-progress \
   --out "$out/nccl-run" >"$out/nccl-smoke.txt" 2>&1
 log "NCCL world-size-1 data-parallel run exit status $?: $(grep -E 'data parallel|epoch 1/1' "$out/nccl-smoke.txt" | tr '\n' ' ')"
+for variant in "--cuda-graphs" "--amp bf16" "--amp fp16"; do
+  # shellcheck disable=SC2086
+  "$bin" train --device cuda --epochs 2 --no-progress --json $variant --out "$out/run-${variant// /}" \
+    >"$out/train${variant// /}.json" 2>"$out/train${variant// /}.log"
+  log "train $variant exit status $?: $(grep -E 'cuda-graphs|epoch 2/2' "$out/train${variant// /}.log" | tr '\n' ' ')"
+done
 "$bin" train --device cuda --epochs 5 --json --no-progress --out "$out/run" >"$out/train.json" 2>"$out/train.log"
 log "train on cuda exit status $? : $("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(f"test_acc={j[\"test_acc\"]:.4f} train_s={j[\"train_seconds\"]:.2f} epoch_s={[round(h[\"seconds\"],3) for h in j[\"history\"]]}")' "$out/train.json" 2>/dev/null)"
 if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
   # Side by side with the tutorial's script on this GPU (1 run each, 5 epochs).
-  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 300 bench/train.sh 1 5 cuda >"$out/bench-train.txt" 2>&1
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 300 bench/train.sh 1 5 cuda --cuda-graphs >"$out/bench-train.txt" 2>&1
   sed 's/^/  /' "$out/bench-train.txt" | tee -a "$out/summary.txt"
 fi
 log "outputs in $out"

@@ -26,6 +26,8 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
   cmd->add_option("--amp", o.amp, "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)")
       ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+  cmd->add_flag("--cuda-graphs", o.cuda_graphs,
+                "Capture the whole training step as a CUDA graph and replay it (CUDA, --model mlp, fp32)");
   cmd->add_flag("--empty-cache", o.empty_cache, "Return cached CUDA memory to the driver after every epoch");
   cmd->add_option("--rank", o.rank, "Data parallel: this process's rank (default: RANK / SLURM_PROCID)")
       ->check(CLI::Range(0, 1 << 20));

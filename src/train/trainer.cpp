@@ -5,8 +5,9 @@
 #include <random>
 
 #include "core/posix_fs.hpp"
-#include "train/checkpoint.hpp"
 #include "train/amp.hpp"
+#include "train/checkpoint.hpp"
+#include "train/cuda_graph_step.hpp"
 #include "train/model.hpp"
 #include "verify/cuda_support.hpp"
 
@@ -15,16 +16,19 @@ namespace dlready {
 TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Device& device) {
   auto images = [&](const IdxArray& a, int64_t n) {
     int64_t features = static_cast<int64_t>(a.dims[1]) * a.dims[2];
-    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n, features}, torch::kUInt8).to(device, true).clone();
+    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n, features}, torch::kUInt8)
+        .to(device, true)
+        .clone();
   };
   auto labels = [&](const IdxArray& a, int64_t n) {
-    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n}, torch::kUInt8).to(device, torch::kLong);
+    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n}, torch::kUInt8)
+        .to(device, torch::kLong);
   };
   int64_t n_train = static_cast<int64_t>(ds.train.size());
   if (limit_train > 0 && limit_train < n_train) n_train = limit_train;
   int64_t n_test = static_cast<int64_t>(ds.test.size());
-  return {images(ds.train.images, n_train), labels(ds.train.labels, n_train), images(ds.test.images, n_test),
-          labels(ds.test.labels, n_test)};
+  return {images(ds.train.images, n_train), labels(ds.train.labels, n_train),
+          images(ds.test.images, n_test), labels(ds.test.labels, n_test)};
 }
 
 torch::Tensor normalize_batch(const torch::Tensor& x_u8) {
@@ -46,7 +50,8 @@ std::vector<int64_t> rank_shard(const std::vector<int64_t>& perm, int rank, int 
   size_t per_rank = (n + w - 1) / w;
   std::vector<int64_t> shard;
   shard.reserve(per_rank);
-  for (size_t i = 0; i < per_rank; ++i) shard.push_back(perm[(i * w + static_cast<size_t>(rank)) % n]);
+  for (size_t i = 0; i < per_rank; ++i)
+    shard.push_back(perm[(i * w + static_cast<size_t>(rank)) % n]);
   return shard;
 }
 
@@ -61,7 +66,10 @@ struct FusedMlpStep {
   torch::Tensor w1, b1, w2, b2;
   torch::Tensor one;  // grad of the mean loss
   explicit FusedMlpStep(const NamedTensors& p)
-      : w1(p[0].second), b1(p[1].second), w2(p[2].second), b2(p[3].second),
+      : w1(p[0].second),
+        b1(p[1].second),
+        w2(p[2].second),
+        b2(p[3].second),
         one(torch::ones({}, p[0].second.options())) {}
   // Returns the loss (0-dim) and the number of correct predictions; fills grads.
   std::pair<torch::Tensor, torch::Tensor> run(const torch::Tensor& x, const torch::Tensor& y,
@@ -79,17 +87,20 @@ struct FusedMlpStep {
   }
 };
 
-std::string checkpoint_path(const TrainOptions& o) { return o.out + "/checkpoint.dlr"; }
+std::string checkpoint_path(const TrainOptions& o) {
+  return o.out + "/checkpoint.dlr";
+}
 
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size) {
-  return {{"model", o.model}, {"optimizer", o.optimizer}, {"lr", o.lr}, {"momentum", o.momentum},
-          {"batch_size", o.batch_size}, {"seed", o.seed}, {"train_size", train_size}};
+  return {{"model", o.model},        {"optimizer", o.optimizer},   {"lr", o.lr},
+          {"momentum", o.momentum},  {"batch_size", o.batch_size}, {"seed", o.seed},
+          {"train_size", train_size}};
 }
 
 }  // namespace
 
-TrainResult train(const TrainOptions& o, const TensorData& data, const torch::Device& device, const TrainHooks& hooks,
-                  const DataParallel& dp) {
+TrainResult train(const TrainOptions& o, const TensorData& data, const torch::Device& device,
+                  const TrainHooks& hooks, const DataParallel& dp) {
   TrainResult res;
   const bool leader = dp.rank == 0;  // only rank 0 evaluates and writes files
   auto log = [&](const std::string& s) {
@@ -119,12 +130,17 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   };
   if (!amp) return bad_args("--amp " + o.amp + ": use off, bf16 or fp16");
   if (*amp == AmpMode::fp16 && !device.is_cuda())
-    return bad_args("--amp fp16 needs a CUDA device (fp16 autocast on the CPU is slow and unscaled); on the CPU use --amp bf16");
+    return bad_args(
+        "--amp fp16 needs a CUDA device (fp16 autocast on the CPU is slow and unscaled); on the "
+        "CPU use --amp bf16");
   // The hand-written step is fp32; mixed precision goes through autograd under autocast.
-  bool fused = o.model == "mlp" && (o.engine == "fused" || (o.engine == "auto" && *amp == AmpMode::off));
-  if (o.engine == "fused" && o.model != "mlp") return bad_args("--engine fused exists for --model mlp only");
+  bool fused =
+      o.model == "mlp" && (o.engine == "fused" || (o.engine == "auto" && *amp == AmpMode::off));
+  if (o.engine == "fused" && o.model != "mlp")
+    return bad_args("--engine fused exists for --model mlp only");
   if (fused && *amp != AmpMode::off)
-    return bad_args("--engine fused runs in fp32; with --amp use --engine autograd (the default then)");
+    return bad_args(
+        "--engine fused runs in fp32; with --amp use --engine autograd (the default then)");
   std::optional<LossScaler> scaler;
   if (*amp == AmpMode::fp16) scaler.emplace(device, LossScaler::Options{});
 
@@ -152,18 +168,21 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       return res;
     }
     auto& meta = ld.checkpoint->meta;
-    if (int saved = meta.contains("run") ? meta["run"].value("world_size", 1) : 1; saved != dp.world) {
+    if (int saved = meta.contains("run") ? meta["run"].value("world_size", 1) : 1;
+        saved != dp.world) {
       res.status = kTrainFailed;
-      res.error = "cannot resume: the checkpoint was made by " + std::to_string(saved) + " rank(s), this run has " +
-                  std::to_string(dp.world) + "; resume with the same world size";
+      res.error = "cannot resume: the checkpoint was made by " + std::to_string(saved) +
+                  " rank(s), this run has " + std::to_string(dp.world) +
+                  "; resume with the same world size";
       return res;
     }
     for (auto it = identity.begin(); it != identity.end(); ++it) {
       if (!meta.contains("run") || meta["run"].value(it.key(), nlohmann::json()) != it.value()) {
         res.status = kTrainFailed;
-        res.error = "cannot resume: the checkpoint was made with " + it.key() + "=" +
-                    (meta.contains("run") ? meta["run"].value(it.key(), nlohmann::json()).dump() : "?") +
-                    ", this run has " + it.value().dump();
+        res.error =
+            "cannot resume: the checkpoint was made with " + it.key() + "=" +
+            (meta.contains("run") ? meta["run"].value(it.key(), nlohmann::json()).dump() : "?") +
+            ", this run has " + it.value().dump();
         return res;
       }
     }
@@ -174,15 +193,20 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         bool is_param = false;
         for (auto& [pname, p] : params) {
           if (pname != name) continue;
-          if (!p.sizes().equals(t.sizes())) throw std::runtime_error("parameter '" + name + "' has another shape");
+          if (!p.sizes().equals(t.sizes()))
+            throw std::runtime_error("parameter '" + name + "' has another shape");
           p.copy_(t);
           is_param = true;
         }
         // Mid-epoch counters are rank 0's share (only it writes checkpoints).
-        if (name.rfind("amp/", 0) == 0) { if (scaler) scaler->load_state({{name, t.to(device)}}); }
-        else if (name == "run/loss_sum") { if (leader) loss_sum.copy_(t); }
-        else if (name == "run/correct") { if (leader) correct.copy_(t); }
-        else if (!is_param) opt_state.emplace_back(name, t.to(device));
+        if (name.rfind("amp/", 0) == 0) {
+          if (scaler) scaler->load_state({{name, t.to(device)}});
+        } else if (name == "run/loss_sum") {
+          if (leader) loss_sum.copy_(t);
+        } else if (name == "run/correct") {
+          if (leader) correct.copy_(t);
+        } else if (!is_param)
+          opt_state.emplace_back(name, t.to(device));
       }
       optim.load_state(opt_state);
     } catch (const std::exception& e) {
@@ -194,10 +218,11 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     start_step = meta.value("step_in_epoch", int64_t{0});
     global_step = meta.value("global_step", int64_t{0});
     carried_seconds = meta.value("epoch_seconds", 0.0);
-    for (const auto& h : meta.value("history", nlohmann::json::array())) res.history.push_back(epoch_metrics_from_json(h));
+    for (const auto& h : meta.value("history", nlohmann::json::array()))
+      res.history.push_back(epoch_metrics_from_json(h));
     res.resumed = true;
-    log("resumed from " + checkpoint_path(o) + " at epoch " + std::to_string(start_epoch + 1) + ", step " +
-        std::to_string(start_step));
+    log("resumed from " + checkpoint_path(o) + " at epoch " + std::to_string(start_epoch + 1) +
+        ", step " + std::to_string(start_step));
   }
 
   // Every rank starts from rank 0's parameters (they match already when seeded alike; this makes
@@ -212,8 +237,12 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   auto save = [&](int epoch, int64_t step_in_epoch, double epoch_seconds) -> std::string {
     if (!leader) return "";
     Checkpoint ck;
-    ck.meta = {{"epoch", epoch}, {"step_in_epoch", step_in_epoch}, {"global_step", global_step},
-               {"epoch_seconds", epoch_seconds}, {"run", identity}, {"history", nlohmann::json::array()}};
+    ck.meta = {{"epoch", epoch},
+               {"step_in_epoch", step_in_epoch},
+               {"global_step", global_step},
+               {"epoch_seconds", epoch_seconds},
+               {"run", identity},
+               {"history", nlohmann::json::array()}};
     for (const auto& h : res.history) ck.meta["history"].push_back(to_json(h));
     ck.tensors = params;
     for (auto& s : optim.state()) ck.tensors.push_back(s);
@@ -228,8 +257,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   FusedMlpStep fused_step(params);
   // Forward and backward of one (micro-)batch: the loss (mean), the correct count, and in `g` the
   // gradients of the mean loss (times the loss scale under fp16).
-  auto compute = [&](const torch::Tensor& x, const torch::Tensor& y, std::vector<torch::Tensor>& g)
-      -> std::pair<torch::Tensor, torch::Tensor> {
+  auto compute = [&](const torch::Tensor& x, const torch::Tensor& y,
+                     std::vector<torch::Tensor>& g) -> std::pair<torch::Tensor, torch::Tensor> {
     if (fused) {
       torch::NoGradGuard ng;
       return fused_step.run(x, y, g);
@@ -279,10 +308,11 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         grads = std::move(acc);
         if (micro != told_micro) {  // said once, when the split is known to fit
           told_micro = micro;
-          log("out of memory at a batch of " + std::to_string(bs) + ": emptied the cache and redid the step as " +
-              std::to_string(micro) + " micro-batches of " + std::to_string(chunk) +
-              " with gradient accumulation (the same effective batch of " + std::to_string(bs) + "); --batch-size " +
-              std::to_string(chunk) + " fits in memory");
+          log("out of memory at a batch of " + std::to_string(bs) +
+              ": emptied the cache and redid the step as " + std::to_string(micro) +
+              " micro-batches of " + std::to_string(chunk) +
+              " with gradient accumulation (the same effective batch of " + std::to_string(bs) +
+              "); --batch-size " + std::to_string(chunk) + " fits in memory");
         }
         return {loss_acc, ok_acc};
       } catch (const c10::OutOfMemoryError&) {
@@ -292,6 +322,28 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       }
     }
   };
+  // --cuda-graphs: the fused fp32 step of one process on CUDA, captured after a few eager steps
+  // (cuBLAS and the allocator warm up there) with the batch gathered on the device inside it.
+  std::unique_ptr<CudaGraphStep> graph;
+  torch::Tensor idx_static;
+  int64_t eager_steps = 0;
+  constexpr int64_t kEagerBeforeCapture = 3;
+  if (o.cuda_graphs) {
+    std::string why;
+    if (!device.is_cuda())
+      why = "needs a CUDA device";
+    else if (!fused)
+      why = "captures the fused SimpleNet step only (--model mlp, --amp off, engine fused)";
+    else if (dp.world > 1)
+      why = "is for one process (collectives are not captured)";
+    if (why.empty()) {
+      graph = std::make_unique<CudaGraphStep>();
+      idx_static =
+          torch::zeros({o.batch_size}, torch::TensorOptions().dtype(torch::kLong).device(device));
+    } else {
+      log("--cuda-graphs " + why + ": running eagerly");
+    }
+  }
   auto t_train = Clock::now();
   for (int epoch = start_epoch; epoch < o.epochs; ++epoch) {
     auto t_epoch = Clock::now();
@@ -303,29 +355,62 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     auto last_progress = Clock::now();
     for (int64_t step = (epoch == start_epoch ? start_step : 0); step < steps_per_epoch; ++step) {
       int64_t begin = step * o.batch_size, bs = std::min<int64_t>(o.batch_size, n_rank - begin);
-      auto idx = perm.narrow(0, begin, bs);
-      auto x = normalize_batch(data.train_x.index_select(0, idx));
-      auto y = data.train_y.index_select(0, idx);
-      auto [loss, ok] = run_step(x, y, bs);
-      if (dp.average) dp.average(grads);
-      // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead).
-      if (!scaler || scaler->unscale_and_update(grads)) optim.step(grads);
-      {
-        torch::NoGradGuard ng;
-        loss_sum.add_(loss.detach(), static_cast<double>(bs));
-        correct.add_(ok);
+      bool replayed = false;
+      if (graph && bs == o.batch_size && (graph->ready() || eager_steps >= kEagerBeforeCapture)) {
+        idx_static.copy_(perm.narrow(0, begin, bs), /*non_blocking=*/true);
+        if (!graph->ready()) {
+          auto why = graph->capture([&] {
+            torch::NoGradGuard ng;
+            auto xs = normalize_batch(data.train_x.index_select(0, idx_static));
+            auto ys = data.train_y.index_select(0, idx_static);
+            std::vector<torch::Tensor> g;
+            auto [l, k] = fused_step.run(xs, ys, g);
+            optim.step(g);
+            loss_sum.add_(l, static_cast<double>(bs));
+            correct.add_(k);
+          });
+          if (why.empty()) {
+            log("--cuda-graphs: step captured after " + std::to_string(eager_steps) +
+                " eager steps; replaying it");
+          } else {
+            log("--cuda-graphs: capture failed (" + why + "): running eagerly");
+            graph.reset();
+          }
+        }
+        if (graph) {
+          graph->replay();
+          replayed = true;
+        }
+      }
+      if (!replayed) {
+        ++eager_steps;
+        auto idx = perm.narrow(0, begin, bs);
+        auto x = normalize_batch(data.train_x.index_select(0, idx));
+        auto y = data.train_y.index_select(0, idx);
+        auto [loss, ok] = run_step(x, y, bs);
+        if (dp.average) dp.average(grads);
+        // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead).
+        if (!scaler || scaler->unscale_and_update(grads)) optim.step(grads);
+        {
+          torch::NoGradGuard ng;
+          loss_sum.add_(loss.detach(), static_cast<double>(bs));
+          correct.add_(ok);
+        }
+        if (hooks.step_loss) hooks.step_loss(global_step + 1, loss.item<float>());
       }
       ++global_step;
-      if (hooks.step_loss) hooks.step_loss(global_step, loss.item<float>());
-      double elapsed = carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
+      double elapsed =
+          carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
       if (hooks.progress && Clock::now() - last_progress > std::chrono::milliseconds(200)) {
         last_progress = Clock::now();
         double done = static_cast<double>(std::min(n_rank, (step + 1) * o.batch_size) * dp.world);
         hooks.progress(epoch + 1, static_cast<size_t>(done), static_cast<size_t>(n_rank * dp.world),
                        done / std::max(elapsed, 1e-9));
       }
-      if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 && step + 1 < steps_per_epoch) {
-        if (auto err = save(epoch, step + 1, elapsed); !err.empty()) log("warning: checkpoint not written: " + err);
+      if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
+          step + 1 < steps_per_epoch) {
+        if (auto err = save(epoch, step + 1, elapsed); !err.empty())
+          log("warning: checkpoint not written: " + err);
       }
     }
     // Evaluation.
@@ -343,8 +428,10 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.samples_per_s = seen / std::max(m.seconds, 1e-9);
     if (!std::isfinite(m.train_loss)) {
       res.status = kTrainFailed;
-      res.error = "the training loss became " + std::to_string(m.train_loss) + " in epoch " + std::to_string(epoch + 1) +
-                  "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) + " (try a smaller --lr)";
+      res.error = "the training loss became " + std::to_string(m.train_loss) + " in epoch " +
+                  std::to_string(epoch + 1) +
+                  "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) +
+                  " (try a smaller --lr)";
       return res;
     }
     if (leader) {
@@ -383,21 +470,26 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     correct.zero_();
     char line[400];
     int len = std::snprintf(line, sizeof line,
-                            "epoch %d/%d  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  %.2fs  %.0f samples/s  RSS %.0f MiB",
-                            m.epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.test_loss, 100 * m.test_acc, m.seconds,
-                            m.samples_per_s, m.rss_mib);
+                            "epoch %d/%d  train loss %.4f acc %.2f%%  test loss %.4f acc %.2f%%  "
+                            "%.2fs  %.0f samples/s  RSS %.0f MiB",
+                            m.epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.test_loss,
+                            100 * m.test_acc, m.seconds, m.samples_per_s, m.rss_mib);
     if (device.is_cuda() && len > 0 && len < static_cast<int>(sizeof line))
       len += std::snprintf(line + len, sizeof line - static_cast<size_t>(len),
                            "  %s alloc %.0f / reserved %.0f / peak %.0f MiB", device.str().c_str(),
                            m.device_allocated_mib, m.device_reserved_mib, m.device_peak_mib);
     if (scaler && len > 0 && len < static_cast<int>(sizeof line))
-      std::snprintf(line + len, sizeof line - static_cast<size_t>(len), "  loss scale %g, %lld step(s) skipped",
-                    m.loss_scale, static_cast<long long>(m.skipped_steps));
+      std::snprintf(line + len, sizeof line - static_cast<size_t>(len),
+                    "  loss scale %g, %lld step(s) skipped", m.loss_scale,
+                    static_cast<long long>(m.skipped_steps));
     log(line);
-    if (auto err = save(epoch + 1, 0, 0); !err.empty()) log("warning: checkpoint not written: " + err);
+    if (auto err = save(epoch + 1, 0, 0); !err.empty())
+      log("warning: checkpoint not written: " + err);
     if (!leader) continue;
-    if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty()) log("warning: " + err);
-    if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty()) log("warning: " + err);
+    if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty())
+      log("warning: " + err);
+    if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty())
+      log("warning: " + err);
   }
   res.train_seconds = std::chrono::duration<double>(Clock::now() - t_train).count();
   res.micro_batches = micro;

@@ -47,3 +47,42 @@ TEST(Gpu, RealFashionMnistOnCuda) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+TrainResult gpu_run(const std::string& name, const std::function<void(TrainOptions&)>& set) {
+  auto ds = synthetic_dataset(1280, 200);
+  TrainOptions o;
+  o.out = (std::filesystem::temp_directory_path() / ("dlready-gpu-" + name)).string();
+  o.epochs = 2;
+  o.progress = false;
+  set(o);
+  torch::Device d(torch::kCUDA, 0);
+  return train(o, to_tensors(ds, 0, d), d, {});
+}
+
+TEST(GpuAmp, CudaGraphsMatchEagerTraining) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  auto eager = gpu_run("eager", [](TrainOptions&) {});
+  auto graphs = gpu_run("graphs", [](TrainOptions& o) { o.cuda_graphs = true; });
+  ASSERT_EQ(graphs.status, kTrainOk) << graphs.error;
+  EXPECT_NEAR(graphs.history.back().train_loss, eager.history.back().train_loss, 1e-4);
+  EXPECT_NEAR(graphs.test_acc, eager.test_acc, 0.01);
+  EXPECT_GT(graphs.history.back().device_peak_mib, 0) << "device memory is reported";
+}
+
+TEST(GpuAmp, Fp16WithLossScalingAndBf16Train) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  auto fp32 = gpu_run("fp32", [](TrainOptions& o) { o.engine = "autograd"; });
+  auto fp16 = gpu_run("fp16", [](TrainOptions& o) { o.amp = "fp16"; });
+  auto bf16 = gpu_run("bf16", [](TrainOptions& o) { o.amp = "bf16"; });
+  ASSERT_EQ(fp16.status, kTrainOk) << fp16.error;
+  ASSERT_EQ(bf16.status, kTrainOk) << bf16.error;
+  EXPECT_GT(fp16.loss_scale, 0);
+  EXPECT_NEAR(fp16.test_acc, fp32.test_acc, 0.02);
+  EXPECT_NEAR(bf16.test_acc, fp32.test_acc, 0.02);
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -1,0 +1,29 @@
+// --cuda-graphs: the whole training step (gather, forward, backward, optimizer, metric sums)
+// captured once as a CUDA graph and replayed, so a batch-64 step costs one graph launch instead
+// of dozens of kernel launches. Built without CUDA headers, capture always reports why not.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dlready {
+
+class CudaGraphStep {
+ public:
+  CudaGraphStep();
+  ~CudaGraphStep();
+  CudaGraphStep(const CudaGraphStep&) = delete;
+  CudaGraphStep& operator=(const CudaGraphStep&) = delete;
+
+  // Captures `body` (which must only touch static tensors) on a side stream. "" on success,
+  // else why capture was not possible; the body has not run either way.
+  std::string capture(const std::function<void()>& body);
+  void replay();  // runs the captured step on the current stream
+  bool ready() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dlready
