@@ -66,7 +66,7 @@ std::string explain_rendezvous_failure(const DistConfig& c, std::chrono::seconds
            "exiting); choose another with --master-port or MASTER_PORT";
   if (c.rank == 0)
     return "rank 0 could not set up the rendezvous on " + where + ": " + what +
-           (what.find("imeout") != std::string::npos || what.find("timed out") != std::string::npos
+           (what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos
                 ? " (not every rank joined within " + std::to_string(timeout.count()) + " s: are all " +
                       std::to_string(c.world) + " ranks started?)"
                 : "");

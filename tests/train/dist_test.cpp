@@ -102,11 +102,13 @@ TEST(DataParallelFailures, KillingARankMidEpochStopsTheLaunchWithTheRankNamed) {
 TEST(DataParallelFailures, AHungPeerMakesRankZeroExitWithinTheTimeout) {
   if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
   Fixture f;
-  std::string args = " train --data " + kData + " --world-size 2 --master-port 29711 --dist-timeout 3 --epochs 5 "
+  std::string args = " train --data " + kData + " --world-size 2 --master-port 29711 --dist-timeout 3 --epochs 5 --limit-train 20000 "
                      "--no-progress --out " + f.root + "/run";
-  // Rank 1 is stopped (SIGSTOP) 1.5 s in: alive but silent, the worst case for a collective.
-  auto out = command_output(bin() + args + " --rank 1 > /dev/null 2>&1 & p=$!; (sleep 1.5; kill -STOP $p) & " + bin() +
-                            args + " --rank 0 2>&1; echo rc=$?; kill -9 $p; wait");
+  // Rank 1 is stopped (SIGSTOP) once the first epoch is done (rank 0 has written its metrics):
+  // alive but silent in the middle of training, the worst case for a collective.
+  auto out = command_output(bin() + args + " --rank 1 > /dev/null 2>&1 & p=$!; (while [ ! -f " + f.root +
+                            "/run/metrics.jsonl ]; do sleep 0.1; done; kill -STOP $p) & " + bin() + args +
+                            " --rank 0 2>&1; echo rc=$?; kill -9 $p; wait");
   EXPECT_NE(out.find("rank 0/2"), std::string::npos) << out;
   EXPECT_TRUE(out.find("hung") != std::string::npos || out.find("did not finish") != std::string::npos) << out;
   EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
