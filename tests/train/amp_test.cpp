@@ -7,7 +7,7 @@
 #include "fixture.hpp"
 #include "synthetic.hpp"
 #include "train/amp.hpp"
-#include "train/checkpoint.hpp"
+#include "checkpoint_params.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready::test {
@@ -97,15 +97,6 @@ TEST(Amp, Fp16OnTheCpuAndFusedWithAmpAreRefused) {
   EXPECT_EQ(r.status, kTrainBadArgs);
 }
 
-NamedTensors final_params(const std::string& out) {
-  auto ld = load_checkpoint(out + "/checkpoint.dlr");
-  if (!ld.checkpoint) throw std::runtime_error(ld.error);
-  NamedTensors p;
-  for (auto& [n, t] : ld.checkpoint->tensors)
-    if (n.rfind("fc", 0) == 0) p.emplace_back(n, t);
-  return p;
-}
-
 class OomRecovery : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OomRecovery, MicroBatchesGiveTheFullBatchResult) {
@@ -138,7 +129,7 @@ TEST_P(OomRecovery, MicroBatchesGiveTheFullBatchResult) {
       EXPECT_NE(l.find("--batch-size 16 fits"), std::string::npos) << l;
     }
   EXPECT_EQ(told, 1) << "told once, when the split that fits is known";
-  auto a = final_params(f.root + "/normal"), b = final_params(f.root + "/oom");
+  auto a = model_params(f.root + "/normal"), b = model_params(f.root + "/oom");
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i)
     EXPECT_LT((a[i].second - b[i].second).abs().max().item<double>(), 1e-5) << a[i].first;

@@ -11,7 +11,7 @@
 
 #include "dist/data_parallel.hpp"
 #include "fixture.hpp"
-#include "train/checkpoint.hpp"
+#include "checkpoint_params.hpp"
 
 namespace dlready::test {
 namespace {
@@ -38,17 +38,8 @@ TEST(DataParallel, GradientBucketsRespectTheCap) {
   EXPECT_EQ(bucket_ranges(ts, kBucketBytes).size(), 1u);
 }
 
-NamedTensors params_of(const std::string& dir) {
-  auto ld = load_checkpoint(dir + "/checkpoint.dlr");
-  if (!ld.checkpoint) throw std::runtime_error(ld.error);
-  NamedTensors out;
-  for (auto& [name, t] : ld.checkpoint->tensors)
-    if (name.rfind("fc", 0) == 0) out.emplace_back(name, t);
-  return out;
-}
-
 void expect_same_model(const std::string& a, const std::string& b) {
-  auto pa = params_of(a), pb = params_of(b);
+  auto pa = model_params(a), pb = model_params(b);
   ASSERT_EQ(pa.size(), 4u);
   ASSERT_EQ(pa.size(), pb.size());
   for (size_t i = 0; i < pa.size(); ++i) {
