@@ -8,6 +8,7 @@
 #include "bench/cpu_peak.hpp"
 #include "bench/gemm_bench.hpp"
 #include "bench/train_bench.hpp"
+#include "core/text.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
 #include "train/device_choice.hpp"
@@ -135,9 +136,7 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
     if (o.json) std::cout << j.dump(2) << std::endl;
     return ok ? kBenchOk : kBenchFailed;
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    std::fprintf(stderr, "dlready bench: %s\n", what.c_str());
+    std::fprintf(stderr, "dlready bench: %s\n", first_line(e.what()).c_str());
     return kBenchFailed;
   }
 }

@@ -111,4 +111,6 @@ std::string human_bytes(unsigned long long bytes) {
   return buf;
 }
 
+std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
+
 }  // namespace dlready

@@ -22,5 +22,7 @@ int compare_versions(std::string_view a, std::string_view b);
 std::optional<std::string> find_assignment(std::string_view text, std::string_view key);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string human_bytes(unsigned long long bytes);
+// The text up to the first newline (LibTorch appends a C++ backtrace to its error messages).
+std::string first_line(std::string_view s);
 
 }  // namespace dlready

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "core/text.hpp"
 #include "dist/process_group.hpp"
 
 namespace dlready {
@@ -21,9 +22,8 @@ struct DataParallelSession::Impl {
     try {
       done = work->wait(timeout);
     } catch (const std::exception& e) {
-      std::string m = e.what();
-      if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
-      bool timed_out = m.find("timed out") != std::string::npos || m.find("Timed out") != std::string::npos;
+      std::string m = first_line(e.what());
+      bool timed_out = contains(m, "timed out") || contains(m, "Timed out");
       throw std::runtime_error(std::string(what) + " failed on rank " + std::to_string(rank) + ": " + m +
                                (timed_out ? " (another rank hung or stopped for longer than the " +
                                                 std::to_string(timeout.count() / 1000) + " s --dist-timeout)"
@@ -54,19 +54,14 @@ std::vector<std::pair<size_t, size_t>> bucket_ranges(const std::vector<torch::Te
 
 namespace {
 
-std::string first_line(std::string m) {
-  if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
-  return m;
-}
-
 std::string explain_rendezvous_failure(const DistConfig& c, std::chrono::seconds timeout, const std::string& what) {
   std::string where = c.master_addr + ":" + std::to_string(c.master_port);
-  if (what.find("already in use") != std::string::npos || what.find("EADDRINUSE") != std::string::npos)
+  if (contains(what, "already in use") || contains(what, "EADDRINUSE"))
     return "rank 0 cannot listen on " + where + ": the port is already in use (another job, or an earlier run still "
            "exiting); choose another with --master-port or MASTER_PORT";
   if (c.rank == 0)
     return "rank 0 could not set up the rendezvous on " + where + ": " + what +
-           (what.find("imeout") != std::string::npos || what.find("imed out") != std::string::npos
+           (contains(what, "imeout") || contains(what, "imed out")
                 ? " (not every rank joined within " + std::to_string(timeout.count()) + " s: are all " +
                       std::to_string(c.world) + " ranks started?)"
                 : "");

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "core/text.hpp"
+
 #if __has_include(<ATen/cuda/CUDAGraph.h>) && __has_include(<cuda_runtime_api.h>)
 #define DLREADY_CUDA_GRAPHS 1
 #include <ATen/cuda/CUDAGraph.h>
@@ -39,9 +41,7 @@ std::string CudaGraphStep::capture(const std::function<void()>& body) {
     impl_->ready = true;
     return "";
   } catch (const std::exception& e) {
-    std::string m = e.what();
-    if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
-    return m;
+    return first_line(e.what());
   }
 #else
   (void)body;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/text.hpp"
 #include "dist/data_parallel.hpp"
 #include "probe/gather.hpp"
 #include "train/device_choice.hpp"
@@ -101,9 +102,7 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
       r = train(o, data, device, hooks, dp);
     } catch (const std::exception& e) {
       if (!session) throw;
-      std::string m = e.what();
-      if (auto nl = m.find('\n'); nl != std::string::npos) m.resize(nl);
-      std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", dist.rank, dist.world, m.c_str());
+      std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", dist.rank, dist.world, first_line(e.what()).c_str());
       std::_Exit(kTrainFailed);  // a dead peer can leave c10d threads that never join: do not wait for them
     }
     if (r.status != kTrainOk) {

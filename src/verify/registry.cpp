@@ -1,5 +1,7 @@
 #include "verify/checks.hpp"
 
+#include "core/text.hpp"
+
 namespace dlready {
 
 const char* to_string(CheckStatus s) {
@@ -27,10 +29,7 @@ CheckResult run_check(const Check& check, const CheckContext& ctx) {
   try {
     return check.run(ctx);
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    // LibTorch appends a C++ backtrace to its messages; the first line is the message.
-    if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
-    return {CheckStatus::fail, "raised: " + what, nlohmann::json::object()};
+    return {CheckStatus::fail, "raised: " + first_line(e.what()), nlohmann::json::object()};
   }
 }
 
