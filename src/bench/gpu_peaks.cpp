@@ -1,21 +1,14 @@
 #include "bench/gpu_peaks.hpp"
 
-#include <sstream>
 #include <stdexcept>
+
+#include "core/text.hpp"
 
 namespace dlready {
 
 extern const char* const kGpuPeaksTsv;
 
 namespace {
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, '\t')) out.push_back(cell);
-  return out;
-}
 
 std::optional<double> number(const std::string& s) {
   if (s == "-") return std::nullopt;
@@ -27,11 +20,9 @@ std::optional<double> number(const std::string& s) {
 
 std::vector<GpuPeak> parse() {
   std::vector<GpuPeak> rows;
-  std::istringstream in(kGpuPeaksTsv);
-  std::string line;
-  while (std::getline(in, line)) {
+  for (const auto& line : lines(kGpuPeaksTsv)) {
     if (line.empty() || line[0] == '#') continue;
-    auto c = split_tabs(line);
+    auto c = split(line, '\t', true);
     // A malformed row is a bug in data/gpu_peaks.tsv, caught by the table test.
     if (c.size() != 6) throw std::runtime_error("data/gpu_peaks.tsv: expected 6 columns: " + line);
     rows.push_back({c[0], number(c[1]), number(c[2]), number(c[3]), number(c[4]), c[5]});
