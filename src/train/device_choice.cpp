@@ -21,7 +21,11 @@ std::string doctor_explanation() {
 
 DeviceChoice choose_device(const std::string& wanted) {
   if (wanted == "cpu") return {torch::Device(torch::kCPU), "requested"};
-  std::string doctor = doctor_explanation();  // before CUDA is initialised here
+  return choose_device(wanted, doctor_explanation());  // the doctor runs before CUDA is initialised here
+}
+
+DeviceChoice choose_device(const std::string& wanted, const std::string& doctor) {
+  if (wanted == "cpu") return {torch::Device(torch::kCPU), "requested"};
   bool usable = torch::cuda::is_available() && torch::cuda::device_count() > 0;
   if (wanted == "auto") {
     if (usable) return {torch::Device(torch::kCUDA, 0), "CUDA is usable"};

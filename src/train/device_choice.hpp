@@ -18,5 +18,7 @@ struct DeviceChoice {
 
 // wanted: auto | cpu | cuda | cuda:N. auto picks cuda:0 when usable, else the CPU (and says why).
 DeviceChoice choose_device(const std::string& wanted);
+// The same with the doctor's explanation already in hand (it is not run again).
+DeviceChoice choose_device(const std::string& wanted, const std::string& doctor);
 
 }  // namespace dlready

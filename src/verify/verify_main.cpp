@@ -46,7 +46,7 @@ extern "C" int dlready_verify_main(const dlready::VerifyOptions* opt) {
       for (int i = 0; i < cuda_count; ++i) devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
       if (!cuda_usable && o.device == "cuda") problem = "CUDA is not usable: " + doctor;
     } else if (o.device != "cpu") {
-      auto choice = choose_device(o.device);
+      auto choice = choose_device(o.device, doctor);
       if (choice.device) devices.push_back(*choice.device);
       else problem = choice.why;
     }
