@@ -2,7 +2,7 @@
 # dlready train vs the tutorial's script (../shared/peers/train_seed.py), same torch, same machine:
 # SimpleNet, Fashion-MNIST, batch 64, 5 epochs, on the CPU (or a GPU: third argument). Two settings: each with its default threading
 # (as a user runs it) and both at 1 thread. Alternating runs; prints medians, the wall-time ratio,
-# both test accuracies and both peak RSS.
+# both test accuracies and both peak RSS. With --cuda-graphs on a GPU, also the launch-bound floor.
 # usage: bench/train.sh [runs] [epochs] [device] [dlready train flags...]   (defaults 3, 5, cpu)
 #   e.g. bench/train.sh 3 5 cuda --cuda-graphs      bench/train.sh 3 5 cpu --amp bf16
 set -euo pipefail
@@ -27,15 +27,25 @@ for setting in default 1thread; do
   for ((i = 0; i < runs; i++)); do
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device "$device" \
       --epochs "$epochs" --data "$data" --json --no-progress --out "$tmp/run" "${ours_threads[@]}" "${extra[@]}")
-    acc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["test_acc"])' "$tmp/ours.json")
-    echo "$setting ours $t $r $acc" >> "$results"
+    # test accuracy, the median epoch after the first (steady state), graph kernels, steps per epoch
+    read -r acc epoch kernels steps < <(python3 -c 'import json,statistics,sys
+j = json.load(open(sys.argv[1])); h = [e["seconds"] for e in j["history"]]
+print(j["test_acc"], statistics.median(h[1:] or h), j.get("graph_kernels", 0), j.get("steps_per_epoch", 0))' "$tmp/ours.json")
+    echo "$setting ours $t $r $acc $epoch $kernels $steps" >> "$results"
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/peer.txt" -- "$python" "$peer" \
       --data "$data" --epochs "$epochs" --device "$device" "${peer_threads[@]}")
     acc=$(sed -n 's/.*test_accuracy=\([0-9.]*\).*/\1/p' "$tmp/peer.txt")
     echo "$setting peer $t $r $acc" >> "$results"
   done
 done
-python3 - "$results" "$runs" "$epochs" "$device" "${extra[*]}" <<'PY'
+# CUDA graphs: the launch-bound floor of the captured step (an empty replayed graph of as many
+# kernels), times the steps of an epoch, against the measured steady-state epoch.
+floor_json=$tmp/floor.json
+read -r kernels steps < <(awk '$2 == "ours" && $7 > 0 {k = $7; s = $8} END {print k + 0, s + 0}' "$results")
+if [ "$kernels" -gt 0 ]; then
+  "$dlready" bench floor --device "$device" --kernels "$kernels" --steps "$steps" --json > "$floor_json" 2>/dev/null || true
+fi
+python3 - "$results" "$runs" "$epochs" "$device" "${extra[*]}" "$floor_json" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]} {sys.argv[5]}; "
@@ -52,4 +62,14 @@ for setting in ("default", "1thread"):
     print(f"  dlready train   {ot:8.2f} s   test acc {oacc*100:6.2f}%   peak RSS {orss:7.1f} MiB")
     print(f"  train_seed.py   {pt:8.2f} s   test acc {pacc*100:6.2f}%   peak RSS {prss:7.1f} MiB")
     print(f"  speed-up {pt/ot:.1f}x (target >= 4x with default threading)")
+import json, os
+if os.path.getsize(sys.argv[6]) if os.path.exists(sys.argv[6]) else 0:
+    f = json.load(open(sys.argv[6])).get("floor", {})
+    if "epoch_seconds" in f:
+        epoch = statistics.median(float(x[5]) for x in rows if x[0] == "default" and x[1] == "ours")
+        print(f"[launch-bound floor] {f['kernels']} kernels/step x {f['steps_per_epoch']} steps: "
+              f"{f['epoch_seconds']:.3f} s/epoch ({f['per_kernel_us']:.2f} us/kernel); "
+              f"dlready epoch {epoch:.3f} s = {epoch / f['epoch_seconds']:.2f}x the floor (target <= 2x)")
+    else:
+        print(f"[launch-bound floor] not measured: {f.get('error', 'no result')}")
 PY

@@ -1,12 +1,15 @@
 // dlready_bench_main: GEMM, copy and training throughput on one device, as a table and as JSON
 // (schema dlready.bench/1). Every figure is a median from the recipe in bench/measure.hpp.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "bench/copy_bench.hpp"
 #include "bench/cpu_peak.hpp"
 #include "bench/gemm_bench.hpp"
+#include "bench/launch_floor.hpp"
 #include "bench/train_bench.hpp"
 #include "core/text.hpp"
 #include "diagnose/rules.hpp"
@@ -16,6 +19,10 @@
 
 namespace dlready {
 namespace {
+
+bool named(const BenchOptions& o, const std::string& what) {
+  return std::find(o.what.begin(), o.what.end(), what) != o.what.end();
+}
 
 bool wants(const BenchOptions& o, const std::string& what) {
   if (o.what.empty()) return true;
@@ -60,7 +67,8 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
     nlohmann::json j = {{"schema", "dlready.bench/1"}, {"device", d.str()}, {"threads", at::get_num_threads()},
                         {"recipe", {{"warmup", recipe.warmup}, {"samples", recipe.samples},
                                     {"min_sample_seconds", recipe.min_sample_seconds}}}};
-    bool ok = true;
+    bool ok = true;      // exit 0: everything asked for was measured and verified
+    bool wrong = false;  // a measurement's result failed its check
     std::vector<std::string> warnings;
 
     if (wants(o, "gemm")) {
@@ -99,6 +107,7 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
       j["gemm"] = {{"device_name", rep.device_name}, {"peak_tflops", peaks}, {"peak_source", rep.peak_source},
                    {"rows", rows}, {"ok", rep.ok}};
       ok = ok && rep.ok;
+      wrong = wrong || !rep.ok;
     }
 
     if (wants(o, "copy")) {
@@ -110,29 +119,72 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
         jr.push_back({{"kind", r.kind}, {"bytes", r.bytes}, {"gb_per_s", r.gb_per_s}, {"verified", r.verified},
                       {"timing", timing_json(r.timing)}});
         ok = ok && r.verified;
+        wrong = wrong || !r.verified;
       }
       j["copy"] = jr;
     }
 
-    if (wants(o, "train")) {
+    // The floor needs the training step's kernel count unless --kernels gives it.
+    const bool floor_wanted = named(o, "floor") || (wants(o, "floor") && d.is_cuda());
+    std::optional<TrainBench> trained;
+    if (wants(o, "train") || (floor_wanted && d.is_cuda() && o.kernels == 0)) {
       auto t = bench_train(d, o.data, d.is_cuda() ? 0 : 20000, 3);
       if (t.ran) {
-        std::fprintf(human, "\ntraining step (SimpleNet, batch 64, Adam, %s engine): %.0f samples/s, %.0f steps/s, "
+        std::string graph = t.graph_kernels > 0 ? ", CUDA graph of " + std::to_string(t.graph_kernels) + " kernels" : "";
+        std::fprintf(human, "\ntraining step (SimpleNet, batch 64, Adam, %s engine%s): %.0f samples/s, %.0f steps/s, "
                             "%.3f s per %lld-sample epoch (test accuracy %.1f%%)\n",
-                     t.engine.c_str(), t.samples_per_s, t.steps_per_s, t.epoch_seconds,
+                     t.engine.c_str(), graph.c_str(), t.samples_per_s, t.steps_per_s, t.epoch_seconds,
                      static_cast<long long>(t.samples), 100 * t.test_acc);
         j["train"] = {{"engine", t.engine}, {"samples", t.samples}, {"samples_per_s", t.samples_per_s},
-                      {"steps_per_s", t.steps_per_s}, {"epoch_seconds", t.epoch_seconds}, {"test_acc", t.test_acc}};
+                      {"steps_per_s", t.steps_per_s}, {"epoch_seconds", t.epoch_seconds}, {"test_acc", t.test_acc},
+                      {"steps_per_epoch", t.steps_per_epoch}, {"graph_kernels", t.graph_kernels}};
+        trained = t;
       } else {
         std::fprintf(human, "\ntraining step: SKIPPED: %s\n", t.skipped.c_str());
         j["train"] = {{"skipped", t.skipped}};
       }
     }
 
+    if (floor_wanted) {
+      int64_t kernels = o.kernels > 0 ? o.kernels : trained ? trained->graph_kernels : 0;
+      int64_t steps = o.steps > 0 ? o.steps : trained ? trained->steps_per_epoch : 938;  // 60000 / 64
+      LaunchFloor f;
+      if (kernels > 0 || !d.is_cuda()) {
+        f = measure_launch_floor(d, kernels, recipe);
+      } else {
+        f.error = trained ? "the training step was not captured as a CUDA graph (its kernel count is unknown): "
+                            "give --kernels"
+                          : "no kernel count: give --kernels, or let the training benchmark run";
+      }
+      if (f.error.empty()) {
+        double floor_epoch = f.replay.median_s * static_cast<double>(steps);
+        std::fprintf(human, "\nlaunch-bound floor: a CUDA graph of %lld empty kernels replays in %.1f us (%.2f us per kernel); "
+                            "x %lld steps = %.3f s per epoch\n",
+                     static_cast<long long>(kernels), f.replay.median_s * 1e6, f.per_kernel_us,
+                     static_cast<long long>(steps), floor_epoch);
+        nlohmann::json jf = {{"kernels", kernels}, {"steps_per_epoch", steps}, {"replay", timing_json(f.replay)},
+                             {"per_kernel_us", f.per_kernel_us}, {"epoch_seconds", floor_epoch},
+                             {"verified", f.verified}};
+        if (trained && trained->graph_kernels == kernels && steps == trained->steps_per_epoch) {
+          double ratio = trained->epoch_seconds / floor_epoch;
+          std::fprintf(human, "  training epoch %.3f s = %.2fx the floor (target <= 2x)\n", trained->epoch_seconds, ratio);
+          jf["train_over_floor"] = ratio;
+        }
+        j["floor"] = jf;
+      } else {
+        // A failure when asked for by name, or when measured and wrong; else skipped (e.g. under `all`).
+        bool failed = named(o, "floor") || f.replay.samples > 0;
+        std::fprintf(human, "\nlaunch-bound floor: %s: %s\n", failed ? "FAILED" : "SKIPPED", f.error.c_str());
+        j["floor"] = {{"error", f.error}};
+        ok = ok && !failed;
+        wrong = wrong || f.replay.samples > 0;
+      }
+    }
+
     for (const auto& w : warnings) std::fprintf(human, "WARNING: %s\n", w.c_str());
     j["warnings"] = warnings;
     j["ok"] = ok;
-    if (!ok) std::fprintf(human, "a result was wrong: the figures above it are not to be trusted\n");
+    if (wrong) std::fprintf(human, "a result was wrong: the figures above it are not to be trusted\n");
     if (o.json) std::cout << j.dump(2) << std::endl;
     return ok ? kBenchOk : kBenchFailed;
   } catch (const std::exception& e) {

@@ -13,10 +13,12 @@ struct TrainBench {
   int64_t samples = 0;  // per timed epoch
   double samples_per_s = 0, steps_per_s = 0, epoch_seconds = 0;
   double test_acc = 0;  // after the timed epochs: proof the steps did real work
+  int64_t steps_per_epoch = 0;
+  int64_t graph_kernels = 0;  // CUDA: kernels of the step captured as a graph (0: none, -1: unknown)
 };
 
 // Trains `epochs` epochs on the first `limit` samples (0 = all); the figure is the median epoch
-// after the first (warm-up) one.
+// after the first (warm-up) one. On CUDA the step runs as a CUDA graph (--cuda-graphs).
 TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int limit, int epochs);
 
 }  // namespace dlready

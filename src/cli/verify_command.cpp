@@ -14,14 +14,19 @@ void add_verify_command(CLI::App& app, VerifyOptions& o) {
 
 void add_bench_command(CLI::App& app, BenchOptions& o) {
   auto* cmd = app.add_subcommand("bench", "Measure GEMM, copies and training throughput against the device's peak");
-  cmd->add_option("what", o.what, "gemm, copy, train or all (default all)")
-      ->check(CLI::IsMember({"gemm", "copy", "train", "all"}));
+  cmd->add_option("what", o.what, "gemm, copy, train, floor (CUDA: the launch-bound floor of a step) or all (default all)")
+      ->check(CLI::IsMember({"gemm", "copy", "train", "floor", "all"}));
   cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N");
   cmd->add_option("--sizes", o.sizes, "GEMM sizes n (n x n times n x n); default depends on the device")
       ->check(CLI::Range(16, 65536))
       ->delimiter(',');
   cmd->add_option("--samples", o.samples, "Timed samples per measurement (default 10)")->check(CLI::Range(1, 1000));
   cmd->add_option("--data", o.data, "MNIST-format data for the training benchmark");
+  cmd->add_option("--kernels", o.kernels,
+                  "floor: kernels per step (default: those of the training step, captured as a CUDA graph)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--steps", o.steps, "floor: steps per epoch (default: the training benchmark's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 

@@ -1,6 +1,9 @@
 #include "train/cuda_graph_step.hpp"
 
 #include <torch/torch.h>
+#include <torch/version.h>
+
+#include <vector>
 
 #include "core/text.hpp"
 
@@ -9,22 +12,53 @@
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
 #else
 #define DLREADY_CUDA_GRAPHS 0
+#endif
+
+// CUDAGraph(keep_graph) (torch 2.8+) keeps the captured cudaGraph_t, so its kernel nodes can be
+// counted; older LibTorch destroys it in capture_end and the count is reported as unknown.
+#if DLREADY_CUDA_GRAPHS && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 8))
+#define DLREADY_KEEP_GRAPH 1
+#else
+#define DLREADY_KEEP_GRAPH 0
 #endif
 
 namespace dlready {
 
 struct CudaGraphStep::Impl {
-#if DLREADY_CUDA_GRAPHS
+#if DLREADY_KEEP_GRAPH
+  at::cuda::CUDAGraph graph{/*keep_graph=*/true};
+#elif DLREADY_CUDA_GRAPHS
   at::cuda::CUDAGraph graph;
 #endif
   bool ready = false;
+  int64_t kernels = -1;
 };
 
 CudaGraphStep::CudaGraphStep() : impl_(std::make_unique<Impl>()) {}
 CudaGraphStep::~CudaGraphStep() = default;
 bool CudaGraphStep::ready() const { return impl_->ready; }
+int64_t CudaGraphStep::kernel_nodes() const { return impl_->kernels; }
+
+#if DLREADY_KEEP_GRAPH
+namespace {
+int64_t count_kernel_nodes(cudaGraph_t g) {
+  size_t n = 0;
+  if (cudaGraphGetNodes(g, nullptr, &n) != cudaSuccess) return -1;
+  std::vector<cudaGraphNode_t> nodes(n);
+  if (n > 0 && cudaGraphGetNodes(g, nodes.data(), &n) != cudaSuccess) return -1;
+  int64_t kernels = 0;
+  for (size_t i = 0; i < n; ++i) {
+    cudaGraphNodeType type{};
+    if (cudaGraphNodeGetType(nodes[i], &type) != cudaSuccess) return -1;
+    if (type == cudaGraphNodeTypeKernel) ++kernels;
+  }
+  return kernels;
+}
+}  // namespace
+#endif
 
 std::string CudaGraphStep::capture(const std::function<void()>& body) {
 #if DLREADY_CUDA_GRAPHS
@@ -37,6 +71,10 @@ std::string CudaGraphStep::capture(const std::function<void()>& body) {
       body();
       impl_->graph.capture_end();
     }
+#if DLREADY_KEEP_GRAPH
+    impl_->kernels = count_kernel_nodes(impl_->graph.raw_cuda_graph());
+    impl_->graph.instantiate();  // keep_graph: capture_end left instantiation to us
+#endif
     torch::cuda::synchronize();
     impl_->ready = true;
     return "";

@@ -1,7 +1,9 @@
 // --cuda-graphs: the whole training step (gather, forward, backward, optimizer, metric sums)
 // captured once as a CUDA graph and replayed, so a batch-64 step costs one graph launch instead
-// of dozens of kernel launches. Built without CUDA headers, capture always reports why not.
+// of dozens of kernel launches. Also the launch-bound floor benchmark's graph of empty kernels.
+// Built without CUDA headers, capture always reports why not.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +22,9 @@ class CudaGraphStep {
   std::string capture(const std::function<void()>& body);
   void replay();  // runs the captured step on the current stream
   bool ready() const;
+  // Kernel launches in the captured graph (what the launch-bound floor is measured with);
+  // -1 when this LibTorch cannot show the graph (before 2.8: no keep_graph).
+  int64_t kernel_nodes() const;
 
  private:
   struct Impl;

@@ -22,7 +22,8 @@ nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const s
           {"train_seconds", r.train_seconds}, {"total_seconds", total_s}, {"peak_rss_mib", peak_rss_mib()},
           {"confusion", r.confusion}, {"history", hist}, {"out", o.out}, {"resumed", r.resumed},
           {"amp", o.amp}, {"micro_batches", r.micro_batches}, {"loss_scale", r.loss_scale},
-          {"skipped_steps", r.skipped_steps}};
+          {"skipped_steps", r.skipped_steps}, {"cuda_graphs", o.cuda_graphs}, {"graph_kernels", r.graph_kernels},
+          {"steps_per_epoch", r.steps_per_epoch}};
 }
 
 }  // namespace

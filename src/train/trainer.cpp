@@ -147,6 +147,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
   const int64_t n = data.train_x.size(0);
   const int64_t n_rank = (n + dp.world - 1) / dp.world;  // this rank's samples per epoch
   const int64_t steps_per_epoch = (n_rank + o.batch_size - 1) / o.batch_size;
+  res.steps_per_epoch = steps_per_epoch;
   int start_epoch = 0;
   int64_t start_step = 0, global_step = 0;
   double carried_seconds = 0;
@@ -370,8 +371,10 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
             correct.add_(k);
           });
           if (why.empty()) {
-            log("--cuda-graphs: step captured after " + std::to_string(eager_steps) +
-                " eager steps; replaying it");
+            res.graph_kernels = graph->kernel_nodes();
+            std::string kernels = res.graph_kernels >= 0 ? " (" + std::to_string(res.graph_kernels) + " kernels)" : "";
+            log("--cuda-graphs: step captured after " + std::to_string(eager_steps) + " eager steps" +
+                kernels + "; replaying it");
           } else {
             log("--cuda-graphs: capture failed (" + why + "): running eagerly");
             graph.reset();

@@ -36,6 +36,8 @@ struct TrainResult {
   int micro_batches = 1;       // > 1 after an out-of-memory: steps run as this many micro-batches
   double loss_scale = 0;       // fp16: the final loss scale
   int64_t skipped_steps = 0;   // fp16: steps skipped for inf/NaN gradients
+  int64_t steps_per_epoch = 0;  // of this process
+  int64_t graph_kernels = 0;   // --cuda-graphs: kernels in the captured step (0: not captured, -1: unknown)
 };
 
 struct TrainHooks {

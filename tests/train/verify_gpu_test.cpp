@@ -3,6 +3,7 @@
 
 #include "bench/copy_bench.hpp"
 #include "bench/gemm_bench.hpp"
+#include "bench/launch_floor.hpp"
 #include "verify/checks.hpp"
 
 namespace dlready::test {
@@ -48,6 +49,20 @@ TEST(GpuBench, CopiesAreVerified) {
   auto rows = bench_copy(torch::Device(torch::kCUDA, 0), 64 << 20, r);
   ASSERT_EQ(rows.size(), 5u);
   for (const auto& row : rows) EXPECT_TRUE(row.verified) << row.kind;
+}
+
+TEST(GpuBench, LaunchFloorReplaysEveryKernel) {
+  if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  Recipe r;
+  r.samples = 3;
+  auto small = measure_launch_floor(torch::Device(torch::kCUDA, 0), 10, r);
+  auto large = measure_launch_floor(torch::Device(torch::kCUDA, 0), 200, r);
+  ASSERT_TRUE(small.error.empty()) << small.error;
+  ASSERT_TRUE(large.error.empty()) << large.error;
+  EXPECT_TRUE(small.verified && large.verified);
+  // 20x the kernels cannot replay faster; a kernel in a graph costs well under 50 us.
+  EXPECT_GT(large.replay.median_s, small.replay.median_s);
+  EXPECT_LT(large.per_kernel_us, 50);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "bench/copy_bench.hpp"
 #include "bench/cpu_peak.hpp"
 #include "bench/gemm_bench.hpp"
+#include "bench/launch_floor.hpp"
 #include "bench/train_bench.hpp"
 #include "fixture.hpp"
 #include "verify/checks.hpp"
@@ -202,6 +203,24 @@ TEST(VerifyCli, BadArgumentsAreExitStatus2) {
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench flops"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --sizes 8"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --device tpu"), kBenchFailed);
+}
+
+TEST(LaunchFloor, IsACudaMeasurementAndSaysSo) {
+  auto f = measure_launch_floor(torch::Device(torch::kCPU), 100, Recipe{});
+  EXPECT_FALSE(f.verified);
+  EXPECT_NE(f.error.find("--device cuda"), std::string::npos) << f.error;
+  EXPECT_EQ(f.replay.samples, 0);
+}
+
+TEST(BenchCli, FloorOnTheCpuFailsWithTheReasonAndAllSkipsIt) {
+  auto text = command_output(std::string(DLREADY_BINARY) + " bench floor --device cpu 2>&1; echo rc=$?");
+  EXPECT_NE(text.find("launch-bound floor: FAILED"), std::string::npos) << text;
+  EXPECT_NE(text.find("--device cuda"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a result was wrong"), std::string::npos) << "nothing was measured: " << text;
+  EXPECT_NE(text.find("rc=1"), std::string::npos) << text;
+  auto out = command_output(std::string(DLREADY_BINARY) + " bench copy --device cpu --samples 2 --json 2>/dev/null");
+  EXPECT_FALSE(nlohmann::json::parse(out).contains("floor")) << "not asked for";
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench floor --kernels 0"), 2);
 }
 
 TEST(BenchCli, GemmJsonOnTheCpu) {
