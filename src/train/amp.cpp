@@ -1,7 +1,8 @@
 #include "train/amp.hpp"
 
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
+
+#include "train/torch_versions.hpp"
 
 namespace dlready {
 
@@ -20,13 +21,6 @@ const char* to_string(AmpMode m) {
   }
   return "?";
 }
-
-// The device-generic autocast API arrived in 2.4; 2.0-2.3 had per-device functions.
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define DLREADY_AUTOCAST_BY_DEVICE 1
-#else
-#define DLREADY_AUTOCAST_BY_DEVICE 0
-#endif
 
 namespace {
 

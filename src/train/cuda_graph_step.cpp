@@ -1,11 +1,11 @@
 #include "train/cuda_graph_step.hpp"
 
 #include <torch/torch.h>
-#include <torch/version.h>
 
 #include <vector>
 
 #include "core/text.hpp"
+#include "train/torch_versions.hpp"
 
 #if __has_include(<ATen/cuda/CUDAGraph.h>) && __has_include(<cuda_runtime_api.h>)
 #define DLREADY_CUDA_GRAPHS 1
@@ -17,9 +17,9 @@
 #define DLREADY_CUDA_GRAPHS 0
 #endif
 
-// CUDAGraph(keep_graph) (torch 2.8+) keeps the captured cudaGraph_t, so its kernel nodes can be
-// counted; older LibTorch destroys it in capture_end and the count is reported as unknown.
-#if DLREADY_CUDA_GRAPHS && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 8))
+// With keep_graph the captured cudaGraph_t stays, so its kernel nodes can be counted; older
+// LibTorch destroys it in capture_end and the count is reported as unknown.
+#if DLREADY_CUDA_GRAPHS && DLREADY_CUDA_GRAPH_KEEP
 #define DLREADY_KEEP_GRAPH 1
 #else
 #define DLREADY_KEEP_GRAPH 0
