@@ -254,6 +254,21 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     return save_checkpoint(checkpoint_path(o), ck);
   };
 
+  // A checkpoint is only written of a finite state: the loss so far and every parameter (a step
+  // can turn the parameters to inf/NaN before any loss shows it).
+  auto finite_state = [&]() {
+    torch::NoGradGuard ng;
+    if (!std::isfinite(loss_sum.item<double>())) return false;
+    for (auto& [name, p] : params)
+      if (!torch::isfinite(p).all().item<bool>()) return false;
+    return true;
+  };
+  auto stop_not_finite = [&](int epoch, const std::string& what) {
+    res.status = kTrainFailed;
+    res.error = what + " in epoch " + std::to_string(epoch + 1) +
+                "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) + " (try a smaller --lr)";
+  };
+
   std::vector<torch::Tensor> grads;
   FusedMlpStep fused_step(params);
   // Forward and backward of one (micro-)batch: the loss (mean), the correct count, and in `g` the
@@ -412,6 +427,11 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       }
       if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
           step + 1 < steps_per_epoch) {
+        if (!finite_state()) {
+          stop_not_finite(epoch, "the training loss or the parameters became inf/NaN by step " +
+                                     std::to_string(step + 1));
+          return res;
+        }
         if (auto err = save(epoch, step + 1, elapsed); !err.empty())
           log("warning: checkpoint not written: " + err);
       }
@@ -429,12 +449,10 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.train_loss = loss_sum.item<double>() / seen;
     m.train_acc = correct.item<double>() / seen;
     m.samples_per_s = seen / std::max(m.seconds, 1e-9);
-    if (!std::isfinite(m.train_loss)) {
-      res.status = kTrainFailed;
-      res.error = "the training loss became " + std::to_string(m.train_loss) + " in epoch " +
-                  std::to_string(epoch + 1) +
-                  "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) +
-                  " (try a smaller --lr)";
+    if (!std::isfinite(m.train_loss) || !finite_state()) {
+      stop_not_finite(epoch, std::isfinite(m.train_loss)
+                                 ? std::string("the parameters became inf/NaN")
+                                 : "the training loss became " + std::to_string(m.train_loss));
       return res;
     }
     if (leader) {

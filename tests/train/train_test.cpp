@@ -143,6 +143,19 @@ TEST(Train, NanLossStopsAndKeepsTheLastGoodCheckpoint) {
   EXPECT_EQ(r.status, kTrainFailed);
   EXPECT_NE(r.error.find("nan"), std::string::npos) << r.error;
   EXPECT_FALSE(std::filesystem::exists(bad.out + "/checkpoint.dlr")) << "no checkpoint of a NaN model";
+  // Checkpoints every step: the run stops at the first step whose state is not finite, and any
+  // checkpoint left holds finite parameters.
+  bad.out = f.root + "/bad-steps";
+  bad.checkpoint_every = 1;
+  r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
+  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_NE(r.error.find("inf/NaN by step"), std::string::npos) << r.error;
+  if (std::filesystem::exists(bad.out + "/checkpoint.dlr")) {
+    auto kept = load_checkpoint(bad.out + "/checkpoint.dlr");
+    ASSERT_TRUE(kept.checkpoint) << kept.error;
+    for (const auto& [name, t] : kept.checkpoint->tensors)
+      EXPECT_TRUE(torch::isfinite(t).all().item<bool>()) << name;
+  }
 }
 
 TEST(Checkpoint, TornTamperedAndGarbageAreRefused) {
