@@ -199,7 +199,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
           p.copy_(t);
           is_param = true;
         }
-        // Mid-epoch counters are rank 0's share (only it writes checkpoints).
+        // Mid-epoch counters are the sums over all ranks: rank 0 carries them on, the others
+        // start from zero, so the epoch's global metrics come out as in an uninterrupted run.
         if (name.rfind("amp/", 0) == 0) {
           if (scaler) scaler->load_state({{name, t.to(device)}});
         } else if (name == "run/loss_sum") {
@@ -235,7 +236,9 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     dp.broadcast(ps);
   }
 
-  auto save = [&](int epoch, int64_t step_in_epoch, double epoch_seconds) -> std::string {
+  // loss_total/correct_total: the epoch's counters so far, of every rank (see global_counters).
+  auto save = [&](int epoch, int64_t step_in_epoch, double epoch_seconds, const torch::Tensor& loss_total,
+                  const torch::Tensor& correct_total) -> std::string {
     if (!leader) return "";
     Checkpoint ck;
     ck.meta = {{"epoch", epoch},
@@ -249,16 +252,16 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     for (auto& s : optim.state()) ck.tensors.push_back(s);
     if (scaler)
       for (auto& s : scaler->state()) ck.tensors.push_back(s);
-    ck.tensors.emplace_back("run/loss_sum", loss_sum);
-    ck.tensors.emplace_back("run/correct", correct);
+    ck.tensors.emplace_back("run/loss_sum", loss_total);
+    ck.tensors.emplace_back("run/correct", correct_total);
     return save_checkpoint(checkpoint_path(o), ck);
   };
 
   // A checkpoint is only written of a finite state: the loss so far and every parameter (a step
   // can turn the parameters to inf/NaN before any loss shows it).
-  auto finite_state = [&]() {
+  auto finite_state = [&](const torch::Tensor& loss_total) {
     torch::NoGradGuard ng;
-    if (!std::isfinite(loss_sum.item<double>())) return false;
+    if (!std::isfinite(loss_total.item<double>())) return false;
     for (auto& [name, p] : params)
       if (!torch::isfinite(p).all().item<bool>()) return false;
     return true;
@@ -267,6 +270,15 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     res.status = kTrainFailed;
     res.error = what + " in epoch " + std::to_string(epoch + 1) +
                 "; stopped. The last good checkpoint is kept: " + checkpoint_path(o) + " (try a smaller --lr)";
+  };
+
+  // The epoch's loss and correct counters so far, summed over ranks (a collective: every rank
+  // calls it at the same step); this process's own counters when it trains alone.
+  auto global_counters = [&]() -> std::pair<torch::Tensor, torch::Tensor> {
+    if (!dp.sum) return {loss_sum, correct};
+    std::vector<torch::Tensor> c{loss_sum.clone(), correct.clone()};
+    dp.sum(c);
+    return {c[0], c[1]};
   };
 
   std::vector<torch::Tensor> grads;
@@ -427,12 +439,13 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       }
       if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
           step + 1 < steps_per_epoch) {
-        if (!finite_state()) {
+        auto [loss_total, correct_total] = global_counters();
+        if (!finite_state(loss_total)) {
           stop_not_finite(epoch, "the training loss or the parameters became inf/NaN by step " +
                                      std::to_string(step + 1));
           return res;
         }
-        if (auto err = save(epoch, step + 1, elapsed); !err.empty())
+        if (auto err = save(epoch, step + 1, elapsed, loss_total, correct_total); !err.empty())
           log("warning: checkpoint not written: " + err);
       }
     }
@@ -449,7 +462,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.train_loss = loss_sum.item<double>() / seen;
     m.train_acc = correct.item<double>() / seen;
     m.samples_per_s = seen / std::max(m.seconds, 1e-9);
-    if (!std::isfinite(m.train_loss) || !finite_state()) {
+    if (!std::isfinite(m.train_loss) || !finite_state(loss_sum)) {
       stop_not_finite(epoch, std::isfinite(m.train_loss)
                                  ? std::string("the parameters became inf/NaN")
                                  : "the training loss became " + std::to_string(m.train_loss));
@@ -504,7 +517,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
                     "  loss scale %g, %lld step(s) skipped", m.loss_scale,
                     static_cast<long long>(m.skipped_steps));
     log(line);
-    if (auto err = save(epoch + 1, 0, 0); !err.empty())
+    if (auto err = save(epoch + 1, 0, 0, loss_sum, correct); !err.empty())
       log("warning: checkpoint not written: " + err);
     if (!leader) continue;
     if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty())

@@ -6,12 +6,18 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
 
 #include "dist/data_parallel.hpp"
 #include "fixture.hpp"
 #include "checkpoint_params.hpp"
+#include "train/checkpoint.hpp"
 
 namespace dlready::test {
 namespace {
@@ -75,6 +81,66 @@ TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loopback, Ranks, ::testing::Values(2, 3));
+
+std::vector<nlohmann::json> metrics_of(const std::string& run) {
+  std::vector<nlohmann::json> rows;
+  std::ifstream in(run + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+// Two ranks stopped in the middle of an epoch and resumed: the model and every epoch's global
+// train loss and accuracy are those of the uninterrupted run (the checkpoint carries the counters
+// of both ranks, not only rank 0's).
+TEST(DataParallel, MidEpochResumeGivesTheUninterruptedRun) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  auto run = [&](const std::string& out, const std::string& port, const std::string& extra) {
+    return bin() + " launch --nproc-per-node 2 --master-port " + port + " -- " + bin() + " train --data " + kData +
+           " --limit-train 20000 --epochs 2 --threads 1 --no-progress --batch-size 32 --checkpoint-every 37" +
+           " --engine autograd --out " + f.root + "/" + out + extra + " > " + f.root + "/" + out + ".log 2>&1";
+  };
+  ASSERT_EQ(WEXITSTATUS(std::system(run("a", "29714", "").c_str())), 0) << command_output("cat " + f.root + "/a.log");
+
+  const std::string ck = f.root + "/b/checkpoint.dlr";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + run("b", "29715", "")).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Stop the launch (it forwards SIGTERM to both ranks) once a mid-epoch checkpoint of epoch 1 exists.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool mid_epoch = false;
+  while (!mid_epoch && std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(ck)) {
+      auto ld = load_checkpoint(ck);
+      mid_epoch = ld.checkpoint && ld.checkpoint->meta.value("epoch", -1) == 0 &&
+                  ld.checkpoint->meta.value("step_in_epoch", int64_t{0}) > 0;
+    }
+    if (!mid_epoch) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(pid, SIGTERM);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(mid_epoch) << command_output("cat " + f.root + "/b.log");
+  ASSERT_FALSE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "finished before it was stopped";
+  auto stopped = load_checkpoint(ck);
+  ASSERT_TRUE(stopped.checkpoint) << stopped.error;
+  ASSERT_GT(stopped.checkpoint->meta.value("step_in_epoch", int64_t{0}), 0) << "the checkpoint left is mid-epoch";
+
+  ASSERT_EQ(WEXITSTATUS(std::system(run("b", "29716", " --resume").c_str())), 0)
+      << command_output("cat " + f.root + "/b.log");
+  EXPECT_NE(command_output("cat " + f.root + "/b.log").find("resumed from"), std::string::npos);
+  expect_same_model(f.root + "/a", f.root + "/b");
+  auto ma = metrics_of(f.root + "/a"), mb = metrics_of(f.root + "/b");
+  ASSERT_EQ(ma.size(), 2u);
+  ASSERT_EQ(mb.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_NEAR(mb[e].at("train_loss").get<double>(), ma[e].at("train_loss").get<double>(), 1e-5) << "epoch " << e + 1;
+    EXPECT_NEAR(mb[e].at("train_acc").get<double>(), ma[e].at("train_acc").get<double>(), 1e-9) << "epoch " << e + 1;
+  }
+}
 
 TEST(DataParallelFailures, KillingARankMidEpochStopsTheLaunchWithTheRankNamed) {
   if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
