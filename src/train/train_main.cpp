@@ -2,6 +2,7 @@
 // doctor why CUDA is not usable before touching CUDA), trains, prints and writes the summary.
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <iostream>
 
@@ -13,6 +14,15 @@
 
 namespace dlready {
 namespace {
+
+// printf to the human-readable stream, which is null on the quiet ranks of a data-parallel run.
+__attribute__((format(printf, 2, 3))) void say(std::FILE* f, const char* fmt, ...) {
+  if (!f) return;
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(f, fmt, args);
+  va_end(args);
+}
 
 nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const std::string& device, double total_s) {
   nlohmann::json hist = nlohmann::json::array();
@@ -78,24 +88,24 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
     auto data = to_tensors(*ds.dataset, o.limit_train, device);
     // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
     std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
-    if (!human) human = std::fopen("/dev/null", "w");
-    std::fprintf(human, "dlready train: %s on %s (%s)\n  data %s: %lld train / %lld test, batch %d, %s lr %g, %d epoch(s), %d thread(s)\n",
+    say(human, "dlready train: %s on %s (%s)\n  data %s: %lld train / %lld test, batch %d, %s lr %g, %d epoch(s), %d thread(s)\n",
                  o.model.c_str(), dev.c_str(), choice.why.c_str(), ds.dataset->directory.c_str(),
                  static_cast<long long>(data.train_x.size(0)), static_cast<long long>(data.test_x.size(0)),
                  o.batch_size, o.optimizer.c_str(), o.lr, o.epochs, at::get_num_threads());
     if (session)
-      std::fprintf(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", dist.world,
+      say(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", dist.world,
                    dist.source.c_str(), session->backend().c_str(), dist.master_addr.c_str(), dist.master_port,
                    o.batch_size * dist.world);
-    bool tty = o.progress && ::isatty(::fileno(human));
+    bool tty = o.progress && human && ::isatty(::fileno(human));
     TrainHooks hooks;
-    hooks.log = [&](const std::string& s) {
-      std::fprintf(human, "%s%s\n", tty ? "\r\x1b[K" : "", s.c_str());
-      std::fflush(human);
-    };
+    if (human)
+      hooks.log = [&](const std::string& s) {
+        say(human, "%s%s\n", tty ? "\r\x1b[K" : "", s.c_str());
+        std::fflush(human);
+      };
     if (tty)
       hooks.progress = [&](int e, size_t done, size_t total, double sps) {
-        std::fprintf(human, "\r\x1b[K%s", progress_line(e, o.epochs, done, total, sps).c_str());
+        say(human, "\r\x1b[K%s", progress_line(e, o.epochs, done, total, sps).c_str());
         std::fflush(human);
       };
     TrainResult r;
@@ -115,15 +125,15 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
     if (!leader) return kTrainOk;
     double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.confusion.empty()) {
-      std::fprintf(human, "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\nconfusion matrix (rows: true class, columns: predicted)\n",
+      say(human, "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\nconfusion matrix (rows: true class, columns: predicted)\n",
                    100 * r.test_acc, r.train_seconds, total, peak_rss_mib());
       for (int i = 0; i < 10; ++i) {
-        std::fprintf(human, "  %d |", i);
-        for (int j = 0; j < 10; ++j) std::fprintf(human, " %5lld", static_cast<long long>(r.confusion[static_cast<size_t>(i * 10 + j)]));
-        std::fprintf(human, "\n");
+        say(human, "  %d |", i);
+        for (int j = 0; j < 10; ++j) say(human, " %5lld", static_cast<long long>(r.confusion[static_cast<size_t>(i * 10 + j)]));
+        say(human, "\n");
       }
     }
-    std::fprintf(human, "wrote %s/checkpoint.dlr, %s/metrics.jsonl, %s/curves.svg\n", o.out.c_str(), o.out.c_str(), o.out.c_str());
+    say(human, "wrote %s/checkpoint.dlr, %s/metrics.jsonl, %s/curves.svg\n", o.out.c_str(), o.out.c_str(), o.out.c_str());
     if (o.json) std::cout << summary_json(o, r, dev, total).dump(2) << std::endl;
     return kTrainOk;
   } catch (const std::exception& e) {
