@@ -10,6 +10,7 @@
 #include "dist/data_parallel.hpp"
 #include "probe/gather.hpp"
 #include "train/device_choice.hpp"
+#include "train/stop_signal.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready {
@@ -108,6 +109,8 @@ extern "C" int dlready_train_main(const dlready::TrainOptions* opt) {
         say(human, "\r\x1b[K%s", progress_line(e, o.epochs, done, total, sps).c_str());
         std::fflush(human);
       };
+    StopOnSignal stop_signal;
+    hooks.stop_requested = [&] { return stop_signal.requested(); };
     TrainResult r;
     try {
       r = train(o, data, device, hooks, dp);

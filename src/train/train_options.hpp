@@ -36,6 +36,7 @@ inline constexpr int kTrainOk = 0;
 inline constexpr int kTrainFailed = 1;      // bad data, bad checkpoint, NaN loss, ...
 inline constexpr int kTrainBadArgs = 2;
 inline constexpr int kTrainCannotLoad = 3;  // LibTorch or a CUDA library could not be loaded
+inline constexpr int kTrainInterrupted = 130;  // stopped by SIGINT/SIGTERM with a checkpoint saved
 
 }  // namespace dlready
 

@@ -281,6 +281,22 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     return {c[0], c[1]};
   };
 
+  // A stop request (Ctrl-C) ends the run at a step boundary with a checkpoint. Data-parallel
+  // ranks must stop at the same step: each adds its own request to the gradient all-reduce as
+  // one more value, and every rank reads the mean at the same steps.
+  auto stop_here = [&] { return hooks.stop_requested && hooks.stop_requested(); };
+  torch::Tensor stop_flag = dp.average ? torch::zeros({1}, loss_sum.options()) : torch::Tensor();
+  constexpr int64_t kStopPollSteps = 8;  // a read of the flag waits for the device: not every step
+  auto stop_interrupted = [&](int epoch, int64_t step_in_epoch) {
+    res.status = kTrainInterrupted;
+    res.error = "stopped by a signal " +
+                (step_in_epoch == 0 ? "after epoch " + std::to_string(epoch)
+                                    : "at epoch " + std::to_string(epoch + 1) + ", step " +
+                                          std::to_string(step_in_epoch) + " of " +
+                                          std::to_string(steps_per_epoch)) +
+                "; the checkpoint is saved: continue with the same command and --resume";
+  };
+
   std::vector<torch::Tensor> grads;
   FusedMlpStep fused_step(params);
   // Forward and backward of one (micro-)batch: the loss (mean), the correct count, and in `g` the
@@ -418,7 +434,12 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         auto x = normalize_batch(data.train_x.index_select(0, idx));
         auto y = data.train_y.index_select(0, idx);
         auto [loss, ok] = run_step(x, y, bs);
-        if (dp.average) dp.average(grads);
+        if (dp.average) {
+          stop_flag.fill_(stop_here() ? 1.0 : 0.0);
+          grads.push_back(stop_flag);
+          dp.average(grads);
+          grads.pop_back();
+        }
         // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead).
         if (!scaler || scaler->unscale_and_update(grads)) optim.step(grads);
         {
@@ -437,8 +458,13 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         hooks.progress(epoch + 1, static_cast<size_t>(done), static_cast<size_t>(n_rank * dp.world),
                        done / std::max(elapsed, 1e-9));
       }
-      if (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
-          step + 1 < steps_per_epoch) {
+      bool stop = false;
+      if (step + 1 < steps_per_epoch) {  // at the epoch's end the stop waits for its checkpoint
+        if (!dp.average) stop = stop_here();
+        else if (global_step % kStopPollSteps == 0) stop = stop_flag.item<float>() > 0;
+      }
+      if (stop || (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
+                   step + 1 < steps_per_epoch)) {
         auto [loss_total, correct_total] = global_counters();
         if (!finite_state(loss_total)) {
           stop_not_finite(epoch, "the training loss or the parameters became inf/NaN by step " +
@@ -447,6 +473,10 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
         }
         if (auto err = save(epoch, step + 1, elapsed, loss_total, correct_total); !err.empty())
           log("warning: checkpoint not written: " + err);
+        if (stop) {
+          stop_interrupted(epoch, step + 1);
+          return res;
+        }
       }
     }
     // Evaluation.
@@ -454,9 +484,12 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.epoch = epoch + 1;
     m.seconds = carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
     carried_seconds = 0;
+    bool stop_after_epoch = stop_here();
     if (dp.sum) {
-      std::vector<torch::Tensor> counters{loss_sum, correct};
+      auto want_stop = torch::full({}, stop_after_epoch ? 1.0 : 0.0, loss_sum.options());
+      std::vector<torch::Tensor> counters{loss_sum, correct, want_stop};
       dp.sum(counters);
+      stop_after_epoch = want_stop.item<double>() > 0;  // all ranks alike
     }
     const double seen = static_cast<double>(n_rank * dp.world);  // padded samples of all ranks
     m.train_loss = loss_sum.item<double>() / seen;
@@ -519,11 +552,16 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     log(line);
     if (auto err = save(epoch + 1, 0, 0, loss_sum, correct); !err.empty())
       log("warning: checkpoint not written: " + err);
-    if (!leader) continue;
-    if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty())
-      log("warning: " + err);
-    if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty())
-      log("warning: " + err);
+    if (leader) {
+      if (auto err = write_metrics_jsonl(o.out + "/metrics.jsonl", res.history); !err.empty())
+        log("warning: " + err);
+      if (auto err = write_curves_svg(o.out + "/curves.svg", res.history); !err.empty())
+        log("warning: " + err);
+    }
+    if (stop_after_epoch && epoch + 1 < o.epochs) {
+      stop_interrupted(epoch + 1, 0);
+      return res;
+    }
   }
   res.train_seconds = std::chrono::duration<double>(Clock::now() - t_train).count();
   res.micro_batches = micro;

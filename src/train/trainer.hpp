@@ -47,6 +47,8 @@ struct TrainHooks {
   // Called before each forward pass with the (micro-)batch size about to run. A test seam: it may
   // throw c10::OutOfMemoryError to exercise the recovery at the step boundary.
   std::function<void(int64_t step, int64_t batch)> before_step;
+  // Polled between steps: true asks for a checkpoint and a stop (kTrainInterrupted), e.g. Ctrl-C.
+  std::function<bool()> stop_requested;
 };
 
 // Data-parallel training (see dist/data_parallel.hpp): functions, so the trainer needs no c10d.

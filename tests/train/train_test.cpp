@@ -259,6 +259,45 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   }
 }
 
+// SIGTERM (or Ctrl-C): the run stops at the next step with a checkpoint and exit status 130, and
+// --resume finishes it with the uninterrupted run's parameters, bit for bit.
+TEST(TrainCli, SigtermCheckpointsAtTheNextStepAndResumeFinishesTheRun) {
+  Fixture f;
+  std::string data = f.root + "/data";
+  write_dataset_dir(data, 20000, 500);
+  std::string base = std::string(DLREADY_BINARY) + " train --device cpu --threads 1 --epochs 3 --no-progress " +
+                     "--engine autograd --data " + data;
+  ASSERT_EQ(sh(base + " --out " + f.root + "/a"), 0);
+
+  std::string b = f.root + "/b";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::string cmd = base + " --out " + b + " >" + f.root + "/b.log 2>&1";
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // No --checkpoint-every: the first checkpoint is the end of epoch 1; stop in the middle of epoch 2.
+  while (!std::filesystem::exists(b + "/checkpoint.dlr")) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGTERM);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st)) << "SIGTERM must not kill the run: " << command_output("cat " + f.root + "/b.log");
+  ASSERT_EQ(WEXITSTATUS(st), kTrainInterrupted) << command_output("cat " + f.root + "/b.log");
+  EXPECT_NE(command_output("cat " + f.root + "/b.log").find("--resume"), std::string::npos);
+  auto stopped = load_checkpoint(b + "/checkpoint.dlr");
+  ASSERT_TRUE(stopped.checkpoint) << stopped.error;
+  int64_t at_step = stopped.checkpoint->meta.value("global_step", int64_t{0});
+  EXPECT_GT(at_step, 313) << "saved when stopped, after the epoch-1 checkpoint";
+
+  ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
+  auto ta = tensors_of(f.root + "/a/checkpoint.dlr"), tb = tensors_of(b + "/checkpoint.dlr");
+  ASSERT_EQ(ta.size(), tb.size());
+  for (size_t i = 0; i < ta.size(); ++i)
+    EXPECT_TRUE(torch::equal(ta[i].second, tb[i].second)) << ta[i].first << " differs after resume (stopped at step "
+                                                         << at_step << ")";
+}
+
 TEST(TrainCli, RealFashionMnistOneEpoch) {
   const std::string dir = "/usr/share/datasets/fashion-mnist";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
