@@ -222,6 +222,31 @@ NamedTensors tensors_of(const std::string& path) {
   return ck.checkpoint ? ck.checkpoint->tensors : NamedTensors{};
 }
 
+// Starts `sh -c "exec cmd"` in a child; the caller signals and reaps it.
+pid_t start_shell(const std::string& cmd) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+void wait_for_file(const std::string& path) {
+  while (!std::filesystem::exists(path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// The final checkpoints of an interrupted-and-resumed run and of the uninterrupted one: equal bit for bit.
+void expect_same_checkpoint(const std::string& a, const std::string& b, int64_t stopped_at_step) {
+  auto ta = tensors_of(a), tb = tensors_of(b);
+  ASSERT_EQ(ta.size(), tb.size());
+  for (size_t i = 0; i < ta.size(); ++i) {
+    EXPECT_EQ(ta[i].first, tb[i].first);
+    EXPECT_TRUE(torch::equal(ta[i].second, tb[i].second))
+        << ta[i].first << " differs after resume (stopped at step " << stopped_at_step << ")";
+  }
+}
+
 TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   Fixture f;
   std::string data = f.root + "/data";
@@ -231,13 +256,8 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   ASSERT_EQ(sh(base + " --out " + f.root + "/a"), 0);
 
   std::string b = f.root + "/b";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    std::string cmd = base + " --out " + b + " >/dev/null 2>&1";
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  while (!std::filesystem::exists(b + "/checkpoint.dlr")) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  pid_t pid = start_shell(base + " --out " + b + " >/dev/null 2>&1");
+  wait_for_file(b + "/checkpoint.dlr");
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   ::kill(pid, SIGKILL);
   int st = 0;
@@ -250,13 +270,7 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   EXPECT_LT(at_step, 3 * 313) << "killed mid-run";
 
   ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
-  auto ta = tensors_of(f.root + "/a/checkpoint.dlr"), tb = tensors_of(b + "/checkpoint.dlr");
-  ASSERT_EQ(ta.size(), tb.size());
-  for (size_t i = 0; i < ta.size(); ++i) {
-    EXPECT_EQ(ta[i].first, tb[i].first);
-    EXPECT_TRUE(torch::equal(ta[i].second, tb[i].second)) << ta[i].first << " differs after resume (killed at step "
-                                                         << at_step << ")";
-  }
+  expect_same_checkpoint(f.root + "/a/checkpoint.dlr", b + "/checkpoint.dlr", at_step);
 }
 
 // SIGTERM (or Ctrl-C): the run stops at the next step with a checkpoint and exit status 130, and
@@ -270,14 +284,9 @@ TEST(TrainCli, SigtermCheckpointsAtTheNextStepAndResumeFinishesTheRun) {
   ASSERT_EQ(sh(base + " --out " + f.root + "/a"), 0);
 
   std::string b = f.root + "/b";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    std::string cmd = base + " --out " + b + " >" + f.root + "/b.log 2>&1";
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  pid_t pid = start_shell(base + " --out " + b + " >" + f.root + "/b.log 2>&1");
   // No --checkpoint-every: the first checkpoint is the end of epoch 1; stop in the middle of epoch 2.
-  while (!std::filesystem::exists(b + "/checkpoint.dlr")) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  wait_for_file(b + "/checkpoint.dlr");
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   ::kill(pid, SIGTERM);
   int st = 0;
@@ -291,11 +300,7 @@ TEST(TrainCli, SigtermCheckpointsAtTheNextStepAndResumeFinishesTheRun) {
   EXPECT_GT(at_step, 313) << "saved when stopped, after the epoch-1 checkpoint";
 
   ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
-  auto ta = tensors_of(f.root + "/a/checkpoint.dlr"), tb = tensors_of(b + "/checkpoint.dlr");
-  ASSERT_EQ(ta.size(), tb.size());
-  for (size_t i = 0; i < ta.size(); ++i)
-    EXPECT_TRUE(torch::equal(ta[i].second, tb[i].second)) << ta[i].first << " differs after resume (stopped at step "
-                                                         << at_step << ")";
+  expect_same_checkpoint(f.root + "/a/checkpoint.dlr", b + "/checkpoint.dlr", at_step);
 }
 
 TEST(TrainCli, RealFashionMnistOneEpoch) {
