@@ -1,6 +1,7 @@
 // dlready_bench_main: GEMM, copy and training throughput on one device, as a table and as JSON
 // (schema dlready.bench/1). Every figure is a median from the recipe in bench/measure.hpp.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -87,7 +88,7 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
       nlohmann::json rows = nlohmann::json::array();
       double best_fp32_pct = 0;
       for (const auto& r : rep.rows) {
-        std::string pct = r.percent_of_peak ? std::to_string(static_cast<int>(*r.percent_of_peak + 0.5)) + "%" : "-";
+        std::string pct = r.percent_of_peak ? std::to_string(std::lround(*r.percent_of_peak)) + "%" : "-";
         std::fprintf(human, "  %-5s %6d %9.3f %6s  %.1e%s\n", r.dtype.c_str(), r.n, r.tflops, pct.c_str(), r.rel_error,
                      r.verified ? "" : "  WRONG RESULT");
         if (r.dtype == "fp32" && r.percent_of_peak) best_fp32_pct = std::max(best_fp32_pct, *r.percent_of_peak);
