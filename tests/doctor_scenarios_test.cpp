@@ -259,6 +259,18 @@ TEST(Scenario, CudaVisibleDevicesInvalid) {
   EXPECT_EQ(r.verdict.cuda_usable, true);
 }
 
+TEST(Scenario, AllocConfInvalid) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments=true";
+  auto r = f.report();
+  expect_finding(r, "alloc-conf-invalid");
+  EXPECT_EQ(get(r, "alloc-conf-invalid").fix.at(0), "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(exit_status(r), 1) << "every CUDA job fails at its first tensor";
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  EXPECT_FALSE(has_finding(f.report(), "alloc-conf-invalid"));
+}
+
 TEST(Scenario, ComputeModeProhibitedAndExclusive) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -601,7 +613,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "device-node-permission", "libcuda-missing", "libcuda-stub", "libcuda-load-failed", "driver-symbol-missing",
       "driver-library-mismatch", "cuda-compat-on-unsupported-gpu", "fabric-manager-missing", "driver-probe-hang",
       "driver-probe-crash", "cuda-init-failed", "driver-too-old", "cuda-visible-devices-hides-all",
-      "cuda-visible-devices-invalid", "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
+      "cuda-visible-devices-invalid", "alloc-conf-invalid", "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
       "mig-pending-reset", "gpu-count-mismatch", "gpu-bar-unassigned", "pcie-link-degraded", "hybrid-graphics",
       "gpu-memory-busy", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",

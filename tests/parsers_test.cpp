@@ -131,6 +131,42 @@ TEST(Locator, ResolvesSymlinksInsideTheRoot) {
   EXPECT_EQ(loc.version, "580.65.06");
 }
 
+TEST(AllocConf, ValidSettingsPass) {
+  for (const char* ok : {"expandable_segments:True", "max_split_size_mb:128,garbage_collection_threshold:0.6",
+                         " expandable_segments : False , backend:cudaMallocAsync ",
+                         "roundup_power2_divisions:[256:1,512:2,>:4],expandable_segments:True",
+                         "roundup_power2_divisions:4,pinned_num_register_threads:8,per_process_memory_fraction:1.0"})
+    EXPECT_TRUE(check_alloc_conf(ok).problems.empty()) << ok << ": " << check_alloc_conf(ok).problems.front();
+}
+
+TEST(AllocConf, CommonMistakesAreNamedAndCorrected) {
+  auto eq = check_alloc_conf("expandable_segments=True");
+  ASSERT_EQ(eq.problems.size(), 1u);
+  EXPECT_NE(eq.problems[0].find("uses '='"), std::string::npos);
+  EXPECT_EQ(eq.corrected, "expandable_segments:True");
+
+  auto lower = check_alloc_conf("expandable_segments:true,max_split_size_mb:256");
+  ASSERT_EQ(lower.problems.size(), 1u);
+  EXPECT_NE(lower.problems[0].find("True or False"), std::string::npos);
+  EXPECT_EQ(lower.corrected, "expandable_segments:True,max_split_size_mb:256");
+
+  auto typo = check_alloc_conf("expandable_segment:True");
+  ASSERT_EQ(typo.problems.size(), 1u);
+  EXPECT_NE(typo.problems[0].find("did you mean 'expandable_segments'"), std::string::npos);
+  EXPECT_EQ(typo.corrected, "expandable_segments:True");
+
+  auto unknown = check_alloc_conf("max_split_size_mb:128,use_magic:1");
+  ASSERT_EQ(unknown.problems.size(), 1u);
+  EXPECT_NE(unknown.problems[0].find("unknown key 'use_magic'"), std::string::npos);
+  EXPECT_FALSE(unknown.corrected) << "no obvious fix for an unknown key";
+
+  EXPECT_FALSE(check_alloc_conf("max_split_size_mb:16").corrected) << "too small, no guess";
+  EXPECT_EQ(check_alloc_conf("garbage_collection_threshold:1.5").problems.size(), 1u);
+  EXPECT_EQ(check_alloc_conf("backend:async").problems.size(), 1u);
+  EXPECT_EQ(check_alloc_conf("expandable_segments").problems.size(), 1u);
+  EXPECT_EQ(check_alloc_conf("roundup_power2_divisions:[256:1").problems.at(0), "a '[' list is not closed");
+}
+
 TEST(VisibleDevices, CudaParsingSemantics) {
   auto v = parse_cuda_visible_devices("0,5,1", 2, {});
   EXPECT_EQ(v.accepted, (std::vector<std::string>{"0"}));

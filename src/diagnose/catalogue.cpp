@@ -86,6 +86,11 @@ const std::vector<CatalogueEntry>& catalogue() {
        "CUDA_VISIBLE_DEVICES has entries CUDA will ignore",
        "An index out of range, an unknown UUID or a duplicate stops CUDA's parsing: that entry and every "
        "entry after it are dropped."},
+      {"alloc-conf-invalid", S::error, "environment", "PYTORCH_CUDA_ALLOC_CONF is not valid",
+       "PyTorch parses PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF from 2.9) when the CUDA caching "
+       "allocator starts: an unknown key or a malformed value ('=' for ':', true for True) raises an "
+       "error at the first CUDA tensor ('Unrecognized key ... in Accelerator allocator config'), so "
+       "every CUDA job fails."},
       {"compute-mode-prohibited", S::error, "driver-api", "A GPU is in compute mode PROHIBITED",
        "No process can create a CUDA context on a GPU in PROHIBITED mode."},
       {"compute-mode-exclusive", S::info, "driver-api", "A GPU is in EXCLUSIVE_PROCESS compute mode",

@@ -41,6 +41,14 @@ struct VisibleDevices {
 VisibleDevices parse_cuda_visible_devices(const std::string& value, std::optional<int> gpu_count,
                                           const std::vector<std::string>& uuids);
 
+// PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF against the keys and values PyTorch accepts.
+struct AllocConfCheck {
+  std::vector<std::string> problems;     // empty: valid
+  std::optional<std::string> corrected;  // the value with every problem fixed, when each has an obvious fix
+};
+AllocConfCheck check_alloc_conf(const std::string& value);
+void alloc_conf_rules(const Facts& f, std::vector<Finding>& out);
+
 // The rule groups (each appends to `out`).
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);

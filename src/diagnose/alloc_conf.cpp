@@ -1,0 +1,198 @@
+// PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF, checked the way c10's ConfigTokenizer reads it:
+// PyTorch parses the variable when the CUDA caching allocator starts, and an unknown key or a
+// malformed value raises an error at the first CUDA tensor — every CUDA job fails.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/rules.hpp"
+
+namespace dlready {
+namespace {
+
+enum class Kind { boolean, size, fraction, backend, divisions };
+struct Key {
+  const char* name;
+  Kind kind;
+};
+// The keys PyTorch 2.11 accepts. Source: torch/include/c10/core/AllocatorConfig.h
+// (AcceleratorAllocatorConfig::getMutableKeys) and c10/cuda/CUDAAllocatorConfig.h (getKeys) of
+// the torch 2.11.0 wheel; value rules from the same parsers (True/False spelled so, sizes in MB).
+constexpr std::array<Key, 16> kKeys{{
+    {"max_split_size_mb", Kind::size},
+    {"max_non_split_rounding_mb", Kind::size},
+    {"large_segment_size_mb", Kind::size},
+    {"garbage_collection_threshold", Kind::fraction},
+    {"roundup_power2_divisions", Kind::divisions},
+    {"expandable_segments", Kind::boolean},
+    {"pinned_use_background_threads", Kind::boolean},
+    {"backend", Kind::backend},
+    {"release_lock_on_cudamalloc", Kind::boolean},
+    {"pinned_use_cuda_host_register", Kind::boolean},
+    {"release_lock_on_hipmalloc", Kind::boolean},
+    {"pinned_use_hip_host_register", Kind::boolean},
+    {"graph_capture_record_stream_reuse", Kind::boolean},
+    {"pinned_reserve_segment_size_mb", Kind::size},
+    {"pinned_num_register_threads", Kind::size},
+    {"per_process_memory_fraction", Kind::fraction},
+}};
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+const Key* find_key(const std::string& name) {
+  for (const auto& k : kKeys)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const Key* nearest_key(const std::string& name) {
+  const Key* best = nullptr;
+  size_t best_d = 4;  // a near miss: at most 3 edits
+  for (const auto& k : kKeys) {
+    size_t d = edit_distance(to_lower(name), k.name);
+    if (d < best_d) best = &k, best_d = d;
+  }
+  return best;
+}
+
+bool is_number(const std::string& s, bool fraction) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  if (fraction) {
+    std::strtod(s.c_str(), &end);
+  } else {
+    if (s[0] == '-' || s[0] == '+') return false;
+    std::strtoull(s.c_str(), &end, 10);
+  }
+  return end && *end == '\0';
+}
+
+// Checks one value; "" when valid, else what is wrong. `fixed` gets the corrected value if one
+// is obvious (true -> True).
+std::string check_value(const Key& k, const std::string& v, std::string& fixed) {
+  fixed = v;
+  switch (k.kind) {
+    case Kind::boolean:
+      if (v == "True" || v == "False") return "";
+      if (to_lower(v) == "true" || v == "1") fixed = "True";
+      else if (to_lower(v) == "false" || v == "0") fixed = "False";
+      else fixed.clear();
+      return "'" + std::string(k.name) + "' takes True or False (capitalised), not '" + v + "'";
+    case Kind::size:
+      if (!is_number(v, false)) return "'" + std::string(k.name) + "' takes a whole number, not '" + v + "'";
+      if (std::string(k.name) == "max_split_size_mb" && std::strtoull(v.c_str(), nullptr, 10) <= 20) {
+        fixed.clear();
+        return "'max_split_size_mb' must be more than 20 (MB), not " + v;
+      }
+      return "";
+    case Kind::fraction: {
+      if (!is_number(v, true)) return "'" + std::string(k.name) + "' takes a number between 0 and 1, not '" + v + "'";
+      double x = std::strtod(v.c_str(), nullptr);
+      if (x <= 0 || x >= 1 + (std::string(k.name) == "per_process_memory_fraction" ? 1e-12 : 0)) {
+        fixed.clear();
+        return "'" + std::string(k.name) + "' must be between 0 and 1, not " + v;
+      }
+      return "";
+    }
+    case Kind::backend:
+      if (v == "native" || v == "cudaMallocAsync") return "";
+      fixed = to_lower(v) == "cudamallocasync" ? "cudaMallocAsync" : to_lower(v) == "native" ? "native" : "";
+      return "'backend' is native or cudaMallocAsync, not '" + v + "'";
+    case Kind::divisions:
+      if (is_number(v, false) || (v.size() >= 2 && v.front() == '[' && v.back() == ']')) return "";
+      return "'roundup_power2_divisions' takes a number or a [size:divisions,...] list, not '" + v + "'";
+  }
+  return "";
+}
+
+}  // namespace
+
+AllocConfCheck check_alloc_conf(const std::string& value) {
+  AllocConfCheck out;
+  // Whitespace is ignored, as c10's tokenizer does; list values keep their brackets.
+  std::string s;
+  for (char c : value)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  std::vector<std::string> items;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(cur), cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  items.push_back(cur);
+  if (depth != 0) out.problems.push_back("a '[' list is not closed");
+  bool fixable = depth == 0;
+  std::vector<std::string> fixed_items;
+  for (const auto& item : items) {
+    if (item.empty()) continue;  // "a:b," — an empty item is harmless
+    auto colon = item.find(':');
+    std::string key = item.substr(0, colon), val = colon == std::string::npos ? "" : item.substr(colon + 1);
+    if (colon == std::string::npos) {
+      auto eq = item.find('=');
+      if (eq != std::string::npos) {
+        key = item.substr(0, eq), val = item.substr(eq + 1);
+        out.problems.push_back("'" + item + "' uses '=': write " + key + ":" + val);
+      } else {
+        out.problems.push_back("'" + item + "' has no value: write key:value");
+        fixable = false;
+        continue;
+      }
+    }
+    const Key* k = find_key(key);
+    if (!k) {
+      k = nearest_key(key);
+      out.problems.push_back("unknown key '" + key + "'" + (k ? " (did you mean '" + std::string(k->name) + "'?)" : ""));
+      if (!k) {
+        fixable = false;
+        continue;
+      }
+    }
+    std::string fixed_val;
+    if (auto why = check_value(*k, val, fixed_val); !why.empty()) {
+      out.problems.push_back(why);
+      if (fixed_val.empty()) fixable = false;
+    }
+    fixed_items.push_back(std::string(k->name) + ":" + fixed_val);
+  }
+  if (fixable && !out.problems.empty()) out.corrected = join(fixed_items, ",");
+  return out;
+}
+
+void alloc_conf_rules(const Facts& f, std::vector<Finding>& out) {
+  for (const char* var : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+    auto v = f.env.get(var);
+    if (!v) continue;
+    auto c = check_alloc_conf(*v);
+    if (c.problems.empty()) continue;
+    auto x = make_finding("alloc-conf-invalid");
+    x.evidence.push_back(std::string(var) + "=\"" + *v + "\"");
+    for (const auto& p : c.problems) x.evidence.push_back(p);
+    x.fix = {c.corrected ? "export " + std::string(var) + "=" + *c.corrected
+                         : "unset " + std::string(var) + " (or set valid key:value pairs, e.g. expandable_segments:True)"};
+    out.push_back(x);
+  }
+}
+
+}  // namespace dlready
