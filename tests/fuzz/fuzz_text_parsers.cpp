@@ -20,5 +20,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)dlready::min_driver_for_cuda(s);
   (void)dlready::max_cuda_for_driver(s);
   (void)dlready::parse_cuda_visible_devices(s, 4, {"GPU-00112233"});
+  (void)dlready::check_alloc_conf(s);
   return 0;
 }
