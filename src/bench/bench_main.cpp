@@ -153,7 +153,7 @@ extern "C" int dlready_bench_main(const dlready::BenchOptions* opt) {
       if (kernels > 0 || !d.is_cuda()) {
         f = measure_launch_floor(d, kernels, recipe);
       } else {
-        f.error = trained ? "the training step was not captured as a CUDA graph (its kernel count is unknown): "
+        f.error = trained ? "the training step's kernel count is unknown (not captured as a CUDA graph, or LibTorch < 2.8): "
                             "give --kernels"
                           : "no kernel count: give --kernels, or let the training benchmark run";
       }
