@@ -3,6 +3,7 @@
 
 #include "cli/doctor_command.hpp"
 #include "cli/launch_command.hpp"
+#include "cli/snapshot_command.hpp"
 #include "cli/train_command.hpp"
 #include "cli/verify_command.hpp"
 
@@ -20,6 +21,9 @@ int main(int argc, char** argv) {
   dlready::add_bench_command(app, bench);
   dlready::LaunchOptions launch;
   dlready::add_launch_command(app, launch);
+  dlready::SnapshotArgs snapshot;
+  dlready::DiffArgs diff;
+  dlready::add_snapshot_commands(app, snapshot, diff);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -32,5 +36,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("verify")) return dlready::run_verify(verify);
   if (app.got_subcommand("bench")) return dlready::run_bench(bench);
   if (app.got_subcommand("launch")) return dlready::run_launch(launch);
+  if (app.got_subcommand("snapshot")) return dlready::run_snapshot(snapshot);
+  if (app.got_subcommand("diff")) return dlready::run_diff(diff);
   return 2;
 }

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "train/atomic_file.hpp"
+#include "core/atomic_file.hpp"
 
 namespace dlready {
 namespace {

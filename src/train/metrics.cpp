@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "train/atomic_file.hpp"
+#include "core/atomic_file.hpp"
 
 namespace dlready {
 

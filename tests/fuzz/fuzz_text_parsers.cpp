@@ -1,4 +1,4 @@
-// Fuzzes the text parsers the probes use on /proc, /sys, /etc and Python files.
+// Fuzzes the text parsers the probes use on /proc, /sys, /etc and Python files, and snapshot JSON.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -7,6 +7,7 @@
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/probes.hpp"
+#include "snapshot/diff.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string s(reinterpret_cast<const char*>(data), size);
@@ -21,5 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)dlready::max_cuda_for_driver(s);
   (void)dlready::parse_cuda_visible_devices(s, 4, {"GPU-00112233"});
   (void)dlready::check_alloc_conf(s);
+  // Snapshot JSON (dlready diff reads files from other machines).
+  auto doc = nlohmann::json::parse(s, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_discarded()) {
+    auto stack = dlready::stack_from_json(doc);
+    (void)dlready::diff_stacks(stack, dlready::stack_from_json(nlohmann::json::object()));
+  }
   return 0;
 }

@@ -1,0 +1,100 @@
+#include "cli/snapshot_command.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <map>
+
+#include "core/atomic_file.hpp"
+#include "diagnose/rules.hpp"
+#include "probe/gather.hpp"
+#include "report/render.hpp"
+#include "snapshot/diff.hpp"
+
+namespace dlready {
+
+void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d) {
+  auto* snap = app.add_subcommand("snapshot", "Lock this machine's stack (driver, GPUs, CUDA, PyTorch, environment) into JSON");
+  snap->add_option("--out", s.out, "Write the snapshot to FILE (atomically) instead of standard output");
+  snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
+      ->check(CLI::ExistingDirectory);
+  snap->add_flag("--no-driver-probe", s.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  auto* diff = app.add_subcommand("diff", "What differs between two snapshots (or doctor --json reports), and why it matters");
+  diff->add_option("before", d.before, "Snapshot of the machine where it works")->required();
+  diff->add_option("after", d.after, "Snapshot of the machine to compare")->required();
+  diff->add_flag("--json", d.json, "Print the differences as JSON (schema dlready.diff/1)");
+}
+
+int run_snapshot(const SnapshotArgs& a) {
+  GatherOptions opt;
+  opt.root = a.root;
+  opt.env = process_environment();
+  opt.driver_probe = !a.no_driver_probe;
+  auto g = gather_facts(opt);
+  if (!g.error.empty()) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", g.error.c_str());
+    return 2;
+  }
+  auto report = nlohmann::json::parse(render_json(g.facts, diagnose(g.facts)));
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  char created[32] = "";
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  std::string text = make_snapshot(std::move(report), host, created).dump(2) + "\n";
+  if (a.out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  if (auto err = write_file_atomically(a.out, text); !err.empty()) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", err.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", a.out.c_str());
+  return 0;
+}
+
+int run_diff(const DiffArgs& a) {
+  Stack before = read_stack(a.before), after = read_stack(a.after);
+  for (const Stack* s : {&before, &after})
+    if (!s->error.empty()) {
+      std::fprintf(stderr, "dlready diff: %s\n", s->error.c_str());
+      return 2;
+    }
+  auto changes = diff_stacks(before, after);
+  auto name = [](const Stack& s, const std::string& path) {
+    return s.host.empty() ? path : path + " (" + s.host + (s.created.empty() ? "" : ", " + s.created) + ")";
+  };
+  if (a.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& c : changes)
+      rows.push_back({{"area", c.area}, {"key", c.key}, {"before", c.before}, {"after", c.after}});
+    nlohmann::json why = nlohmann::json::object();
+    for (const auto& c : changes) why[c.area] = why_it_matters(c.area);
+    nlohmann::json j = {{"schema", "dlready.diff/1"}, {"before", name(before, a.before)},
+                        {"after", name(after, a.after)}, {"changes", rows}, {"why", why}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return changes.empty() ? 0 : 1;
+  }
+  std::printf("before: %s\nafter:  %s\n", name(before, a.before).c_str(), name(after, a.after).c_str());
+  if (changes.empty()) {
+    std::printf("\nno differences in what matters to a training job (%zu items compared)\n", before.items.size());
+    return 0;
+  }
+  std::string area;
+  for (const auto& c : changes) {
+    if (c.area != area) {
+      area = c.area;
+      std::printf("\n%s — %s\n", area.c_str(), why_it_matters(area).c_str());
+    }
+    std::printf("  %-34s %s -> %s\n", c.key.c_str(), c.before.empty() ? "(absent)" : c.before.c_str(),
+                c.after.empty() ? "(absent)" : c.after.c_str());
+  }
+  std::printf("\n%zu difference(s)\n", changes.size());
+  return 1;
+}
+
+}  // namespace dlready

@@ -1,0 +1,23 @@
+// `dlready snapshot` (lock the machine's stack into JSON) and `dlready diff A B` (what differs
+// between two snapshots, and why it matters).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace dlready {
+
+struct SnapshotArgs {
+  std::string root = "/";
+  std::string out;  // "" = standard output
+  bool no_driver_probe = false;
+};
+struct DiffArgs {
+  std::string before, after;
+  bool json = false;
+};
+
+void add_snapshot_commands(CLI::App& app, SnapshotArgs& snapshot, DiffArgs& diff);
+int run_snapshot(const SnapshotArgs& args);
+int run_diff(const DiffArgs& args);
+
+}  // namespace dlready

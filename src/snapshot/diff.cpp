@@ -1,0 +1,56 @@
+#include "snapshot/diff.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace dlready {
+namespace {
+
+constexpr std::array<const char*, 7> kAreas{"system", "driver", "gpus", "cuda", "python", "blas", "environment"};
+
+}  // namespace
+
+std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b) {
+  std::vector<StackChange> out;
+  for (const char* area : kAreas) {
+    std::vector<std::string> keys;
+    std::map<std::string, std::string> va, vb;
+    for (const auto& [items, values] : {std::pair{&a.items, &va}, std::pair{&b.items, &vb}})
+      for (const auto& i : *items) {
+        if (i.area != area) continue;
+        if (std::find(keys.begin(), keys.end(), i.key) == keys.end()) keys.push_back(i.key);
+        (*values)[i.key] = i.value;
+      }
+    for (const auto& k : keys) {
+      std::string x = va.count(k) ? va[k] : "", y = vb.count(k) ? vb[k] : "";
+      if (x != y) out.push_back({area, k, x, y});
+    }
+  }
+  return out;
+}
+
+std::string why_it_matters(const std::string& area) {
+  if (area == "system")
+    return "binary wheels need a minimum glibc/libstdc++; less memory or /dev/shm changes batch sizes and "
+           "DataLoader workers";
+  if (area == "driver")
+    return "the driver bounds the CUDA versions that run: a CUDA 13 PyTorch needs >= 580.65.06, CUDA 12.x "
+           ">= 525.60.13; an older driver makes torch.cuda.is_available() False";
+  if (area == "gpus")
+    return "another compute capability needs kernels in the build's arch list ('no kernel image is "
+           "available'); other memory changes what batch fits; other GPUs give other speed and TF32/bf16 support";
+  if (area == "cuda")
+    return "other cuDNN/cuBLAS/NCCL versions choose other kernels: other speed, slightly other numerics, "
+           "other collective behaviour";
+  if (area == "python")
+    return "another PyTorch version or CUDA variant changes defaults, kernels and numerics; a CPU-only build "
+           "on one side means no GPU at all";
+  if (area == "blas") return "a reference BLAS makes CPU matmul 10-100x slower than OpenBLAS/MKL";
+  if (area == "environment")
+    return "CUDA_VISIBLE_DEVICES, PYTORCH_CUDA_ALLOC_CONF, NCCL_*, OMP_NUM_THREADS and LD_* change which GPUs, "
+           "how memory is managed, how ranks talk and which libraries load";
+  return "";
+}
+
+}  // namespace dlready

@@ -1,0 +1,22 @@
+// `dlready diff A B`: what differs between two machines' stacks, area by area, each area with
+// why its differences matter to a training job.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "snapshot/stack.hpp"
+
+namespace dlready {
+
+struct StackChange {
+  std::string area, key;
+  std::string before, after;  // "" = absent on that side
+};
+
+// In area order (system, driver, gpus, cuda, python, blas, environment), keys in first-seen order.
+std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b);
+
+// One sentence on what a difference in `area` can do to a job that works on the other machine.
+std::string why_it_matters(const std::string& area);
+
+}  // namespace dlready

@@ -1,0 +1,29 @@
+// The stack of a machine as `dlready diff` compares it: the items of a snapshot (or of any
+// `dlready doctor --json` output) that change what a training job does — OS and C library,
+// driver, GPUs, CUDA toolkit and libraries, Python and PyTorch installs, BLAS, environment.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+struct StackItem {
+  std::string area;   // system, driver, gpus, cuda, python, blas, environment
+  std::string key;    // stable within an area: what is compared with what ("gpu 0", "libcudnn.so.9")
+  std::string value;  // as shown
+};
+
+struct Stack {
+  std::string error;            // why the file is not a snapshot ("" = fine)
+  std::string host, created;    // from a snapshot's metadata; empty for plain doctor output
+  std::vector<StackItem> items;
+};
+
+Stack stack_from_json(const nlohmann::json& doc);
+Stack read_stack(const std::string& path);  // errors name the file and what is wrong with it
+
+// The snapshot document: the doctor's JSON report plus who/when, schema dlready.snapshot/1.
+nlohmann::json make_snapshot(nlohmann::json doctor_report, const std::string& host, const std::string& created);
+
+}  // namespace dlready

@@ -1,0 +1,114 @@
+// dlready snapshot / diff: stacks read from doctor reports of fixture machines, their
+// differences, and the CLI (label "unit").
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fixture.hpp"
+#include "diagnose/rules.hpp"
+#include "report/render.hpp"
+#include "snapshot/diff.hpp"
+
+namespace dlready::test {
+namespace {
+
+Stack stack_of(const Fixture& f) {
+  auto facts = f.facts();
+  return stack_from_json(nlohmann::json::parse(render_json(facts, diagnose(facts))));
+}
+
+const StackChange* change(const std::vector<StackChange>& cs, const std::string& area, const std::string& key_part) {
+  for (const auto& c : cs)
+    if (c.area == area && c.key.find(key_part) != std::string::npos) return &c;
+  return nullptr;
+}
+
+TEST(Snapshot, SameMachineHasNoDifferences) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto s = stack_of(f);
+  ASSERT_TRUE(s.error.empty()) << s.error;
+  EXPECT_GT(s.items.size(), 10u);
+  EXPECT_TRUE(diff_stacks(s, stack_of(f)).empty());
+}
+
+TEST(Snapshot, DriverGpuTorchAndEnvironmentDifferencesAreFoundByArea) {
+  Fixture a, b;
+  healthy_gpu_machine(a);
+  healthy_gpu_machine(b);
+  replace_driver(b, "550.54.15", "devices=1\ndev0.name=NVIDIA A100-SXM4-80GB\ndev0.cc=8.0\ncuda.driver_version=12040\n");
+  TorchSpec older;
+  older.version = "2.5.1+cu124";
+  older.cuda = "12.4";
+  add_torch_venv(b, "/home/alice/venv", older);
+  b.env["CUDA_VISIBLE_DEVICES"] = "0";
+  auto cs = diff_stacks(stack_of(a), stack_of(b));
+
+  auto* module = change(cs, "driver", "kernel module");
+  ASSERT_TRUE(module) << "driver module change";
+  EXPECT_EQ(module->before, "580.65.06");
+  EXPECT_EQ(module->after, "550.54.15");
+  auto* cuda = change(cs, "driver", "CUDA version");
+  ASSERT_TRUE(cuda);
+  EXPECT_EQ(cuda->before, "13.0");
+  EXPECT_EQ(cuda->after, "12.4");
+  auto* gpu = change(cs, "gpus", "gpu 0");
+  ASSERT_TRUE(gpu);
+  EXPECT_NE(gpu->before.find("H100"), std::string::npos);
+  EXPECT_NE(gpu->after.find("compute capability 8.0"), std::string::npos);
+  auto* torch = change(cs, "python", "torch ");
+  ASSERT_TRUE(torch);
+  EXPECT_EQ(torch->before, "2.11.0+cu130 (CUDA 13.0)");
+  EXPECT_EQ(torch->after, "2.5.1+cu124 (CUDA 12.4)");
+  auto* cvd = change(cs, "environment", "CUDA_VISIBLE_DEVICES");
+  ASSERT_TRUE(cvd);
+  EXPECT_EQ(cvd->before, "");
+  EXPECT_EQ(cvd->after, "0");
+  // Areas come in a fixed order, and each has its explanation.
+  EXPECT_EQ(cs.front().area, "driver");
+  for (const auto& c : cs) EXPECT_FALSE(why_it_matters(c.area).empty()) << c.area;
+}
+
+TEST(Snapshot, WhatIsNotASnapshotIsSaidSo) {
+  EXPECT_FALSE(stack_from_json(nlohmann::json::array()).error.empty());
+  EXPECT_FALSE(stack_from_json({{"schema", "dlready.bench/1"}}).error.empty());
+  auto odd = stack_from_json({{"facts", {{"os", 3}, {"python_envs", "x"}, {"driver_api", {{"devices", 1}}}}}});
+  EXPECT_TRUE(odd.error.empty()) << "odd shapes are skipped, not fatal";
+  EXPECT_TRUE(odd.items.empty());
+}
+
+int run(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " >/dev/null 2>&1").c_str())); }
+
+TEST(SnapshotCli, SnapshotThenDiff) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  const std::string bin = DLREADY_BINARY, a = f.root + "/a.json", b = f.root + "/b.json";
+  ASSERT_EQ(run(bin + " snapshot --root " + f.root + " --no-driver-probe --out " + a), 0);
+  std::ifstream in(a);
+  auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("schema"), "dlready.snapshot/1");
+  EXPECT_FALSE(j.at("snapshot").at("created").get<std::string>().empty());
+  EXPECT_TRUE(j.at("facts").is_object());
+  EXPECT_FALSE(std::filesystem::exists(a + ".tmp")) << "written atomically";
+  EXPECT_EQ(run(bin + " diff " + a + " " + a), 0);
+  ASSERT_EQ(run("CUDA_VISIBLE_DEVICES=1 " + bin + " snapshot --root " + f.root + " --no-driver-probe --out " + b), 0);
+  auto text = command_output(bin + " diff " + a + " " + b + "; echo rc=$?");
+  EXPECT_NE(text.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << text;
+  EXPECT_NE(text.find("(absent) -> 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("rc=1"), std::string::npos) << text;
+  auto js = nlohmann::json::parse(command_output(bin + " diff --json " + a + " " + b));
+  EXPECT_EQ(js.at("schema"), "dlready.diff/1");
+  EXPECT_EQ(js.at("changes").size(), 1u);
+
+  f.write("/torn.json", "{\"facts\": {\"os\": ");
+  auto torn = command_output(bin + " diff " + a + " " + f.root + "/torn.json 2>&1; echo rc=$?");
+  EXPECT_NE(torn.find("not valid JSON"), std::string::npos) << torn;
+  EXPECT_NE(torn.find("rc=2"), std::string::npos) << torn;
+  EXPECT_NE(command_output(bin + " diff " + a + " /nonexistent.json 2>&1").find("dlready snapshot --out"), std::string::npos);
+  EXPECT_EQ(run(bin + " diff " + a), 2) << "two files";
+}
+
+}  // namespace
+}  // namespace dlready::test
