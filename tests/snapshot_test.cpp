@@ -10,6 +10,7 @@
 #include "diagnose/rules.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
+#include "snapshot/export.hpp"
 
 namespace dlready::test {
 namespace {
@@ -79,6 +80,41 @@ TEST(Snapshot, WhatIsNotASnapshotIsSaidSo) {
   EXPECT_TRUE(odd.items.empty());
 }
 
+nlohmann::json report_of(const Fixture& f) {
+  auto facts = f.facts();
+  return nlohmann::json::parse(render_json(facts, diagnose(facts)));
+}
+
+TEST(Export, RequirementsCondaAndDockerfileRebuildTheTorchStack) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True";
+  auto doc = make_snapshot(report_of(f), "gpu-a", "2026-12-02T22:00:00Z");
+  auto req = export_stack(doc, "requirements");
+  ASSERT_TRUE(req.error.empty()) << req.error;
+  EXPECT_NE(req.text.find("--extra-index-url https://download.pytorch.org/whl/cu130\ntorch==2.11.0+cu130\n"),
+            std::string::npos) << req.text;
+  EXPECT_NE(req.text.find("driver >= 580.65.06"), std::string::npos) << req.text;
+  EXPECT_NE(req.text.find("on gpu-a"), std::string::npos) << req.text;
+  auto conda = export_stack(doc, "conda");
+  EXPECT_NE(conda.text.find("  - python=3."), std::string::npos) << conda.text;
+  EXPECT_NE(conda.text.find("    - torch==2.11.0+cu130"), std::string::npos) << conda.text;
+  auto docker = export_stack(doc, "dockerfile");
+  EXPECT_NE(docker.text.find("FROM python:3."), std::string::npos) << docker.text;
+  EXPECT_NE(docker.text.find("RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cu130 "
+                             "torch==2.11.0+cu130"), std::string::npos) << docker.text;
+  EXPECT_NE(docker.text.find("ENV PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True\""), std::string::npos) << docker.text;
+  EXPECT_FALSE(export_stack(doc, "nix").error.empty());
+}
+
+TEST(Export, NoTorchNoExport) {
+  Fixture f;
+  add_base_system(f);
+  auto e = export_stack(report_of(f), "requirements");
+  EXPECT_NE(e.error.find("no PyTorch install"), std::string::npos) << e.error;
+  EXPECT_FALSE(export_stack(nlohmann::json::object(), "requirements").error.empty());
+}
+
 int run(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " >/dev/null 2>&1").c_str())); }
 
 TEST(SnapshotCli, SnapshotThenDiff) {
@@ -108,6 +144,14 @@ TEST(SnapshotCli, SnapshotThenDiff) {
   EXPECT_NE(torn.find("rc=2"), std::string::npos) << torn;
   EXPECT_NE(command_output(bin + " diff " + a + " /nonexistent.json 2>&1").find("dlready snapshot --out"), std::string::npos);
   EXPECT_EQ(run(bin + " diff " + a), 2) << "two files";
+
+  // The fixture's venv is found through VIRTUAL_ENV, as a user's active environment would be.
+  const std::string c = f.root + "/c.json";
+  ASSERT_EQ(run("VIRTUAL_ENV=/home/alice/venv " + bin + " snapshot --root " + f.root + " --no-driver-probe --out " + c), 0);
+  ASSERT_EQ(run(bin + " export " + c + " --format requirements --out " + f.root + "/requirements.txt"), 0);
+  EXPECT_NE(command_output("cat " + f.root + "/requirements.txt").find("torch==2.11.0+cu130"), std::string::npos);
+  EXPECT_EQ(run(bin + " export " + f.root + "/torn.json"), 2);
+  EXPECT_EQ(run(bin + " export " + a + " --format nix"), 2);
 }
 
 }  // namespace

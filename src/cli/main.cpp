@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   dlready::add_launch_command(app, launch);
   dlready::SnapshotArgs snapshot;
   dlready::DiffArgs diff;
-  dlready::add_snapshot_commands(app, snapshot, diff);
+  dlready::ExportArgs exp;
+  dlready::add_snapshot_commands(app, snapshot, diff, exp);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -38,5 +39,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("launch")) return dlready::run_launch(launch);
   if (app.got_subcommand("snapshot")) return dlready::run_snapshot(snapshot);
   if (app.got_subcommand("diff")) return dlready::run_diff(diff);
+  if (app.got_subcommand("export")) return dlready::run_export(exp);
   return 2;
 }

@@ -11,10 +11,11 @@
 #include "probe/gather.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
+#include "snapshot/export.hpp"
 
 namespace dlready {
 
-void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d) {
+void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportArgs& e) {
   auto* snap = app.add_subcommand("snapshot", "Lock this machine's stack (driver, GPUs, CUDA, PyTorch, environment) into JSON");
   snap->add_option("--out", s.out, "Write the snapshot to FILE (atomically) instead of standard output");
   snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
@@ -24,6 +25,33 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d) {
   diff->add_option("before", d.before, "Snapshot of the machine where it works")->required();
   diff->add_option("after", d.after, "Snapshot of the machine to compare")->required();
   diff->add_flag("--json", d.json, "Print the differences as JSON (schema dlready.diff/1)");
+  auto* exp = app.add_subcommand("export", "Write a snapshot's PyTorch stack as requirements.txt, environment.yml or a Dockerfile");
+  exp->add_option("snapshot", e.snapshot, "Snapshot (or doctor --json report) to export")->required();
+  exp->add_option("--format", e.format, "requirements (default), conda or dockerfile")
+      ->check(CLI::IsMember({"requirements", "conda", "dockerfile"}));
+  exp->add_option("--out", e.out, "Write to FILE (atomically) instead of standard output");
+}
+
+int run_export(const ExportArgs& a) {
+  auto file = load_snapshot_file(a.snapshot);
+  if (!file.error.empty()) {
+    std::fprintf(stderr, "dlready export: %s\n", file.error.c_str());
+    return 2;
+  }
+  auto e = export_stack(file.doc, a.format);
+  if (!e.error.empty()) {
+    std::fprintf(stderr, "dlready export: %s: %s\n", a.snapshot.c_str(), e.error.c_str());
+    return 1;
+  }
+  if (a.out.empty()) {
+    std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+    return 0;
+  }
+  if (auto err = write_file_atomically(a.out, e.text); !err.empty()) {
+    std::fprintf(stderr, "dlready export: %s\n", err.c_str());
+    return 1;
+  }
+  return 0;
 }
 
 int run_snapshot(const SnapshotArgs& a) {

@@ -1,5 +1,5 @@
-// `dlready snapshot` (lock the machine's stack into JSON) and `dlready diff A B` (what differs
-// between two snapshots, and why it matters).
+// `dlready snapshot` (lock the machine's stack into JSON), `dlready diff A B` (what differs
+// between two snapshots, and why it matters) and `dlready export` (rebuild the PyTorch stack).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
@@ -11,13 +11,17 @@ struct SnapshotArgs {
   std::string out;  // "" = standard output
   bool no_driver_probe = false;
 };
+struct ExportArgs {
+  std::string snapshot, format = "requirements", out;
+};
 struct DiffArgs {
   std::string before, after;
   bool json = false;
 };
 
-void add_snapshot_commands(CLI::App& app, SnapshotArgs& snapshot, DiffArgs& diff);
+void add_snapshot_commands(CLI::App& app, SnapshotArgs& snapshot, DiffArgs& diff, ExportArgs& exp);
 int run_snapshot(const SnapshotArgs& args);
 int run_diff(const DiffArgs& args);
+int run_export(const ExportArgs& args);
 
 }  // namespace dlready

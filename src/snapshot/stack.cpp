@@ -106,22 +106,29 @@ Stack stack_from_json(const json& doc) {
   return s;
 }
 
-Stack read_stack(const std::string& path) {
+SnapshotFile load_snapshot_file(const std::string& path) {
+  SnapshotFile out;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    Stack s;
-    s.error = path + ": cannot read it (does it exist? make one with: dlready snapshot --out " + path + ")";
-    return s;
+    out.error = path + ": cannot read it (does it exist? make one with: dlready snapshot --out " + path + ")";
+    return out;
   }
   std::stringstream buf;
   buf << in.rdbuf();
-  json doc = json::parse(buf.str(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
+  out.doc = json::parse(buf.str(), nullptr, /*allow_exceptions=*/false);
+  if (out.doc.is_discarded())
+    out.error = path + ": not valid JSON (truncated or edited?); make a new one with: dlready snapshot --out FILE";
+  return out;
+}
+
+Stack read_stack(const std::string& path) {
+  auto file = load_snapshot_file(path);
+  if (!file.error.empty()) {
     Stack s;
-    s.error = path + ": not valid JSON (truncated or edited?); make a new one with: dlready snapshot --out FILE";
+    s.error = file.error;
     return s;
   }
-  Stack s = stack_from_json(doc);
+  Stack s = stack_from_json(file.doc);
   if (!s.error.empty()) s.error = path + ": " + s.error;
   return s;
 }

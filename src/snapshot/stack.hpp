@@ -20,6 +20,13 @@ struct Stack {
   std::vector<StackItem> items;
 };
 
+// A snapshot file parsed; `error` names the file and what is wrong with it.
+struct SnapshotFile {
+  nlohmann::json doc;
+  std::string error;
+};
+SnapshotFile load_snapshot_file(const std::string& path);
+
 Stack stack_from_json(const nlohmann::json& doc);
 Stack read_stack(const std::string& path);  // errors name the file and what is wrong with it
 

@@ -1,0 +1,98 @@
+#include "snapshot/export.hpp"
+
+#include <optional>
+
+#include "diagnose/compat.hpp"
+
+namespace dlready {
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : "";
+}
+
+// The torch install Python would import: the active environment's first, else the first found.
+struct Primary {
+  std::string prefix, python, version, cuda;
+};
+std::optional<Primary> primary_torch(const json& facts) {
+  const json& envs = facts.contains("python_envs") ? facts.at("python_envs") : json();
+  if (!envs.is_array()) return std::nullopt;
+  std::optional<Primary> first;
+  for (const auto& e : envs) {
+    if (!e.is_object() || !e.contains("torch") || !e.at("torch").is_array()) continue;
+    for (const auto& t : e.at("torch")) {
+      if (str(t, "version").empty()) continue;
+      Primary p{str(e, "prefix"), str(e, "python_version"), str(t, "version"), str(t, "cuda")};
+      if (e.value("active", false)) return p;
+      if (!first) first = p;
+      break;
+    }
+  }
+  return first;
+}
+
+// PyTorch's own wheel index for a local version ("2.11.0+cu130" -> .../whl/cu130); "" for a
+// PyPI wheel without a local part.
+std::string wheel_index(const std::string& version) {
+  auto plus = version.find('+');
+  if (plus == std::string::npos) return "";
+  return "https://download.pytorch.org/whl/" + version.substr(plus + 1);
+}
+
+// "3.11.4" -> "3.11"
+std::string major_minor(const std::string& v) {
+  auto first = v.find('.');
+  if (first == std::string::npos) return v;
+  auto second = v.find('.', first + 1);
+  return second == std::string::npos ? v : v.substr(0, second);
+}
+
+}  // namespace
+
+Exported export_stack(const json& snapshot, const std::string& format) {
+  Exported out;
+  if (!snapshot.is_object() || !snapshot.contains("facts") || !snapshot.at("facts").is_object()) {
+    out.error = "not a dlready snapshot or doctor report (no \"facts\" object)";
+    return out;
+  }
+  auto p = primary_torch(snapshot.at("facts"));
+  if (!p) {
+    out.error = "the snapshot has no PyTorch install to export (install torch, then run dlready snapshot again)";
+    return out;
+  }
+  const json& meta = snapshot.contains("snapshot") ? snapshot.at("snapshot") : json::object();
+  std::string origin = "# dlready export of the PyTorch stack in " + p->prefix;
+  if (!str(meta, "host").empty()) origin += " on " + str(meta, "host") + " (" + str(meta, "created") + ")";
+  std::string index = wheel_index(p->version), pin = "torch==" + p->version;
+  std::string python = major_minor(p->python.empty() ? "3.11" : p->python);
+  std::string driver_note;
+  if (!p->cuda.empty()) {
+    auto min = min_driver_for_cuda(p->cuda);
+    driver_note = "# CUDA " + p->cuda + " build: the GPU machine needs an NVIDIA driver" +
+                  (min ? " >= " + *min : std::string(" new enough for CUDA ") + p->cuda) + "\n";
+  }
+  if (format == "requirements") {
+    out.text = origin + "\n" + driver_note + (index.empty() ? "" : "--extra-index-url " + index + "\n") + pin + "\n";
+  } else if (format == "conda") {
+    out.text = origin + "\n" + driver_note + "name: dlready-torch\nchannels:\n  - conda-forge\ndependencies:\n  - python=" +
+               python + "\n  - pip\n  - pip:\n" + (index.empty() ? "" : "    - --extra-index-url " + index + "\n") +
+               "    - " + pin + "\n";
+  } else if (format == "dockerfile") {
+    out.text = origin + "\n" + driver_note +
+               "# The driver comes from the host: run with the NVIDIA Container Toolkit, docker run --gpus all ...\n"
+               "FROM python:" + python + "-slim\n"
+               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + pin + "\n";
+    if (snapshot.at("facts").contains("environment") && snapshot.at("facts").at("environment").is_object())
+      for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
+                            "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
+        if (auto v = str(snapshot.at("facts").at("environment"), k); !v.empty()) out.text += "ENV " + std::string(k) + "=" + json(v).dump() + "\n";
+  } else {
+    out.error = "unknown format '" + format + "' (requirements, conda or dockerfile)";
+  }
+  return out;
+}
+
+}  // namespace dlready

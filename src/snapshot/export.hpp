@@ -1,0 +1,17 @@
+// `dlready export`: a snapshot's PyTorch stack as a file that rebuilds it elsewhere —
+// requirements.txt, a conda environment.yml, or a Dockerfile.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace dlready {
+
+struct Exported {
+  std::string error;  // why nothing could be exported ("" = fine)
+  std::string text;
+};
+
+// format: requirements | conda | dockerfile
+Exported export_stack(const nlohmann::json& snapshot, const std::string& format);
+
+}  // namespace dlready
