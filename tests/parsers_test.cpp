@@ -1,6 +1,8 @@
 // Unit tests of the text/binary parsers and small pure helpers.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "bench/gpu_peaks.hpp"
 
 #include <cstdio>
@@ -139,27 +141,20 @@ TEST(AllocConf, ValidSettingsPass) {
     EXPECT_TRUE(check_alloc_conf(ok).problems.empty()) << ok << ": " << check_alloc_conf(ok).problems.front();
 }
 
+// One problem, named with `says`, and the corrected value (nullopt: no obvious fix).
+void expect_one_problem(const std::string& value, const std::string& says, std::optional<std::string> corrected) {
+  auto c = check_alloc_conf(value);
+  ASSERT_EQ(c.problems.size(), 1u) << value;
+  EXPECT_NE(c.problems[0].find(says), std::string::npos) << c.problems[0];
+  EXPECT_EQ(c.corrected, corrected) << value;
+}
+
 TEST(AllocConf, CommonMistakesAreNamedAndCorrected) {
-  auto eq = check_alloc_conf("expandable_segments=True");
-  ASSERT_EQ(eq.problems.size(), 1u);
-  EXPECT_NE(eq.problems[0].find("uses '='"), std::string::npos);
-  EXPECT_EQ(eq.corrected, "expandable_segments:True");
-
-  auto lower = check_alloc_conf("expandable_segments:true,max_split_size_mb:256");
-  ASSERT_EQ(lower.problems.size(), 1u);
-  EXPECT_NE(lower.problems[0].find("True or False"), std::string::npos);
-  EXPECT_EQ(lower.corrected, "expandable_segments:True,max_split_size_mb:256");
-
-  auto typo = check_alloc_conf("expandable_segment:True");
-  ASSERT_EQ(typo.problems.size(), 1u);
-  EXPECT_NE(typo.problems[0].find("did you mean 'expandable_segments'"), std::string::npos);
-  EXPECT_EQ(typo.corrected, "expandable_segments:True");
-
-  auto unknown = check_alloc_conf("max_split_size_mb:128,use_magic:1");
-  ASSERT_EQ(unknown.problems.size(), 1u);
-  EXPECT_NE(unknown.problems[0].find("unknown key 'use_magic'"), std::string::npos);
-  EXPECT_FALSE(unknown.corrected) << "no obvious fix for an unknown key";
-
+  expect_one_problem("expandable_segments=True", "uses '='", "expandable_segments:True");
+  expect_one_problem("expandable_segments:true,max_split_size_mb:256", "True or False",
+                     "expandable_segments:True,max_split_size_mb:256");
+  expect_one_problem("expandable_segment:True", "did you mean 'expandable_segments'", "expandable_segments:True");
+  expect_one_problem("max_split_size_mb:128,use_magic:1", "unknown key 'use_magic'", std::nullopt);
   EXPECT_FALSE(check_alloc_conf("max_split_size_mb:16").corrected) << "too small, no guess";
   EXPECT_EQ(check_alloc_conf("garbage_collection_threshold:1.5").problems.size(), 1u);
   EXPECT_EQ(check_alloc_conf("backend:async").problems.size(), 1u);

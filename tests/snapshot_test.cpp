@@ -26,6 +26,14 @@ const StackChange* change(const std::vector<StackChange>& cs, const std::string&
   return nullptr;
 }
 
+void expect_change(const std::vector<StackChange>& cs, const std::string& area, const std::string& key_part,
+                   const std::string& before, const std::string& after) {
+  auto* c = change(cs, area, key_part);
+  ASSERT_TRUE(c) << area << " / " << key_part << " did not change";
+  EXPECT_EQ(c->before, before) << key_part;
+  EXPECT_EQ(c->after, after) << key_part;
+}
+
 TEST(Snapshot, SameMachineHasNoDifferences) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -47,26 +55,14 @@ TEST(Snapshot, DriverGpuTorchAndEnvironmentDifferencesAreFoundByArea) {
   b.env["CUDA_VISIBLE_DEVICES"] = "0";
   auto cs = diff_stacks(stack_of(a), stack_of(b));
 
-  auto* module = change(cs, "driver", "kernel module");
-  ASSERT_TRUE(module) << "driver module change";
-  EXPECT_EQ(module->before, "580.65.06");
-  EXPECT_EQ(module->after, "550.54.15");
-  auto* cuda = change(cs, "driver", "CUDA version");
-  ASSERT_TRUE(cuda);
-  EXPECT_EQ(cuda->before, "13.0");
-  EXPECT_EQ(cuda->after, "12.4");
+  expect_change(cs, "driver", "kernel module", "580.65.06", "550.54.15");
+  expect_change(cs, "driver", "CUDA version", "13.0", "12.4");
+  expect_change(cs, "python", "torch ", "2.11.0+cu130 (CUDA 13.0)", "2.5.1+cu124 (CUDA 12.4)");
+  expect_change(cs, "environment", "CUDA_VISIBLE_DEVICES", "", "0");
   auto* gpu = change(cs, "gpus", "gpu 0");
   ASSERT_TRUE(gpu);
   EXPECT_NE(gpu->before.find("H100"), std::string::npos);
   EXPECT_NE(gpu->after.find("compute capability 8.0"), std::string::npos);
-  auto* torch = change(cs, "python", "torch ");
-  ASSERT_TRUE(torch);
-  EXPECT_EQ(torch->before, "2.11.0+cu130 (CUDA 13.0)");
-  EXPECT_EQ(torch->after, "2.5.1+cu124 (CUDA 12.4)");
-  auto* cvd = change(cs, "environment", "CUDA_VISIBLE_DEVICES");
-  ASSERT_TRUE(cvd);
-  EXPECT_EQ(cvd->before, "");
-  EXPECT_EQ(cvd->after, "0");
   // Areas come in a fixed order, and each has its explanation.
   EXPECT_EQ(cs.front().area, "driver");
   for (const auto& c : cs) EXPECT_FALSE(why_it_matters(c.area).empty()) << c.area;

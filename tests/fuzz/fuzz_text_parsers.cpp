@@ -8,6 +8,7 @@
 #include "diagnose/rules.hpp"
 #include "probe/probes.hpp"
 #include "snapshot/diff.hpp"
+#include "snapshot/export.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string s(reinterpret_cast<const char*>(data), size);
@@ -27,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!doc.is_discarded()) {
     auto stack = dlready::stack_from_json(doc);
     (void)dlready::diff_stacks(stack, dlready::stack_from_json(nlohmann::json::object()));
+    (void)dlready::export_stack(doc, "dockerfile");
   }
   return 0;
 }
