@@ -31,6 +31,7 @@ bin=build/gpu/dlready
 log "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.txt" | tail -1)"
 
 "$bin" doctor --json >"$out/doctor.json"; log "doctor exit status $?"
+"$bin" snapshot --out "$out/snapshot.json" 2>/dev/null; log "snapshot exit status $? (compare: dlready diff A B)"
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader >"$out/nvidia-smi.csv"
 "$py" -c 'import json,torch; print(json.dumps({"count": torch.cuda.device_count(), "cuda": torch.version.cuda,
   "names": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
