@@ -63,6 +63,12 @@ TEST(Snapshot, DriverGpuTorchAndEnvironmentDifferencesAreFoundByArea) {
   ASSERT_TRUE(gpu);
   EXPECT_NE(gpu->before.find("H100"), std::string::npos);
   EXPECT_NE(gpu->after.find("compute capability 8.0"), std::string::npos);
+  // The cu130 torch of `before` cannot use the GPU behind after's 550 driver.
+  auto meaning = consequences(stack_of(a), stack_of(b));
+  ASSERT_EQ(meaning.size(), 1u);
+  EXPECT_NE(meaning[0].find("torch 2.11.0+cu130 (CUDA 13.0) (before) needs an NVIDIA driver >= 580.65.06; after has "
+                            "550.54.15"), std::string::npos) << meaning[0];
+  EXPECT_TRUE(consequences(stack_of(a), stack_of(a)).empty());
   // Areas come in a fixed order, and each has its explanation.
   EXPECT_EQ(cs.front().area, "driver");
   for (const auto& c : cs) EXPECT_FALSE(why_it_matters(c.area).empty()) << c.area;

@@ -93,6 +93,7 @@ int run_diff(const DiffArgs& a) {
       return 2;
     }
   auto changes = diff_stacks(before, after);
+  auto meaning = consequences(before, after);
   auto name = [](const Stack& s, const std::string& path) {
     return s.host.empty() ? path : path + " (" + s.host + (s.created.empty() ? "" : ", " + s.created) + ")";
   };
@@ -103,7 +104,8 @@ int run_diff(const DiffArgs& a) {
     nlohmann::json why = nlohmann::json::object();
     for (const auto& c : changes) why[c.area] = why_it_matters(c.area);
     nlohmann::json j = {{"schema", "dlready.diff/1"}, {"before", name(before, a.before)},
-                        {"after", name(after, a.after)}, {"changes", rows}, {"why", why}};
+                        {"after", name(after, a.after)}, {"changes", rows}, {"why", why},
+                        {"consequences", meaning}};
     std::printf("%s\n", j.dump(2).c_str());
     return changes.empty() ? 0 : 1;
   }
@@ -121,6 +123,8 @@ int run_diff(const DiffArgs& a) {
     std::printf("  %-34s %s -> %s\n", c.key.c_str(), c.before.empty() ? "(absent)" : c.before.c_str(),
                 c.after.empty() ? "(absent)" : c.after.c_str());
   }
+  if (!meaning.empty()) std::printf("\nwhat this means\n");
+  for (const auto& m : meaning) std::printf("  %s\n", m.c_str());
   std::printf("\n%zu difference(s)\n", changes.size());
   return 1;
 }

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
+
+#include "core/text.hpp"
+#include "diagnose/compat.hpp"
 
 namespace dlready {
 namespace {
@@ -27,6 +31,50 @@ std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b) {
       if (x != y) out.push_back({area, k, x, y});
     }
   }
+  return out;
+}
+
+namespace {
+
+// The driver version a stack reports (the loaded kernel module, else NVML's).
+std::string driver_of(const Stack& s) {
+  std::string nvml;
+  for (const auto& i : s.items) {
+    if (i.area != "driver") continue;
+    if (i.key == "kernel module") return i.value;
+    if (i.key == "NVML driver version") nvml = i.value;
+  }
+  return nvml;
+}
+
+// "2.11.0+cu130 (CUDA 13.0)" -> "13.0"
+std::string cuda_of(const std::string& torch_value) {
+  auto at = torch_value.rfind("(CUDA ");
+  if (at == std::string::npos || torch_value.back() != ')') return "";
+  return torch_value.substr(at + 6, torch_value.size() - at - 7);
+}
+
+void check_torch_against_driver(const Stack& from, const char* from_name, const Stack& on, const char* on_name,
+                                std::vector<std::string>& out) {
+  std::string driver = driver_of(on);
+  if (driver.empty()) return;
+  for (const auto& i : from.items) {
+    if (i.area != "python" || i.key.rfind("torch ", 0) != 0) continue;
+    std::string cuda = cuda_of(i.value);
+    auto need = cuda.empty() ? std::nullopt : min_driver_for_cuda(cuda);
+    if (!need || compare_versions(driver, *need) >= 0) continue;
+    out.push_back("torch " + i.value + " (" + from_name + ") needs an NVIDIA driver >= " + *need + "; " + on_name +
+                  " has " + driver + ": there torch.cuda.is_available() would be False (install a torch built "
+                  "for an older CUDA, or upgrade that driver)");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> consequences(const Stack& before, const Stack& after) {
+  std::vector<std::string> out;
+  check_torch_against_driver(before, "before", after, "after", out);
+  check_torch_against_driver(after, "after", before, "before", out);
   return out;
 }
 
