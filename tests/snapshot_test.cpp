@@ -74,6 +74,23 @@ TEST(Snapshot, DriverGpuTorchAndEnvironmentDifferencesAreFoundByArea) {
   for (const auto& c : cs) EXPECT_FALSE(why_it_matters(c.area).empty()) << c.area;
 }
 
+TEST(Snapshot, ATorchWithoutCodeForTheOtherGpuIsNamed) {
+  Fixture a, b;
+  healthy_gpu_machine(a);
+  TorchSpec cu124;
+  cu124.version = "2.5.1+cu124";
+  cu124.cuda = "12.4";
+  add_torch_venv(a, "/home/alice/venv", cu124);
+  healthy_gpu_machine(b);
+  replace_driver(b, "580.65.06", "devices=1\ndev0.name=NVIDIA GeForce RTX 5090\ndev0.cc=12.0\ncuda.driver_version=13000\n");
+  auto meaning = consequences(stack_of(a), stack_of(b));
+  ASSERT_EQ(meaning.size(), 1u) << (meaning.empty() ? "" : meaning[0]);
+  EXPECT_NE(meaning[0].find("torch 2.5.1+cu124 (CUDA 12.4) (before) has no GPU code for compute capability 12.0"),
+            std::string::npos) << meaning[0];
+  EXPECT_NE(meaning[0].find("RTX 5090"), std::string::npos) << meaning[0];
+  EXPECT_NE(meaning[0].find("no kernel image"), std::string::npos) << meaning[0];
+}
+
 TEST(Snapshot, WhatIsNotASnapshotIsSaidSo) {
   EXPECT_FALSE(stack_from_json(nlohmann::json::array()).error.empty());
   EXPECT_FALSE(stack_from_json({{"schema", "dlready.bench/1"}}).error.empty());

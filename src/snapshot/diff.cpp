@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -69,12 +70,47 @@ void check_torch_against_driver(const Stack& from, const char* from_name, const 
   }
 }
 
+// "NVIDIA H100, compute capability 9.0, 79.6 GiB" -> {9, 0}
+std::optional<std::pair<int, int>> compute_capability_of(const std::string& gpu_value) {
+  const std::string tag = "compute capability ";
+  auto at = gpu_value.find(tag);
+  if (at == std::string::npos) return std::nullopt;
+  int major = 0, minor = 0;
+  if (std::sscanf(gpu_value.c_str() + at + tag.size(), "%d.%d", &major, &minor) != 2) return std::nullopt;
+  return std::pair{major, minor};
+}
+
+// "2.5.1+cu124 (CUDA 12.4)" -> "2.5.1+cu124"
+std::string torch_version_of(const std::string& torch_value) { return torch_value.substr(0, torch_value.find(' ')); }
+
+void check_torch_against_gpus(const Stack& from, const char* from_name, const Stack& on, const char* on_name,
+                              std::vector<std::string>& out) {
+  for (const auto& t : from.items) {
+    if (t.area != "python" || t.key.rfind("torch ", 0) != 0) continue;
+    std::string cuda = cuda_of(t.value);
+    if (cuda.empty()) continue;
+    auto archs = known_arch_list(torch_version_of(t.value), cuda);
+    if (!archs) continue;  // a release the table does not know: say nothing rather than guess
+    for (const auto& g : on.items) {
+      if (g.area != "gpus" || g.key.rfind("gpu ", 0) != 0) continue;
+      auto cc = compute_capability_of(g.value);
+      if (!cc || arch_list_covers(*archs, cc->first, cc->second)) continue;
+      out.push_back("torch " + t.value + " (" + from_name + ") has no GPU code for compute capability " +
+                    std::to_string(cc->first) + "." + std::to_string(cc->second) + " (" + on_name + "'s " + g.key +
+                    ": " + g.value.substr(0, g.value.find(',')) + "; its arch list is " + *archs +
+                    "): 'no kernel image is available for execution on the device' there");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> consequences(const Stack& before, const Stack& after) {
   std::vector<std::string> out;
   check_torch_against_driver(before, "before", after, "after", out);
   check_torch_against_driver(after, "after", before, "before", out);
+  check_torch_against_gpus(before, "before", after, "after", out);
+  check_torch_against_gpus(after, "after", before, "before", out);
   return out;
 }
 

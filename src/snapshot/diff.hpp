@@ -16,8 +16,8 @@ struct StackChange {
 // In area order (system, driver, gpus, cuda, python, blas, environment), keys in first-seen order.
 std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b);
 
-// What the differences mean for the PyTorch installs of each side on the other machine, e.g.
-// "torch 2.11.0+cu130 (before) needs driver >= 580.65.06; after has 550.54.15: ...".
+// What the differences mean for the PyTorch installs of each side on the other machine: a CUDA
+// build the other driver is too old for, or an arch list without code for the other GPUs.
 std::vector<std::string> consequences(const Stack& before, const Stack& after);
 
 // One sentence on what a difference in `area` can do to a job that works on the other machine.
