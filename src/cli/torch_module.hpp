@@ -10,4 +10,13 @@ namespace dlready {
 // "dlready <command>: ...") why the module could not be loaded.
 void* torch_module_entry(const std::string& command, const char* symbol);
 
+// Runs the module's `int symbol(const Options*)` with `options`; `cannot_load` when the module
+// could not be loaded (already explained).
+template <class Options>
+int run_torch_module(const std::string& command, const char* symbol, const Options& options, int cannot_load) {
+  using Entry = int (*)(const Options*);
+  auto entry = reinterpret_cast<Entry>(torch_module_entry(command, symbol));
+  return entry ? entry(&options) : cannot_load;
+}
+
 }  // namespace dlready

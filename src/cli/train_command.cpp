@@ -43,10 +43,7 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
 }
 
 int run_train(const TrainOptions& opt) {
-  using Entry = int (*)(const TrainOptions*);
-  auto entry = reinterpret_cast<Entry>(torch_module_entry("train", "dlready_train_main"));
-  if (!entry) return kTrainCannotLoad;
-  return entry(&opt);
+  return run_torch_module("train", "dlready_train_main", opt, kTrainCannotLoad);
 }
 
 }  // namespace dlready

@@ -31,18 +31,10 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
 }
 
 int run_verify(const VerifyOptions& opt) {
-  using Entry = int (*)(const VerifyOptions*);
-  auto entry = reinterpret_cast<Entry>(torch_module_entry("verify", "dlready_verify_main"));
   // Without LibTorch nothing can be verified: NOT READY, with the doctor's explanation above.
-  if (!entry) return kVerifyNotReady;
-  return entry(&opt);
+  return run_torch_module("verify", "dlready_verify_main", opt, kVerifyNotReady);
 }
 
-int run_bench(const BenchOptions& opt) {
-  using Entry = int (*)(const BenchOptions*);
-  auto entry = reinterpret_cast<Entry>(torch_module_entry("bench", "dlready_bench_main"));
-  if (!entry) return kBenchFailed;
-  return entry(&opt);
-}
+int run_bench(const BenchOptions& opt) { return run_torch_module("bench", "dlready_bench_main", opt, kBenchFailed); }
 
 }  // namespace dlready
