@@ -17,7 +17,7 @@ namespace {
 
 Stack stack_of(const Fixture& f) {
   auto facts = f.facts();
-  return stack_from_json(nlohmann::json::parse(render_json(facts, diagnose(facts))));
+  return stack_from_json(report_json(facts, diagnose(facts)));
 }
 
 const StackChange* change(const std::vector<StackChange>& cs, const std::string& area, const std::string& key_part) {
@@ -101,7 +101,7 @@ TEST(Snapshot, WhatIsNotASnapshotIsSaidSo) {
 
 nlohmann::json report_of(const Fixture& f) {
   auto facts = f.facts();
-  return nlohmann::json::parse(render_json(facts, diagnose(facts)));
+  return report_json(facts, diagnose(facts));
 }
 
 TEST(Export, RequirementsCondaAndDockerfileRebuildTheTorchStack) {

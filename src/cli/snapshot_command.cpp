@@ -64,7 +64,7 @@ int run_snapshot(const SnapshotArgs& a) {
     std::fprintf(stderr, "dlready snapshot: %s\n", g.error.c_str());
     return 2;
   }
-  auto report = nlohmann::json::parse(render_json(g.facts, diagnose(g.facts)));
+  auto report = report_json(g.facts, diagnose(g.facts));
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
   char created[32] = "";

@@ -115,7 +115,9 @@ json facts_json(const Facts& f) {
 
 }  // namespace
 
-std::string render_json(const Facts& f, const Report& r) {
+std::string render_json(const Facts& f, const Report& r) { return report_json(f, r).dump(2) + "\n"; }
+
+json report_json(const Facts& f, const Report& r) {
   json findings = json::array();
   for (const auto& x : r.findings)
     findings.push_back({{"id", x.id}, {"severity", to_string(x.severity)}, {"check", x.check}, {"title", x.title},
@@ -134,7 +136,7 @@ std::string render_json(const Facts& f, const Report& r) {
              {{"cuda_usable", opt(r.verdict.cuda_usable)}, {"cpu_training_ok", r.verdict.cpu_training_ok},
               {"summary", r.verdict.summary}, {"torch", torch}}},
             {"recommendations", recs}};
-  return j.dump(2) + "\n";
+  return j;
 }
 
 }  // namespace dlready

@@ -1,5 +1,6 @@
 // Renderers: terminal text, JSON and Markdown. They only format; every decision is in diagnose/.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ struct TextStyle {
 };
 
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style);
-std::string render_json(const Facts& f, const Report& r);
+std::string render_json(const Facts& f, const Report& r);  // report_json, printed
+nlohmann::json report_json(const Facts& f, const Report& r);  // schema dlready.doctor/1
 std::string render_markdown(const Facts& f, const Report& r);
 // docs/findings.md content, generated from the catalogue.
 std::string render_findings_catalogue_markdown();
