@@ -3,30 +3,29 @@
 #include <optional>
 
 #include "diagnose/compat.hpp"
+#include "snapshot/json_fields.hpp"
 
 namespace dlready {
 namespace {
 
 using nlohmann::json;
 
-std::string str(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : "";
-}
+std::string text_of(const json& j, const char* key) { return text(field(j, key)); }
 
 // The torch install Python would import: the active environment's first, else the first found.
 struct Primary {
   std::string prefix, python, version, cuda;
 };
 std::optional<Primary> primary_torch(const json& facts) {
-  const json& envs = facts.contains("python_envs") ? facts.at("python_envs") : json();
+  const json& envs = field(facts, "python_envs");
   if (!envs.is_array()) return std::nullopt;
   std::optional<Primary> first;
   for (const auto& e : envs) {
-    if (!e.is_object() || !e.contains("torch") || !e.at("torch").is_array()) continue;
-    for (const auto& t : e.at("torch")) {
-      if (str(t, "version").empty()) continue;
-      Primary p{str(e, "prefix"), str(e, "python_version"), str(t, "version"), str(t, "cuda")};
-      if (e.value("active", false)) return p;
+    if (!field(e, "torch").is_array()) continue;
+    for (const auto& t : field(e, "torch")) {
+      if (text_of(t, "version").empty()) continue;
+      Primary p{text_of(e, "prefix"), text_of(e, "python_version"), text_of(t, "version"), text_of(t, "cuda")};
+      if (field(e, "active") == true) return p;
       if (!first) first = p;
       break;
     }
@@ -54,18 +53,19 @@ std::string major_minor(const std::string& v) {
 
 Exported export_stack(const json& snapshot, const std::string& format) {
   Exported out;
-  if (!snapshot.is_object() || !snapshot.contains("facts") || !snapshot.at("facts").is_object()) {
+  const json& facts = field(snapshot, "facts");
+  if (!facts.is_object()) {
     out.error = "not a dlready snapshot or doctor report (no \"facts\" object)";
     return out;
   }
-  auto p = primary_torch(snapshot.at("facts"));
+  auto p = primary_torch(facts);
   if (!p) {
     out.error = "the snapshot has no PyTorch install to export (install torch, then run dlready snapshot again)";
     return out;
   }
-  const json& meta = snapshot.contains("snapshot") ? snapshot.at("snapshot") : json::object();
+  const json& meta = field(snapshot, "snapshot");
   std::string origin = "# dlready export of the PyTorch stack in " + p->prefix;
-  if (!str(meta, "host").empty()) origin += " on " + str(meta, "host") + " (" + str(meta, "created") + ")";
+  if (!text_of(meta, "host").empty()) origin += " on " + text_of(meta, "host") + " (" + text_of(meta, "created") + ")";
   std::string index = wheel_index(p->version), pin = "torch==" + p->version;
   std::string python = major_minor(p->python.empty() ? "3.11" : p->python);
   std::string driver_note;
@@ -85,10 +85,10 @@ Exported export_stack(const json& snapshot, const std::string& format) {
                "# The driver comes from the host: run with the NVIDIA Container Toolkit, docker run --gpus all ...\n"
                "FROM python:" + python + "-slim\n"
                "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + pin + "\n";
-    if (snapshot.at("facts").contains("environment") && snapshot.at("facts").at("environment").is_object())
-      for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
-                            "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
-        if (auto v = str(snapshot.at("facts").at("environment"), k); !v.empty()) out.text += "ENV " + std::string(k) + "=" + json(v).dump() + "\n";
+    for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
+                          "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
+      if (auto v = text_of(field(facts, "environment"), k); !v.empty())
+        out.text += "ENV " + std::string(k) + "=" + json(v).dump() + "\n";
   } else {
     out.error = "unknown format '" + format + "' (requirements, conda or dockerfile)";
   }

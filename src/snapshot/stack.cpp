@@ -4,22 +4,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "snapshot/json_fields.hpp"
+
 namespace dlready {
 namespace {
 
 using nlohmann::json;
-
-// A JSON value as text: strings bare, null as "", numbers and booleans as JSON writes them.
-std::string text(const json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
-}
-
-const json& at(const json& j, const char* key) {
-  static const json null_value;
-  return j.is_object() && j.contains(key) ? j.at(key) : null_value;
-}
 
 std::string gib(const json& bytes) {
   if (!bytes.is_number()) return "";
@@ -41,17 +31,21 @@ void add(Stack& s, const std::string& area, const std::string& key, const std::s
 
 void gpus(const json& f, Stack& s) {
   // The driver API knows compute capability and memory; NVML's list stands in when it did not run.
-  const json& drv = at(at(f, "driver_api"), "devices");
-  const json& nvml = at(at(f, "nvml"), "devices");
+  const json& drv = field(field(f, "driver_api"), "devices");
+  const json& nvml = field(field(f, "nvml"), "devices");
   const json& list = drv.is_array() && !drv.empty() ? drv : nvml;
   if (!list.is_array()) return;
   for (const auto& d : list) {
-    std::string v = text(at(d, "name"));
-    if (at(d, "cc_major").is_number())
-      v += ", compute capability " + text(at(d, "cc_major")) + "." + text(at(d, "cc_minor"));
-    std::string mem = gib(at(d, "memory_bytes").is_number() ? at(d, "memory_bytes") : at(d, "memory_total"));
+    StackGpu g{"gpu " + text(field(d, "index")), text(field(d, "name"))};
+    std::string v = g.name;
+    if (field(d, "cc_major").is_number_integer() && field(d, "cc_minor").is_number_integer()) {
+      g.cc_major = field(d, "cc_major").get<int>(), g.cc_minor = field(d, "cc_minor").get<int>();
+      v += ", compute capability " + std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
+    }
+    std::string mem = gib(field(d, "memory_bytes").is_number() ? field(d, "memory_bytes") : field(d, "memory_total"));
     if (!mem.empty()) v += ", " + mem;
-    add(s, "gpus", "gpu " + text(at(d, "index")), v);
+    add(s, "gpus", g.key, v);
+    s.gpus.push_back(g);
   }
   add(s, "gpus", "GPU count", std::to_string(list.size()));
 }
@@ -64,43 +58,46 @@ Stack stack_from_json(const json& doc) {
     s.error = "not a dlready snapshot or doctor report (no \"facts\" object)";
     return s;
   }
-  const json& meta = at(doc, "snapshot");
-  s.host = text(at(meta, "host"));
-  s.created = text(at(meta, "created"));
+  const json& meta = field(doc, "snapshot");
+  s.host = text(field(meta, "host"));
+  s.created = text(field(meta, "created"));
   const json& f = doc.at("facts");
-  const json& os = at(f, "os");
+  const json& os = field(f, "os");
   for (const char* k : {"pretty_name", "kernel", "arch", "glibc", "libstdcxx", "cpu_model", "cpu_count", "container"})
-    add(s, "system", k, text(at(os, k)));
-  add(s, "system", "memory", gib(at(os, "memory_bytes")));
-  add(s, "system", "/dev/shm", gib(at(os, "shm_bytes")));
+    add(s, "system", k, text(field(os, k)));
+  add(s, "system", "memory", gib(field(os, "memory_bytes")));
+  add(s, "system", "/dev/shm", gib(field(os, "shm_bytes")));
 
-  add(s, "driver", "kernel module", text(at(at(f, "kernel_driver"), "loaded_version")));
-  add(s, "driver", "NVML driver version", text(at(at(f, "nvml"), "driver_version")));
-  add(s, "driver", "CUDA version of the driver", cuda_version(at(at(f, "driver_api"), "driver_version")));
-  add(s, "driver", "libcuda", text(at(at(f, "libcuda"), "version")));
+  add(s, "driver", "kernel module", text(field(field(f, "kernel_driver"), "loaded_version")));
+  add(s, "driver", "NVML driver version", text(field(field(f, "nvml"), "driver_version")));
+  s.driver = text(field(field(f, "kernel_driver"), "loaded_version"));
+  if (s.driver.empty()) s.driver = text(field(field(f, "nvml"), "driver_version"));
+  add(s, "driver", "CUDA version of the driver", cuda_version(field(field(f, "driver_api"), "driver_version")));
+  add(s, "driver", "libcuda", text(field(field(f, "libcuda"), "version")));
   gpus(f, s);
 
-  if (at(f, "cuda_toolkits").is_array())
-    for (const auto& t : f.at("cuda_toolkits")) add(s, "cuda", "toolkit " + text(at(t, "path")), text(at(t, "version")));
-  if (at(f, "cuda_libraries").is_array())
-    for (const auto& l : f.at("cuda_libraries")) add(s, "cuda", text(at(l, "soname")), text(at(l, "version")));
+  if (field(f, "cuda_toolkits").is_array())
+    for (const auto& t : f.at("cuda_toolkits")) add(s, "cuda", "toolkit " + text(field(t, "path")), text(field(t, "version")));
+  if (field(f, "cuda_libraries").is_array())
+    for (const auto& l : f.at("cuda_libraries")) add(s, "cuda", text(field(l, "soname")), text(field(l, "version")));
 
-  if (at(f, "python_envs").is_array()) {
+  if (field(f, "python_envs").is_array()) {
     for (const auto& e : f.at("python_envs")) {
-      std::string prefix = text(at(e, "prefix"));
-      add(s, "python", "python " + prefix, text(at(e, "python_version")));
-      if (!at(e, "torch").is_array()) continue;
+      std::string prefix = text(field(e, "prefix"));
+      add(s, "python", "python " + prefix, text(field(e, "python_version")));
+      if (!field(e, "torch").is_array()) continue;
       for (const auto& t : e.at("torch")) {
-        std::string v = text(at(t, "version"));
-        if (!text(at(t, "cuda")).empty()) v += " (CUDA " + text(at(t, "cuda")) + ")";
-        add(s, "python", "torch " + text(at(t, "site_packages")), v);
+        StackTorch st{text(field(t, "version")), text(field(t, "version")), text(field(t, "cuda"))};
+        if (!st.cuda.empty()) st.shown += " (CUDA " + st.cuda + ")";
+        add(s, "python", "torch " + text(field(t, "site_packages")), st.shown);
+        if (!st.version.empty()) s.torch.push_back(st);
       }
     }
   }
-  if (at(f, "libtorch").is_array())
-    for (const auto& l : f.at("libtorch")) add(s, "python", "libtorch " + text(at(l, "path")), text(at(l, "build_version")));
-  add(s, "blas", "BLAS", text(at(at(f, "blas"), "implementation")));
-  if (at(f, "environment").is_object())
+  if (field(f, "libtorch").is_array())
+    for (const auto& l : f.at("libtorch")) add(s, "python", "libtorch " + text(field(l, "path")), text(field(l, "build_version")));
+  add(s, "blas", "BLAS", text(field(field(f, "blas"), "implementation")));
+  if (field(f, "environment").is_object())
     for (const auto& [k, v] : f.at("environment").items())
       if (k != "HOME" && k != "USER") add(s, "environment", k, text(v));
   return s;

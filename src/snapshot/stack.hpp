@@ -14,10 +14,23 @@ struct StackItem {
   std::string value;  // as shown
 };
 
+// The facts the cross-machine checks reason with, kept typed beside their display items.
+struct StackTorch {
+  std::string shown;  // the item's value: "2.11.0+cu130 (CUDA 13.0)"
+  std::string version, cuda;  // cuda "" = CPU build
+};
+struct StackGpu {
+  std::string key, name;  // key as in the items ("gpu 0")
+  int cc_major = -1, cc_minor = -1;  // -1: unknown (NVML only)
+};
+
 struct Stack {
   std::string error;            // why the file is not a snapshot ("" = fine)
   std::string host, created;    // from a snapshot's metadata; empty for plain doctor output
   std::vector<StackItem> items;
+  std::string driver;           // the driver version (loaded module, else NVML); "" unknown
+  std::vector<StackTorch> torch;
+  std::vector<StackGpu> gpus;
 };
 
 // A snapshot file parsed; `error` names the file and what is wrong with it.
