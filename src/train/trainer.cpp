@@ -259,9 +259,8 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
 
   // A checkpoint is only written of a finite state: the loss so far and every parameter (a step
   // can turn the parameters to inf/NaN before any loss shows it).
-  auto finite_state = [&](const torch::Tensor& loss_total) {
+  auto params_finite = [&]() {
     torch::NoGradGuard ng;
-    if (!std::isfinite(loss_total.item<double>())) return false;
     for (auto& [name, p] : params)
       if (!torch::isfinite(p).all().item<bool>()) return false;
     return true;
@@ -466,7 +465,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
       if (stop || (o.checkpoint_every > 0 && global_step % o.checkpoint_every == 0 &&
                    step + 1 < steps_per_epoch)) {
         auto [loss_total, correct_total] = global_counters();
-        if (!finite_state(loss_total)) {
+        if (!std::isfinite(loss_total.item<double>()) || !params_finite()) {
           stop_not_finite(epoch, "the training loss or the parameters became inf/NaN by step " +
                                      std::to_string(step + 1));
           return res;
@@ -495,7 +494,7 @@ TrainResult train(const TrainOptions& o, const TensorData& data, const torch::De
     m.train_loss = loss_sum.item<double>() / seen;
     m.train_acc = correct.item<double>() / seen;
     m.samples_per_s = seen / std::max(m.seconds, 1e-9);
-    if (!std::isfinite(m.train_loss) || !finite_state(loss_sum)) {
+    if (!std::isfinite(m.train_loss) || !params_finite()) {
       stop_not_finite(epoch, std::isfinite(m.train_loss)
                                  ? std::string("the parameters became inf/NaN")
                                  : "the training loss became " + std::to_string(m.train_loss));
