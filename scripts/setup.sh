@@ -11,8 +11,8 @@ TORCH_VERSION=2.11.0
 TORCHVISION_VERSION=0.26.0
 export DLREADY_VENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch$TORCH_VERSION-tv$TORCHVISION_VERSION}
 
-packages=(build-essential cmake g++ clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-  zlib1g-dev libsodium-dev libelf-dev libgtest-dev libbenchmark-dev pci.ids dataset-fashion-mnist)
+packages=(build-essential cmake g++ clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev
+  zlib1g-dev libsodium-dev libgtest-dev pci.ids dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fixture.hpp"
+#include "module_api/module_abi.hpp"
 #include "report/render.hpp"
 
 namespace dlready::test {
@@ -18,8 +19,8 @@ struct Run {
   std::string out;
 };
 
-Run run(const std::string& args) {
-  std::string cmd = std::string(DLREADY_BINARY) + " " + args + " 2>&1";
+Run run_with_env(const std::string& env, const std::string& args) {
+  std::string cmd = env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -27,6 +28,8 @@ Run run(const std::string& args) {
   int st = ::pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
+
+Run run(const std::string& args) { return run_with_env("", args); }
 
 TEST(Cli, BadArgumentsExit2) {
   EXPECT_EQ(run("doctor --no-such-flag").status, 2);
@@ -101,6 +104,57 @@ TEST(Docs, JsonSchemaDocumentsEveryTopLevelKey) {
   for (const char* k : {"schema", "compat_table_date", "facts", "findings", "verdict", "cuda_usable",
                         "cpu_training_ok", "recommendations", "driver_api", "python_envs", "libcuda"})
     EXPECT_NE(doc.find(std::string("`") + k + "`"), std::string::npos) << k;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// A module from another build is refused before anything in it is called, with the same exit
+// status (3) and the same kind of message for every LibTorch command.
+TEST(ModuleBoundary, StaleOrForeignModulesAreRefusedAlike) {
+  struct Case {
+    std::string module, says;
+  };
+  const Case cases[] = {
+      {DLREADY_STALE_MODULE, "exports no ABI version"},
+      {DLREADY_FOREIGN_ABI_MODULE, "module ABI version 999"},
+      {"/nonexistent/libdlready_train.so", "cannot open shared object file"},
+  };
+  for (const auto& c : cases) {
+    for (const char* command : {"train --data /nonexistent", "verify --device cpu", "bench gemm --device cpu"}) {
+      auto r = run_with_env("DLREADY_TRAIN_MODULE=" + c.module, command);
+      EXPECT_EQ(r.status, 3) << command << " with " << c.module << ":\n" << r.out;
+      EXPECT_NE(r.out.find("cannot load the LibTorch module"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find("scripts/setup.sh"), std::string::npos) << r.out;
+      EXPECT_EQ(r.out.find("Aborted"), std::string::npos) << "the module's entry was called:\n" << r.out;
+    }
+  }
+}
+
+TEST(ModuleBoundary, OptionsCrossAsJsonUnchanged) {
+  TrainOptions t;
+  t.model = ModelKind::cnn, t.optimizer = OptimizerKind::sgd, t.engine = Engine::autograd, t.amp = AmpMode::bf16;
+  t.seed = 18446744073709551615ull, t.lr = 0.125, t.out = "runs/ü \"quoted\"", t.master_addr = "10.0.0.2";
+  t.rank = 3, t.world_size = 4, t.resume = true, t.progress = false, t.cuda_graphs = true;
+  auto back = train_options_from_json(nlohmann::json::parse(to_json(t).dump()));
+  EXPECT_EQ(to_json(back), to_json(t));
+  EXPECT_EQ(back.seed, t.seed);
+  EXPECT_EQ(back.model, ModelKind::cnn);
+  BenchOptions b;
+  b.what = {"gemm", "floor"}, b.sizes = {256, 1024}, b.kernels = 40;
+  EXPECT_EQ(to_json(bench_options_from_json(to_json(b))), to_json(b));
+  VerifyOptions v;
+  v.device = "cuda:1", v.level = "full", v.json = true;
+  EXPECT_EQ(to_json(verify_options_from_json(to_json(v))), to_json(v));
+  auto bad = to_json(t);
+  bad["model"] = "resnet";
+  EXPECT_THROW(train_options_from_json(bad), std::invalid_argument);
+  bad.erase("model");
+  EXPECT_THROW(train_options_from_json(bad), nlohmann::json::exception);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ Fixture::Fixture() {
 Fixture::~Fixture() { remove_tree(root); }
 
 void Fixture::write(const std::string& path, const std::string& content, mode_t mode) {
-  make_directories(path_dirname(host(path)));
+  (void)make_directories(path_dirname(host(path)));
   std::ofstream out(host(path), std::ios::binary | std::ios::trunc);
   out << content;
   out.close();
@@ -33,12 +33,12 @@ void Fixture::write(const std::string& path, const std::string& content, mode_t 
 }
 
 void Fixture::link(const std::string& path, const std::string& target) {
-  make_directories(path_dirname(host(path)));
+  (void)make_directories(path_dirname(host(path)));
   ::unlink(host(path).c_str());
   if (::symlink(target.c_str(), host(path).c_str()) != 0) throw std::runtime_error("symlink " + path);
 }
 
-void Fixture::mkdir(const std::string& path) { make_directories(host(path)); }
+void Fixture::mkdir(const std::string& path) { (void)make_directories(host(path)); }
 
 void Fixture::remove(const std::string& path) { remove_tree(host(path)); }
 

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "bench/gpu_peaks.hpp"
+#include "diagnose/gpu_peaks.hpp"
 
 #include <cstdio>
 #include <memory>

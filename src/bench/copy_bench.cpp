@@ -1,6 +1,6 @@
 #include "bench/copy_bench.hpp"
 
-#include "verify/cuda_support.hpp"
+#include "torch_runtime/cuda_support.hpp"
 
 namespace dlready {
 namespace {

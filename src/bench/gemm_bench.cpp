@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "bench/gpu_peaks.hpp"
-#include "verify/checks.hpp"
-#include "verify/cuda_support.hpp"
+#include "diagnose/gpu_peaks.hpp"
+#include "torch_runtime/numeric.hpp"
+#include "torch_runtime/cuda_support.hpp"
 
 namespace dlready {
 

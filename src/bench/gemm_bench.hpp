@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/measure.hpp"
+#include "torch_runtime/measure.hpp"
 
 namespace dlready {
 

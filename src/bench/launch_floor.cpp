@@ -1,7 +1,7 @@
 #include "bench/launch_floor.hpp"
 
-#include "train/cuda_graph_step.hpp"
-#include "verify/cuda_support.hpp"
+#include "torch_runtime/cuda_graph.hpp"
+#include "torch_runtime/cuda_support.hpp"
 
 namespace dlready {
 
@@ -20,11 +20,11 @@ LaunchFloor measure_launch_floor(const torch::Device& d, int64_t kernels, const 
   // int64: the count stays exact however many replays the recipe takes.
   auto counter = torch::zeros({1}, torch::TensorOptions().dtype(torch::kLong).device(d));
   CudaGraphStep graph;
-  auto why = graph.capture([&] {
+  auto captured = graph.capture([&] {
     for (int64_t k = 0; k < kernels; ++k) counter.add_(1);
   });
-  if (!why.empty()) {
-    out.error = "could not capture the graph of empty kernels: " + why;
+  if (!captured) {
+    out.error = "could not capture the graph of empty kernels: " + captured.error();
     return out;
   }
   if (graph.kernel_nodes() >= 0 && graph.kernel_nodes() != kernels) {

@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "bench/measure.hpp"
+#include "torch_runtime/measure.hpp"
 #include "core/posix_fs.hpp"
 #include "train/trainer.hpp"
 
@@ -29,14 +29,14 @@ TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int 
   auto data = to_tensors(*ds.dataset, limit, d);
   auto r = train(o, data, d, {});
   remove_tree(tmpl);
-  if (r.status != kTrainOk) {
+  if (r.status != ExitCode::ok) {
     out.skipped = "training failed: " + r.error;
     return out;
   }
   std::vector<double> secs;
   for (size_t i = 1; i < r.history.size(); ++i) secs.push_back(r.history[i].seconds);
   out.ran = true;
-  out.engine = o.model == "mlp" && o.engine != "autograd" ? "fused" : "autograd";
+  out.engine = o.model == ModelKind::mlp && o.engine != Engine::autograd ? "fused" : "autograd";
   out.samples = data.train_x.size(0);
   out.epoch_seconds = median(secs);
   out.samples_per_s = static_cast<double>(out.samples) / out.epoch_seconds;

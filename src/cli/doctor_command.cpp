@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "diagnose/rules.hpp"
-#include "probe/gather.hpp"
+#include "doctor/examine.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -28,10 +27,10 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_flag("--list-findings", a.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
 }
 
-int run_doctor(const DoctorArgs& a) {
+ExitCode run_doctor(const DoctorArgs& a) {
   if (a.list_findings) {
     std::fputs(render_findings_catalogue_markdown().c_str(), stdout);
-    return 0;
+    return ExitCode::ok;
   }
   GatherOptions opt;
   opt.root = a.root;
@@ -40,30 +39,30 @@ int run_doctor(const DoctorArgs& a) {
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
   opt.binaries = a.binaries;
-  auto g = gather_facts(opt);
-  if (!g.error.empty()) {
-    std::fprintf(stderr, "dlready doctor: %s\n", g.error.c_str());
-    return 2;
+  auto e = examine(opt);
+  if (!e.error.empty()) {
+    std::fprintf(stderr, "dlready doctor: %s\n", e.error.c_str());
+    return ExitCode::usage;
   }
-  for (const auto& b : g.facts.binaries) {
+  for (const auto& b : e.facts.binaries) {
     if (b.error.empty()) continue;
     std::fprintf(stderr, "dlready doctor: --binary %s\n", b.error.c_str());
-    return 2;
+    return ExitCode::usage;
   }
-  Report r = diagnose(g.facts);
+  const Report& r = e.report;
   std::string out;
   if (a.json)
-    out = render_json(g.facts, r);
+    out = render_json(e.facts, r);
   else if (a.markdown)
-    out = render_markdown(g.facts, r);
+    out = render_markdown(e.facts, r);
   else
-    out = render_text(g.facts, r, {::isatty(1) && !std::getenv("NO_COLOR") && !a.no_color});
+    out = render_text(e.facts, r, {::isatty(1) && !std::getenv("NO_COLOR") && !a.no_color});
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   Severity threshold = a.fail_on == "warning" ? Severity::warning : Severity::error;
   for (const auto& x : r.findings)
-    if (x.severity >= threshold) return 1;
-  return 0;
+    if (x.severity >= threshold) return ExitCode::failed;
+  return ExitCode::ok;
 }
 
 }  // namespace dlready

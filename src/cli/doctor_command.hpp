@@ -1,5 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
+
+#include "core/exit_code.hpp"
 #include <string>
 #include <vector>
 
@@ -15,6 +17,6 @@ struct DoctorArgs {
 };
 
 void add_doctor_command(CLI::App& app, DoctorArgs& args);
-int run_doctor(const DoctorArgs& args);
+ExitCode run_doctor(const DoctorArgs& args);
 
 }  // namespace dlready

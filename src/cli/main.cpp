@@ -29,16 +29,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    // Help and --version are successes; every real parse error is exit status 2 (SPEC).
+    // Help and --version are successes; every real parse error is ExitCode::usage (2).
     return rc == 0 ? 0 : 2;
   }
-  if (app.got_subcommand("doctor")) return dlready::run_doctor(doctor);
-  if (app.got_subcommand("train")) return dlready::run_train(train);
-  if (app.got_subcommand("verify")) return dlready::run_verify(verify);
-  if (app.got_subcommand("bench")) return dlready::run_bench(bench);
+  if (app.got_subcommand("doctor")) return dlready::to_int(dlready::run_doctor(doctor));
+  if (app.got_subcommand("train")) return dlready::to_int(dlready::run_train(train));
+  if (app.got_subcommand("verify")) return dlready::to_int(dlready::run_verify(verify));
+  if (app.got_subcommand("bench")) return dlready::to_int(dlready::run_bench(bench));
   if (app.got_subcommand("launch")) return dlready::run_launch(launch);
-  if (app.got_subcommand("snapshot")) return dlready::run_snapshot(snapshot);
-  if (app.got_subcommand("diff")) return dlready::run_diff(diff);
-  if (app.got_subcommand("export")) return dlready::run_export(exp);
+  if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));
+  if (app.got_subcommand("diff")) return dlready::to_int(dlready::run_diff(diff));
+  if (app.got_subcommand("export")) return dlready::to_int(dlready::run_export(exp));
   return 2;
 }

@@ -7,8 +7,7 @@
 #include <map>
 
 #include "core/atomic_file.hpp"
-#include "diagnose/rules.hpp"
-#include "probe/gather.hpp"
+#include "doctor/examine.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
 #include "snapshot/export.hpp"
@@ -32,39 +31,39 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   exp->add_option("--out", e.out, "Write to FILE (atomically) instead of standard output");
 }
 
-int run_export(const ExportArgs& a) {
+ExitCode run_export(const ExportArgs& a) {
   auto file = load_snapshot_file(a.snapshot);
   if (!file.error.empty()) {
     std::fprintf(stderr, "dlready export: %s\n", file.error.c_str());
-    return 2;
+    return ExitCode::usage;
   }
   auto e = export_stack(file.doc, a.format);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready export: %s: %s\n", a.snapshot.c_str(), e.error.c_str());
-    return 1;
+    return ExitCode::failed;
   }
   if (a.out.empty()) {
     std::fwrite(e.text.data(), 1, e.text.size(), stdout);
-    return 0;
+    return ExitCode::ok;
   }
-  if (auto err = write_file_atomically(a.out, e.text); !err.empty()) {
-    std::fprintf(stderr, "dlready export: %s\n", err.c_str());
-    return 1;
+  if (auto st = write_file_atomically(a.out, e.text); !st) {
+    std::fprintf(stderr, "dlready export: %s\n", st.error().c_str());
+    return ExitCode::failed;
   }
-  return 0;
+  return ExitCode::ok;
 }
 
-int run_snapshot(const SnapshotArgs& a) {
+ExitCode run_snapshot(const SnapshotArgs& a) {
   GatherOptions opt;
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
-  auto g = gather_facts(opt);
-  if (!g.error.empty()) {
-    std::fprintf(stderr, "dlready snapshot: %s\n", g.error.c_str());
-    return 2;
+  auto e = examine(opt);
+  if (!e.error.empty()) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", e.error.c_str());
+    return ExitCode::usage;
   }
-  auto report = report_json(g.facts, diagnose(g.facts));
+  auto report = report_json(e.facts, e.report);
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);
   char created[32] = "";
@@ -75,22 +74,22 @@ int run_snapshot(const SnapshotArgs& a) {
   std::string text = make_snapshot(std::move(report), host, created).dump(2) + "\n";
   if (a.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
+    return ExitCode::ok;
   }
-  if (auto err = write_file_atomically(a.out, text); !err.empty()) {
-    std::fprintf(stderr, "dlready snapshot: %s\n", err.c_str());
-    return 1;
+  if (auto st = write_file_atomically(a.out, text); !st) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
+    return ExitCode::failed;
   }
   std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", a.out.c_str());
-  return 0;
+  return ExitCode::ok;
 }
 
-int run_diff(const DiffArgs& a) {
+ExitCode run_diff(const DiffArgs& a) {
   Stack before = read_stack(a.before), after = read_stack(a.after);
   for (const Stack* s : {&before, &after})
     if (!s->error.empty()) {
       std::fprintf(stderr, "dlready diff: %s\n", s->error.c_str());
-      return 2;
+      return ExitCode::usage;
     }
   auto changes = diff_stacks(before, after);
   auto meaning = consequences(before, after);
@@ -107,12 +106,12 @@ int run_diff(const DiffArgs& a) {
                         {"after", name(after, a.after)}, {"changes", rows}, {"why", why},
                         {"consequences", meaning}};
     std::printf("%s\n", j.dump(2).c_str());
-    return changes.empty() ? 0 : 1;
+    return changes.empty() ? ExitCode::ok : ExitCode::failed;
   }
   std::printf("before: %s\nafter:  %s\n", name(before, a.before).c_str(), name(after, a.after).c_str());
   if (changes.empty()) {
     std::printf("\nno differences in what matters to a training job (%zu items compared)\n", before.items.size());
-    return 0;
+    return ExitCode::ok;
   }
   std::string area;
   for (const auto& c : changes) {
@@ -126,7 +125,7 @@ int run_diff(const DiffArgs& a) {
   if (!meaning.empty()) std::printf("\nwhat this means\n");
   for (const auto& m : meaning) std::printf("  %s\n", m.c_str());
   std::printf("\n%zu difference(s)\n", changes.size());
-  return 1;
+  return ExitCode::failed;
 }
 
 }  // namespace dlready

@@ -2,6 +2,8 @@
 // between two snapshots, and why it matters) and `dlready export` (rebuild the PyTorch stack).
 #pragma once
 #include <CLI/CLI.hpp>
+
+#include "core/exit_code.hpp"
 #include <string>
 
 namespace dlready {
@@ -20,8 +22,8 @@ struct DiffArgs {
 };
 
 void add_snapshot_commands(CLI::App& app, SnapshotArgs& snapshot, DiffArgs& diff, ExportArgs& exp);
-int run_snapshot(const SnapshotArgs& args);
-int run_diff(const DiffArgs& args);
-int run_export(const ExportArgs& args);
+ExitCode run_snapshot(const SnapshotArgs& args);
+ExitCode run_diff(const DiffArgs& args);
+ExitCode run_export(const ExportArgs& args);
 
 }  // namespace dlready

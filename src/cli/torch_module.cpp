@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include "core/root_fs.hpp"
-#include "diagnose/rules.hpp"
-#include "probe/gather.hpp"
+#include "doctor/examine.hpp"
+#include "module_api/module_abi.hpp"
 
 namespace dlready {
 namespace {
@@ -21,42 +21,66 @@ std::string module_path() {
   return path_join(path_dirname(exe), "libdlready_train.so");
 }
 
-void explain_load_failure(const std::string& command, const std::string& path, const std::string& error) {
+void explain_load_failure(const std::string& command, const std::string& path, const std::string& error,
+                          bool ask_doctor) {
   std::fprintf(stderr, "dlready %s: cannot load the LibTorch module\n  %s\n  %s\n", command.c_str(), path.c_str(),
                error.c_str());
-  GatherOptions g;
-  g.env = process_environment();
-  auto facts = gather_facts(g);
-  if (facts.error.empty()) {
-    Report r = diagnose(facts.facts);
-    std::fprintf(stderr, "\nWhat dlready doctor says about this machine:\n  %s\n", r.verdict.summary.c_str());
-    for (const auto& x : r.findings) {
-      if (x.severity != Severity::error || x.check == "gpu") continue;
-      std::fprintf(stderr, "  ✗ %s [%s]\n", x.title.c_str(), x.id.c_str());
-      for (const auto& c : x.fix) std::fprintf(stderr, "      → %s\n", c.c_str());
+  if (ask_doctor) {
+    auto e = examine_this_machine();
+    if (e.error.empty()) {
+      std::fprintf(stderr, "\nWhat dlready doctor says about this machine:\n  %s\n", e.report.verdict.summary.c_str());
+      for (const auto& x : e.report.findings) {
+        if (x.severity != Severity::error || x.check == "gpu") continue;
+        std::fprintf(stderr, "  ✗ %s [%s]\n", x.title.c_str(), x.id.c_str());
+        for (const auto& c : x.fix) std::fprintf(stderr, "      → %s\n", c.c_str());
+      }
     }
   }
   std::fprintf(stderr,
-               "\nFix:\n  → run ./scripts/setup.sh (installs the pinned PyTorch whose LibTorch the module links)\n"
-               "  → if a CUDA library is named above: run dlready doctor and follow its findings; unset\n"
-               "    LD_LIBRARY_PATH if it points at another CUDA installation\n");
+               "\nFix:\n  → run ./scripts/setup.sh (builds the dlready binary and its module together, against the "
+               "pinned PyTorch's LibTorch)\n");
+  if (ask_doctor)
+    std::fprintf(stderr,
+                 "  → if a CUDA library is named above: run dlready doctor and follow its findings; unset\n"
+                 "    LD_LIBRARY_PATH if it points at another CUDA installation\n");
+  if (std::getenv("DLREADY_TRAIN_MODULE"))
+    std::fprintf(stderr, "  → or unset DLREADY_TRAIN_MODULE to use the module next to the dlready binary\n");
 }
 
-}  // namespace
-
-void* torch_module_entry(const std::string& command, const char* symbol) {
+// The module's run function once its ABI version is the one this binary speaks; else nullptr.
+ModuleRunFn load_module(const std::string& command) {
   std::string path = module_path();
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* err = ::dlerror();
-    explain_load_failure(command, path, err ? err : "dlopen failed");
+    explain_load_failure(command, path, err ? err : "dlopen failed", true);
     return nullptr;
   }
-  void* entry = ::dlsym(lib, symbol);
-  if (!entry)
+  auto abi = reinterpret_cast<ModuleAbiFn>(::dlsym(lib, kModuleAbiSymbol));
+  if (!abi) {
     explain_load_failure(command, path,
-                         std::string("the module has no ") + symbol + " (built from another dlready version?)");
-  return entry;
+                         "it exports no ABI version: a module from another dlready version (or not a dlready module)",
+                         false);
+    return nullptr;
+  }
+  if (unsigned v = abi(); v != kModuleAbiVersion) {
+    explain_load_failure(command, path,
+                         "module ABI version " + std::to_string(v) + ", this dlready needs " +
+                             std::to_string(kModuleAbiVersion) + ": the module comes from another build",
+                         false);
+    return nullptr;
+  }
+  auto run = reinterpret_cast<ModuleRunFn>(::dlsym(lib, kModuleRunSymbol));
+  if (!run) explain_load_failure(command, path, std::string("the module has no ") + kModuleRunSymbol, false);
+  return run;
+}
+
+}  // namespace
+
+ExitCode run_torch_module(const std::string& command, const std::string& options_json) {
+  ModuleRunFn run = load_module(command);
+  if (!run) return ExitCode::cannot_load;
+  return static_cast<ExitCode>(run(command.c_str(), options_json.c_str()));
 }
 
 }  // namespace dlready

@@ -2,17 +2,22 @@
 #include "cli/train_command.hpp"
 
 #include "cli/torch_module.hpp"
+#include "module_api/module_abi.hpp"
 
 namespace dlready {
 
 void add_train_command(CLI::App& app, TrainOptions& o) {
   auto* cmd = app.add_subcommand("train", "Train the tutorials' reference job (MNIST-format data) on LibTorch");
   cmd->add_option("--data", o.data, "Directory with the four MNIST-format IDX files (plain or .gz)");
-  cmd->add_option("--model", o.model, "mlp (SimpleNet 784-256-10) or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
-  cmd->add_option("--optimizer", o.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));
+  cmd->add_option("--model", o.model, "mlp (SimpleNet 784-256-10) or cnn")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, ModelKind>{{"mlp", ModelKind::mlp}, {"cnn", ModelKind::cnn}}));
+  cmd->add_option("--optimizer", o.optimizer, "adam or sgd")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, OptimizerKind>{{"adam", OptimizerKind::adam}, {"sgd", OptimizerKind::sgd}}));
   cmd->add_option("--device", o.device, "auto, cpu, cuda or cuda:N");
   cmd->add_option("--engine", o.engine, "auto, fused (hand-written MLP step) or autograd")
-      ->check(CLI::IsMember({"auto", "fused", "autograd"}));
+      ->transform(CLI::CheckedTransformer(std::map<std::string, Engine>{
+          {"auto", Engine::automatic}, {"fused", Engine::fused}, {"autograd", Engine::autograd}}));
   cmd->add_option("--epochs", o.epochs, "Epochs")->check(CLI::Range(1, 100000));
   cmd->add_option("--batch-size", o.batch_size, "Batch size")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--lr", o.lr, "Learning rate")->check(CLI::PositiveNumber);
@@ -25,7 +30,8 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
   cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
   cmd->add_option("--amp", o.amp, "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)")
-      ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, AmpMode>{{"off", AmpMode::off}, {"bf16", AmpMode::bf16}, {"fp16", AmpMode::fp16}}));
   cmd->add_flag("--cuda-graphs", o.cuda_graphs,
                 "Capture the whole training step as a CUDA graph and replay it (CUDA, --model mlp, fp32)");
   cmd->add_flag("--empty-cache", o.empty_cache, "Return cached CUDA memory to the driver after every epoch");
@@ -42,8 +48,6 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("!--no-progress", o.progress, "No progress bar");
 }
 
-int run_train(const TrainOptions& opt) {
-  return run_torch_module("train", "dlready_train_main", opt, kTrainCannotLoad);
-}
+ExitCode run_train(const TrainOptions& opt) { return run_torch_module("train", to_json(opt).dump()); }
 
 }  // namespace dlready

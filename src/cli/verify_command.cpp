@@ -1,6 +1,7 @@
 #include "cli/verify_command.hpp"
 
 #include "cli/torch_module.hpp"
+#include "module_api/module_abi.hpp"
 
 namespace dlready {
 
@@ -30,11 +31,8 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 
-int run_verify(const VerifyOptions& opt) {
-  // Without LibTorch nothing can be verified: NOT READY, with the doctor's explanation above.
-  return run_torch_module("verify", "dlready_verify_main", opt, kVerifyNotReady);
-}
+ExitCode run_verify(const VerifyOptions& opt) { return run_torch_module("verify", to_json(opt).dump()); }
 
-int run_bench(const BenchOptions& opt) { return run_torch_module("bench", "dlready_bench_main", opt, kBenchFailed); }
+ExitCode run_bench(const BenchOptions& opt) { return run_torch_module("bench", to_json(opt).dump()); }
 
 }  // namespace dlready

@@ -2,13 +2,14 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "verify/verify_options.hpp"
+#include "core/exit_code.hpp"
+#include "module_api/options.hpp"
 
 namespace dlready {
 
 void add_verify_command(CLI::App& app, VerifyOptions& opt);
 void add_bench_command(CLI::App& app, BenchOptions& opt);
-int run_verify(const VerifyOptions& opt);
-int run_bench(const BenchOptions& opt);
+ExitCode run_verify(const VerifyOptions& opt);
+ExitCode run_bench(const BenchOptions& opt);
 
 }  // namespace dlready

@@ -8,15 +8,15 @@
 
 namespace dlready {
 
-std::string write_file_atomically(const std::string& path, std::string_view content) {
+Status write_file_atomically(const std::string& path, std::string_view content) {
   std::string tmp = path + ".tmp";
   auto fail = [&](const char* step) {
     std::string msg = path + ": " + step + " failed: " + std::strerror(errno);
     ::unlink(tmp.c_str());
-    return msg;
+    return Status::failure(msg);
   };
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return path + ": cannot create " + tmp + ": " + std::strerror(errno);
+  if (fd < 0) return Status::failure(path + ": cannot create " + tmp + ": " + std::strerror(errno));
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
@@ -42,7 +42,7 @@ std::string write_file_atomically(const std::string& path, std::string_view cont
     ::fsync(dfd);  // make the rename itself durable
     ::close(dfd);
   }
-  return "";
+  return {};
 }
 
 }  // namespace dlready

@@ -4,9 +4,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/status.hpp"
+
 namespace dlready {
 
-// Returns "" on success, else a message naming the path and the failing step.
-std::string write_file_atomically(const std::string& path, std::string_view content);
+// Fails with a message naming the path and the failing step.
+Status write_file_atomically(const std::string& path, std::string_view content);
 
 }  // namespace dlready

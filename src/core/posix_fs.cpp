@@ -35,7 +35,7 @@ std::vector<std::string> list_directory(const std::string& dir) {
   return out;
 }
 
-std::string make_directories(const std::string& path) {
+Status make_directories(const std::string& path) {
   std::string cur;
   size_t pos = 0;
   while (pos != std::string::npos) {
@@ -43,9 +43,9 @@ std::string make_directories(const std::string& path) {
     cur = path.substr(0, pos);
     if (cur.empty() || is_directory(cur)) continue;
     if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      return "cannot create directory " + cur + ": " + std::strerror(errno);
+      return Status::failure("cannot create directory " + cur + ": " + std::strerror(errno));
   }
-  return "";
+  return {};
 }
 
 void remove_tree(const std::string& path) {

@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
+
 namespace dlready {
 
 bool path_exists(const std::string& path);
 bool is_directory(const std::string& path);
 // Sorted entry names, without "." and ".."; empty when unreadable.
 std::vector<std::string> list_directory(const std::string& dir);
-// mkdir -p; returns "" or a message naming the directory that could not be created.
-std::string make_directories(const std::string& path);
+// mkdir -p; fails with a message naming the directory that could not be created.
+Status make_directories(const std::string& path);
 // rm -rf (does not follow symlinks).
 void remove_tree(const std::string& path);
 

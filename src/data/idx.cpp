@@ -1,5 +1,7 @@
 #include "data/idx.hpp"
 
+#include "core/status.hpp"
+
 #include "core/posix_fs.hpp"
 
 #include <zlib.h>
@@ -114,28 +116,28 @@ std::optional<std::string> find_dataset_dir(const std::string& dir) {
   return std::nullopt;
 }
 
-std::string load_split(const std::string& dir, const std::string& prefix, int classes, MnistSplit& split) {
+Status load_split(const std::string& dir, const std::string& prefix, int classes, MnistSplit& split) {
   auto img_path = find_file(dir, prefix + "-images-idx3-ubyte");
   auto lbl_path = find_file(dir, prefix + "-labels-idx1-ubyte");
-  if (!img_path) return dir + "/" + prefix + "-images-idx3-ubyte[.gz]: missing";
-  if (!lbl_path) return dir + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing";
+  if (!img_path) return Status::failure(dir + "/" + prefix + "-images-idx3-ubyte[.gz]: missing");
+  if (!lbl_path) return Status::failure(dir + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing");
   auto img = read_idx_file(*img_path);
-  if (!img.array) return img.error;
+  if (!img.array) return Status::failure(img.error);
   auto lbl = read_idx_file(*lbl_path);
-  if (!lbl.array) return lbl.error;
-  if (img.array->dims.size() != 3) return *img_path + ": expected 3 dimensions (N, rows, cols), found " + std::to_string(img.array->dims.size());
-  if (img.array->dims[1] == 0 || img.array->dims[2] == 0) return *img_path + ": empty image dimensions";
-  if (lbl.array->dims.size() != 1) return *lbl_path + ": expected 1 dimension (N), found " + std::to_string(lbl.array->dims.size());
+  if (!lbl.array) return Status::failure(lbl.error);
+  if (img.array->dims.size() != 3) return Status::failure(*img_path + ": expected 3 dimensions (N, rows, cols), found " + std::to_string(img.array->dims.size()));
+  if (img.array->dims[1] == 0 || img.array->dims[2] == 0) return Status::failure(*img_path + ": empty image dimensions");
+  if (lbl.array->dims.size() != 1) return Status::failure(*lbl_path + ": expected 1 dimension (N), found " + std::to_string(lbl.array->dims.size()));
   if (img.array->dims[0] != lbl.array->dims[0])
-    return *img_path + " has " + std::to_string(img.array->dims[0]) + " images but " + *lbl_path + " has " +
-           std::to_string(lbl.array->dims[0]) + " labels";
+    return Status::failure(*img_path + " has " + std::to_string(img.array->dims[0]) + " images but " + *lbl_path + " has " +
+           std::to_string(lbl.array->dims[0]) + " labels");
   for (size_t i = 0; i < lbl.array->data.size(); ++i)
     if (lbl.array->data[i] >= classes)
-      return *lbl_path + ": label " + std::to_string(lbl.array->data[i]) + " at index " + std::to_string(i) +
-             " is out of range (expected 0-" + std::to_string(classes - 1) + ")";
+      return Status::failure(*lbl_path + ": label " + std::to_string(lbl.array->data[i]) + " at index " + std::to_string(i) +
+             " is out of range (expected 0-" + std::to_string(classes - 1) + ")");
   split.images = std::move(*img.array);
   split.labels = std::move(*lbl.array);
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -148,8 +150,8 @@ MnistResult load_mnist(const std::string& dir, int classes) {
                                 "MNIST-format files)"};
   MnistDataset ds;
   ds.directory = *where;
-  if (auto e = load_split(*where, "train", classes, ds.train); !e.empty()) return {std::nullopt, e};
-  if (auto e = load_split(*where, "t10k", classes, ds.test); !e.empty()) return {std::nullopt, e};
+  if (auto st = load_split(*where, "train", classes, ds.train); !st) return {std::nullopt, st.error()};
+  if (auto st = load_split(*where, "t10k", classes, ds.test); !st) return {std::nullopt, st.error()};
   if (ds.train.images.dims[1] != ds.test.images.dims[1] || ds.train.images.dims[2] != ds.test.images.dims[2])
     return {std::nullopt, *where + ": train and test images have different sizes"};
   return {std::move(ds), ""};

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "core/status.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
@@ -83,42 +84,42 @@ bool is_number(const std::string& s, bool fraction) {
   return end && *end == '\0';
 }
 
-// Checks one value; "" when valid, else what is wrong. `fixed` gets the corrected value if one
+// Checks one value: valid, or a failure saying what is wrong. `fixed` gets the corrected value if one
 // is obvious (true -> True).
-std::string check_value(const Key& k, const std::string& v, std::string& fixed) {
+Status check_value(const Key& k, const std::string& v, std::string& fixed) {
   fixed = v;
   switch (k.kind) {
     case Kind::boolean:
-      if (v == "True" || v == "False") return "";
+      if (v == "True" || v == "False") return {};
       if (to_lower(v) == "true" || v == "1") fixed = "True";
       else if (to_lower(v) == "false" || v == "0") fixed = "False";
       else fixed.clear();
-      return "'" + std::string(k.name) + "' takes True or False (capitalised), not '" + v + "'";
+      return Status::failure("'" + std::string(k.name) + "' takes True or False (capitalised), not '" + v + "'");
     case Kind::size:
-      if (!is_number(v, false)) return "'" + std::string(k.name) + "' takes a whole number, not '" + v + "'";
+      if (!is_number(v, false)) return Status::failure("'" + std::string(k.name) + "' takes a whole number, not '" + v + "'");
       if (std::string(k.name) == "max_split_size_mb" && std::strtoull(v.c_str(), nullptr, 10) <= 20) {
         fixed.clear();
-        return "'max_split_size_mb' must be more than 20 (MB), not " + v;
+        return Status::failure("'max_split_size_mb' must be more than 20 (MB), not " + v);
       }
-      return "";
+      return {};
     case Kind::fraction: {
-      if (!is_number(v, true)) return "'" + std::string(k.name) + "' takes a number between 0 and 1, not '" + v + "'";
+      if (!is_number(v, true)) return Status::failure("'" + std::string(k.name) + "' takes a number between 0 and 1, not '" + v + "'");
       double x = std::strtod(v.c_str(), nullptr);
       if (x <= 0 || x >= 1 + (std::string(k.name) == "per_process_memory_fraction" ? 1e-12 : 0)) {
         fixed.clear();
-        return "'" + std::string(k.name) + "' must be between 0 and 1, not " + v;
+        return Status::failure("'" + std::string(k.name) + "' must be between 0 and 1, not " + v);
       }
-      return "";
+      return {};
     }
     case Kind::backend:
-      if (v == "native" || v == "cudaMallocAsync") return "";
+      if (v == "native" || v == "cudaMallocAsync") return {};
       fixed = to_lower(v) == "cudamallocasync" ? "cudaMallocAsync" : to_lower(v) == "native" ? "native" : "";
-      return "'backend' is native or cudaMallocAsync, not '" + v + "'";
+      return Status::failure("'backend' is native or cudaMallocAsync, not '" + v + "'");
     case Kind::divisions:
-      if (is_number(v, false) || (v.size() >= 2 && v.front() == '[' && v.back() == ']')) return "";
-      return "'roundup_power2_divisions' takes a number or a [size:divisions,...] list, not '" + v + "'";
+      if (is_number(v, false) || (v.size() >= 2 && v.front() == '[' && v.back() == ']')) return {};
+      return Status::failure("'roundup_power2_divisions' takes a number or a [size:divisions,...] list, not '" + v + "'");
   }
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -170,8 +171,8 @@ AllocConfCheck check_alloc_conf(const std::string& value) {
       }
     }
     std::string fixed_val;
-    if (auto why = check_value(*k, val, fixed_val); !why.empty()) {
-      out.problems.push_back(why);
+    if (auto st = check_value(*k, val, fixed_val); !st) {
+      out.problems.push_back(st.error());
       if (fixed_val.empty()) fixable = false;
     }
     fixed_items.push_back(std::string(k->name) + ":" + fixed_val);

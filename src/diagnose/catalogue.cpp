@@ -170,7 +170,7 @@ const std::vector<CatalogueEntry>& catalogue() {
        "register and torch::cuda::is_available() is false."},
       {"blas-reference", S::warning, "cpu-math", "libblas.so.3 is the slow reference BLAS",
        "Programs linked to the system BLAS (Debian's numpy/scipy, R, Octave, source builds of LibTorch) "
-       "use netlib's reference implementation, about 10x slower than OpenBLAS for the seed's MLP."},
+       "use netlib's reference implementation, about 10x slower than OpenBLAS for the tutorials' SimpleNet."},
   };
   return c;
 }

@@ -3,7 +3,7 @@
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
-#include "probe/nvidia_api.hpp"
+#include "core/cuda_error_codes.hpp"
 
 namespace dlready {
 namespace {

@@ -24,10 +24,8 @@ std::vector<std::string> driver_install_fix(const Facts& f) {
           "sudo reboot"};
 }
 
-}  // namespace
-
-void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  // WSL2: the GPU arrives through /dev/dxg and the Windows driver's libraries.
+// WSL2: the GPU arrives through /dev/dxg and the Windows driver's libraries.
+void wsl_rules(const Facts& f, std::vector<Finding>& out) {
   if (f.os.wsl) {
     if (!f.os.wsl_dxg || !f.os.wsl_libcuda) {
       auto x = make_finding("wsl-windows-driver-missing");
@@ -50,7 +48,10 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       out.push_back(x);
     }
   }
+}
 
+// Is there a GPU at all, and can this container reach it.
+void presence_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (!d.gpu_evidence && !(f.os.wsl && !f.os.wsl_dxg)) {
     auto x = make_finding("no-nvidia-gpu");
     if (f.pci.sysfs_readable)
@@ -90,6 +91,9 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       }
     }
   }
+}
+
+void shm_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (f.os.shm_bytes && *f.os.shm_bytes < (1ull << 30)) {
     auto x = make_finding("shm-too-small");
     x.evidence.push_back("/dev/shm is " + human_bytes(*f.os.shm_bytes) + " (less than 1 GiB)");
@@ -98,11 +102,18 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
                            : std::vector<std::string>{"sudo mount -o remount,size=8G /dev/shm"};
     out.push_back(x);
   }
+}
 
-  // GPUs on the bus.
+std::vector<const PciFunction*> nvidia_gpus(const Facts& f) {
   std::vector<const PciFunction*> gpus;
   for (const auto& fn : f.pci.nvidia)
     if (fn.is_gpu) gpus.push_back(&fn);
+  return gpus;
+}
+
+// The GPUs on the bus: other display adapters, BARs, PCIe links, GPUs the driver lost.
+void pci_rules(const Facts& f, const Derived& d, const std::vector<const PciFunction*>& gpus,
+               std::vector<Finding>& out) {
   if (!gpus.empty() && !f.pci.other_gpus.empty()) {
     auto x = make_finding("hybrid-graphics");
     for (const auto& o : f.pci.other_gpus)
@@ -138,8 +149,47 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
              "check the GPU's power cables and seating"};
     out.push_back(x);
   }
+}
 
-  // Kernel driver (not applicable inside WSL2, where the Windows driver owns the GPU).
+Finding nouveau_finding(const Facts& f, const std::vector<std::string>& evidence) {
+  auto x = make_finding("nouveau-loaded");
+  x.evidence = evidence;
+  bool rhel = f.os.id && (*f.os.id == "fedora" || *f.os.id == "rhel" || *f.os.id == "rocky" || *f.os.id == "almalinux");
+  x.fix = {"printf 'blacklist nouveau\\nblacklist nova_core\\noptions nouveau modeset=0\\n' | sudo tee "
+           "/etc/modprobe.d/blacklist-nouveau.conf",
+           rhel ? "sudo dracut --force" : "sudo update-initramfs -u"};
+  if (!f.kernel.module_file) {
+    auto install = driver_install_fix(f);
+    x.fix.insert(x.fix.end(), install.begin(), install.end() - 1);
+  }
+  x.fix.push_back("sudo reboot");
+  return x;
+}
+
+Finding driver_not_loaded_finding(const Facts& f, const std::vector<const PciFunction*>& gpus) {
+  auto x = make_finding("driver-not-loaded");
+  for (const auto* g : gpus) x.evidence.push_back(gpu_label(*g) + " bound to: " + g->driver.value_or("no driver"));
+  x.evidence.push_back("/proc/driver/nvidia/version is missing; module nvidia is not in /proc/modules");
+  if (f.kernel.module_file) {
+    x.evidence.push_back("a module is installed for kernel " + f.os.kernel.value_or("(unknown kernel)") + ": " + *f.kernel.module_file);
+    x.fix = {"sudo modprobe nvidia && sudo modprobe nvidia_uvm",
+             "if that fails: sudo dmesg | grep -i nvidia; with 'Key was rejected by service' Secure Boot "
+             "refuses the module: sign it (sudo mokutil --import /var/lib/dkms/mok.pub) or disable Secure Boot",
+             "if the module was built for another kernel: sudo dkms autoinstall && sudo reboot"};
+  } else {
+    x.evidence.push_back("no nvidia.ko under /lib/modules/" + f.os.kernel.value_or("(unknown kernel)"));
+    x.fix = driver_install_fix(f);
+  }
+  for (const auto* g : gpus)
+    if (g->driver == "vfio-pci")
+      x.fix.insert(x.fix.begin(), g->address + " is reserved for VM passthrough (vfio-pci): unbind it or run "
+                                               "CUDA inside that VM");
+  return x;
+}
+
+// Kernel driver (not applicable inside WSL2, where the Windows driver owns the GPU).
+void kernel_driver_rules(const Facts& f, const Derived& d, const std::vector<const PciFunction*>& gpus,
+                         std::vector<Finding>& out) {
   if (gpus.empty() || f.os.wsl || d.container_blocked) return;
   std::vector<std::string> nouveau_evidence;
   for (const auto* g : gpus)
@@ -148,37 +198,9 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (f.kernel.nouveau_loaded) nouveau_evidence.push_back("module nouveau is loaded (/proc/modules)");
   if (f.kernel.nova_core_loaded) nouveau_evidence.push_back("module nova_core is loaded (/proc/modules)");
   if (!nouveau_evidence.empty()) {
-    auto x = make_finding("nouveau-loaded");
-    x.evidence = nouveau_evidence;
-    bool rhel = f.os.id && (*f.os.id == "fedora" || *f.os.id == "rhel" || *f.os.id == "rocky" || *f.os.id == "almalinux");
-    x.fix = {"printf 'blacklist nouveau\\nblacklist nova_core\\noptions nouveau modeset=0\\n' | sudo tee "
-             "/etc/modprobe.d/blacklist-nouveau.conf",
-             rhel ? "sudo dracut --force" : "sudo update-initramfs -u"};
-    if (!f.kernel.module_file) {
-      auto install = driver_install_fix(f);
-      x.fix.insert(x.fix.end(), install.begin(), install.end() - 1);
-    }
-    x.fix.push_back("sudo reboot");
-    out.push_back(x);
+    out.push_back(nouveau_finding(f, nouveau_evidence));
   } else if (!f.kernel.nvidia_loaded) {
-    auto x = make_finding("driver-not-loaded");
-    for (const auto* g : gpus) x.evidence.push_back(gpu_label(*g) + " bound to: " + g->driver.value_or("no driver"));
-    x.evidence.push_back("/proc/driver/nvidia/version is missing; module nvidia is not in /proc/modules");
-    if (f.kernel.module_file) {
-      x.evidence.push_back("a module is installed for kernel " + f.os.kernel.value_or("(unknown kernel)") + ": " + *f.kernel.module_file);
-      x.fix = {"sudo modprobe nvidia && sudo modprobe nvidia_uvm",
-               "if that fails: sudo dmesg | grep -i nvidia; with 'Key was rejected by service' Secure Boot "
-               "refuses the module: sign it (sudo mokutil --import /var/lib/dkms/mok.pub) or disable Secure Boot",
-               "if the module was built for another kernel: sudo dkms autoinstall && sudo reboot"};
-    } else {
-      x.evidence.push_back("no nvidia.ko under /lib/modules/" + f.os.kernel.value_or("(unknown kernel)"));
-      x.fix = driver_install_fix(f);
-    }
-    for (const auto* g : gpus)
-      if (g->driver == "vfio-pci")
-        x.fix.insert(x.fix.begin(), g->address + " is reserved for VM passthrough (vfio-pci): unbind it or run "
-                                                 "CUDA inside that VM");
-    out.push_back(x);
+    out.push_back(driver_not_loaded_finding(f, gpus));
   }
   if (f.kernel.loaded_version && f.kernel.module_file_version &&
       *f.kernel.loaded_version != *f.kernel.module_file_version) {
@@ -188,6 +210,17 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
     x.fix = {"sudo reboot"};
     out.push_back(x);
   }
+}
+
+}  // namespace
+
+void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  wsl_rules(f, out);
+  presence_rules(f, d, out);
+  shm_rules(f, d, out);
+  auto gpus = nvidia_gpus(f);
+  pci_rules(f, d, gpus, out);
+  kernel_driver_rules(f, d, gpus, out);
 }
 
 }  // namespace dlready

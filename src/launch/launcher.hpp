@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
+
 namespace dlready {
 
 struct LaunchOptions {
@@ -17,8 +19,8 @@ struct LaunchOptions {
   std::vector<std::string> command;
 };
 
-// Validates the options: an error message naming the flag, or "".
-std::string check_launch_options(const LaunchOptions& o);
+// Validates the options; a failure names the flag.
+Status check_launch_options(const LaunchOptions& o);
 
 // Runs the job. Returns 0 when every rank exits 0; otherwise the first failing rank's exit status
 // (128 + signal for a rank killed by a signal); 2 for bad options or a command that cannot start.

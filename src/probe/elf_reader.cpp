@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "core/status.hpp"
+
 namespace dlready {
 namespace {
 
@@ -24,6 +26,85 @@ std::optional<std::string> string_at(const std::string& table, uint64_t off) {
   return table.substr(off, end - off);
 }
 
+// Program headers: PT_DYNAMIC, and the PT_LOADs to map DT_STRTAB's address
+// to a file offset.
+Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::vector<Elf64_Phdr>& phdrs) {
+  if (eh.e_phnum > 0 && eh.e_phentsize != sizeof(Elf64_Phdr)) return Status::failure("unexpected program header size");
+  uint64_t ph_bytes = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  if (ph_bytes > kMaxTable) return Status::failure("program header table too large");
+  phdrs.resize(eh.e_phnum);
+  if (eh.e_phnum) {
+    auto b = read(eh.e_phoff, ph_bytes);
+    if (!b || b->size() < ph_bytes) return Status::failure("truncated program header table");
+    std::memcpy(phdrs.data(), b->data(), ph_bytes);
+  }
+  return {};
+}
+
+// The dynamic section's DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB into info.
+Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs, const Elf64_Phdr& p,
+                         ElfInfo& info) {
+  auto vaddr_to_offset = [&](uint64_t va) -> std::optional<uint64_t> {
+    for (const auto& q : phdrs)
+      if (q.p_type == PT_LOAD && va >= q.p_vaddr && va - q.p_vaddr < q.p_filesz) return q.p_offset + (va - q.p_vaddr);
+    return std::nullopt;
+  };
+  if (p.p_filesz > kMaxTable) return Status::failure("dynamic section too large");
+  auto dyn_bytes = read(p.p_offset, p.p_filesz);
+  if (!dyn_bytes || dyn_bytes->size() < p.p_filesz) return Status::failure("truncated dynamic section");
+  size_t n = dyn_bytes->size() / sizeof(Elf64_Dyn);
+  std::vector<Elf64_Dyn> dyn(n);
+  std::memcpy(dyn.data(), dyn_bytes->data(), n * sizeof(Elf64_Dyn));
+  uint64_t strtab = 0, strsz = 0;
+  for (const auto& d : dyn) {
+    if (d.d_tag == DT_NULL) break;
+    if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+    if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
+    if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_NODEFLIB)) info.nodeflib = true;
+  }
+  if (!strtab || !strsz) return Status::failure("dynamic section without a string table");
+  if (strsz > kMaxTable) return Status::failure("dynamic string table too large");
+  auto off = vaddr_to_offset(strtab);
+  if (!off) return Status::failure("dynamic string table outside every loadable segment");
+  auto table = read(*off, strsz);
+  if (!table || table->size() < strsz) return Status::failure("truncated dynamic string table");
+  for (const auto& d : dyn) {
+    if (d.d_tag == DT_NULL) break;
+    if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
+    auto s = string_at(*table, d.d_un.d_val);
+    if (!s) return Status::failure("dynamic entry points outside the string table");
+    if (d.d_tag == DT_NEEDED) info.needed.push_back(*s);
+    if (d.d_tag == DT_SONAME) info.soname = *s;
+    if (d.d_tag == DT_RPATH) info.rpath = *s;
+    if (d.d_tag == DT_RUNPATH) info.runpath = *s;
+  }
+  return {};
+}
+
+// The section table (for .nv_fatbin and friends); absent in stripped-of-sections files.
+Status read_sections(const ByteReader& read, const Elf64_Ehdr& eh, ElfInfo& info) {
+  if (eh.e_shnum == 0 || eh.e_shoff == 0) return {};
+  if (eh.e_shentsize != sizeof(Elf64_Shdr)) return Status::failure("unexpected section header size");
+  uint64_t sh_bytes = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
+  if (sh_bytes > kMaxTable) return Status::failure("section header table too large");
+  auto b = read(eh.e_shoff, sh_bytes);
+  if (!b || b->size() < sh_bytes) return Status::failure("truncated section header table");
+  std::vector<Elf64_Shdr> sh(eh.e_shnum);
+  std::memcpy(sh.data(), b->data(), sh_bytes);
+  if (eh.e_shstrndx >= eh.e_shnum || sh[eh.e_shstrndx].sh_size > kMaxTable) return {};
+  auto names = read(sh[eh.e_shstrndx].sh_offset, sh[eh.e_shstrndx].sh_size);
+  if (!names) return {};
+  for (const auto& s : sh) {
+    ElfSection sec;
+    sec.name = string_at(*names, s.sh_name).value_or("");
+    sec.offset = s.sh_offset;
+    sec.size = s.sh_size;
+    sec.type = s.sh_type;
+    info.sections.push_back(sec);
+  }
+  return {};
+}
+
 }  // namespace
 
 ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sections) {
@@ -36,79 +117,15 @@ ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sectio
   ElfInfo info;
   info.machine = eh.e_machine;
   info.type = eh.e_type;
-
-  // Program headers: PT_DYNAMIC, and the PT_LOADs to map DT_STRTAB's address to a file offset.
-  if (eh.e_phnum > 0 && eh.e_phentsize != sizeof(Elf64_Phdr)) return fail("unexpected program header size");
-  uint64_t ph_bytes = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
-  if (ph_bytes > kMaxTable) return fail("program header table too large");
-  std::vector<Elf64_Phdr> phdrs(eh.e_phnum);
-  if (eh.e_phnum) {
-    auto b = read(eh.e_phoff, ph_bytes);
-    if (!b || b->size() < ph_bytes) return fail("truncated program header table");
-    std::memcpy(phdrs.data(), b->data(), ph_bytes);
-  }
-  auto vaddr_to_offset = [&](uint64_t va) -> std::optional<uint64_t> {
-    for (const auto& p : phdrs)
-      if (p.p_type == PT_LOAD && va >= p.p_vaddr && va - p.p_vaddr < p.p_filesz) return p.p_offset + (va - p.p_vaddr);
-    return std::nullopt;
-  };
+  std::vector<Elf64_Phdr> phdrs;
+  if (auto st = read_program_headers(read, eh, phdrs); !st) return fail(st.error());
   for (const auto& p : phdrs) {
     if (p.p_type != PT_DYNAMIC) continue;
-    if (p.p_filesz > kMaxTable) return fail("dynamic section too large");
-    auto dyn_bytes = read(p.p_offset, p.p_filesz);
-    if (!dyn_bytes || dyn_bytes->size() < p.p_filesz) return fail("truncated dynamic section");
-    size_t n = dyn_bytes->size() / sizeof(Elf64_Dyn);
-    std::vector<Elf64_Dyn> dyn(n);
-    std::memcpy(dyn.data(), dyn_bytes->data(), n * sizeof(Elf64_Dyn));
-    uint64_t strtab = 0, strsz = 0;
-    for (const auto& d : dyn) {
-      if (d.d_tag == DT_NULL) break;
-      if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
-      if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
-      if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_NODEFLIB)) info.nodeflib = true;
-    }
-    if (!strtab || !strsz) return fail("dynamic section without a string table");
-    if (strsz > kMaxTable) return fail("dynamic string table too large");
-    auto off = vaddr_to_offset(strtab);
-    if (!off) return fail("dynamic string table outside every loadable segment");
-    auto table = read(*off, strsz);
-    if (!table || table->size() < strsz) return fail("truncated dynamic string table");
-    for (const auto& d : dyn) {
-      if (d.d_tag == DT_NULL) break;
-      if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
-      auto s = string_at(*table, d.d_un.d_val);
-      if (!s) return fail("dynamic entry points outside the string table");
-      if (d.d_tag == DT_NEEDED) info.needed.push_back(*s);
-      if (d.d_tag == DT_SONAME) info.soname = *s;
-      if (d.d_tag == DT_RPATH) info.rpath = *s;
-      if (d.d_tag == DT_RUNPATH) info.runpath = *s;
-    }
+    if (auto st = read_dynamic(read, phdrs, p, info); !st) return fail(st.error());
     break;
   }
-
-  // Section table (for .nv_fatbin and friends); absent in stripped-of-sections files.
-  if (sections && eh.e_shnum > 0 && eh.e_shoff != 0) {
-    if (eh.e_shentsize != sizeof(Elf64_Shdr)) return fail("unexpected section header size");
-    uint64_t sh_bytes = uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr);
-    if (sh_bytes > kMaxTable) return fail("section header table too large");
-    auto b = read(eh.e_shoff, sh_bytes);
-    if (!b || b->size() < sh_bytes) return fail("truncated section header table");
-    std::vector<Elf64_Shdr> sh(eh.e_shnum);
-    std::memcpy(sh.data(), b->data(), sh_bytes);
-    if (eh.e_shstrndx < eh.e_shnum && sh[eh.e_shstrndx].sh_size <= kMaxTable) {
-      auto names = read(sh[eh.e_shstrndx].sh_offset, sh[eh.e_shstrndx].sh_size);
-      if (names) {
-        for (const auto& s : sh) {
-          ElfSection sec;
-          sec.name = string_at(*names, s.sh_name).value_or("");
-          sec.offset = s.sh_offset;
-          sec.size = s.sh_size;
-          sec.type = s.sh_type;
-          info.sections.push_back(sec);
-        }
-      }
-    }
-  }
+  if (sections)
+    if (auto st = read_sections(read, eh, info); !st) return fail(st.error());
   return {std::move(info), ""};
 }
 

@@ -3,7 +3,8 @@
 namespace dlready {
 
 namespace {
-// SPEC "Facts to gather" plus the ones failures.md says change CUDA behaviour.
+// The variables that change which GPUs CUDA sees, which libraries the loader picks, and how
+// PyTorch allocates and checks CUDA.
 const char* const kVars[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES",
     "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTORCH_CUDA_ALLOC_CONF",

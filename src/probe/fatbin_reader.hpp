@@ -1,7 +1,7 @@
 // Lists the GPU architectures a library's CUDA fat binaries contain (SASS cubins and PTX),
 // reading only the container and entry headers of the ELF sections .nv_fatbin and
 // __nv_relfatbin — payloads (often LZ4/ZSTD-compressed) are skipped, nothing is run.
-// Layout: shared/knowledge/compat.md section 5 (ZLUDA, n-eiling, nvopen-tools).
+// The layout is checked against cuobjdump on real libraries in tests/fatbin_test.cpp.
 #pragma once
 #include <cstdint>
 #include <functional>

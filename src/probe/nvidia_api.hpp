@@ -1,7 +1,10 @@
 // Our own minimal declarations of the CUDA driver API and NVML entry points the doctor calls
-// (the doctor builds without the CUDA SDK). Values checked against cuda.h (CUDA 13.0) and nvml.h.
+// (the doctor builds without the CUDA SDK); the error codes the rules need are in core.
+// Values checked against cuda.h (CUDA 13.0) and nvml.h.
 #pragma once
 #include <cstddef>
+
+#include "core/cuda_error_codes.hpp"
 
 namespace dlready::nv {
 
@@ -16,18 +19,6 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_MODE = 20;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 
-// CUresult values the rules explain (cuda.h).
-constexpr int CUDA_SUCCESS = 0;
-constexpr int CUDA_ERROR_NOT_INITIALIZED = 3;
-constexpr int CUDA_ERROR_STUB_LIBRARY = 34;
-constexpr int CUDA_ERROR_INSUFFICIENT_DRIVER = 35;  // runtime's cudaErrorInsufficientDriver
-constexpr int CUDA_ERROR_NO_DEVICE = 100;
-constexpr int CUDA_ERROR_INVALID_DEVICE = 101;
-constexpr int CUDA_ERROR_OPERATING_SYSTEM = 304;
-constexpr int CUDA_ERROR_SYSTEM_NOT_READY = 802;
-constexpr int CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803;
-constexpr int CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804;
-constexpr int CUDA_ERROR_UNKNOWN = 999;
 
 struct CudaApi {
   CUresult (*cuInit)(unsigned int) = nullptr;
@@ -47,11 +38,12 @@ using nvmlDevice_t = struct nvmlDevice_st*;
 struct nvmlMemory_t {
   unsigned long long total, free, used;
 };
-constexpr int NVML_SUCCESS = 0;
-constexpr int NVML_ERROR_NO_PERMISSION = 4;
-constexpr int NVML_ERROR_DRIVER_NOT_LOADED = 9;
-constexpr int NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18;
-constexpr int NVML_COMPUTEMODE_PROHIBITED = 2;
+
+struct nvmlPciInfo_t {  // nvml.h's nvmlPciInfo_st (v3)
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
 
 struct NvmlApi {
   nvmlReturn_t (*nvmlInit_v2)() = nullptr;
@@ -72,8 +64,7 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPciInfo_v3)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
 };
-
-const char* cuda_error_name(int code);  // our own table, used when cuGetErrorName is missing
 
 }  // namespace dlready::nv

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "core/device_fields.hpp"
 #include "diagnose/compat.hpp"
 #include "report/render.hpp"
 
@@ -11,6 +12,15 @@ using nlohmann::json;
 template <typename T>
 json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
+}
+
+// A probed device: its index and every field of its table, null where unknown.
+template <class Device>
+json device_json(const Device& d, const std::vector<DeviceField<Device>>& fields) {
+  json j = {{"index", d.index}};
+  for (const auto& f : fields)
+    std::visit([&](auto member) { j[f.key] = opt(d.*member); }, f.member);
+  return j;
 }
 
 json lib(const LibraryLocation& l) {
@@ -44,25 +54,14 @@ json facts_json(const Facts& f) {
   for (const auto& n : f.nodes.nodes)
     nodes.push_back({{"path", n.path}, {"exists", n.exists}, {"accessible", n.accessible}, {"mode", opt(n.mode)}});
   json devices = json::array();
-  for (const auto& d : f.driver.devices)
-    devices.push_back({{"index", d.index}, {"name", opt(d.name)}, {"cc_major", opt(d.cc_major)},
-                       {"cc_minor", opt(d.cc_minor)}, {"sm_count", opt(d.sm_count)},
-                       {"memory_bytes", opt(d.memory_bytes)}, {"pci_bus_id", opt(d.pci_bus_id)},
-                       {"uuid", opt(d.uuid)}, {"compute_mode", opt(d.compute_mode)}});
+  for (const auto& d : f.driver.devices) devices.push_back(device_json(d, cuda_device_fields()));
   json driver = {{"status", to_string(f.driver.status)}, {"library", opt(f.driver.library)},
                  {"detail", f.driver.detail}, {"init_result", opt(f.driver.init_result)},
                  {"init_error_name", opt(f.driver.init_error_name)}, {"driver_version", opt(f.driver.driver_version)},
                  {"device_count", opt(f.driver.device_count)}, {"devices", devices},
                  {"elapsed_ms", f.driver.elapsed_ms}};
   json ndev = json::array();
-  for (const auto& d : f.nvml.devices)
-    ndev.push_back({{"index", d.index}, {"name", opt(d.name)}, {"uuid", opt(d.uuid)},
-                    {"compute_mode", opt(d.compute_mode)}, {"mig_current", opt(d.mig_current)},
-                    {"mig_pending", opt(d.mig_pending)}, {"mig_instances", opt(d.mig_instances)},
-                    {"persistence", opt(d.persistence)}, {"memory_total", opt(d.memory_total)},
-                    {"memory_used", opt(d.memory_used)}, {"pcie_gen", opt(d.pcie_gen)},
-                    {"pcie_gen_max", opt(d.pcie_gen_max)}, {"pcie_width", opt(d.pcie_width)},
-                    {"pcie_width_max", opt(d.pcie_width_max)}});
+  for (const auto& d : f.nvml.devices) ndev.push_back(device_json(d, nvml_device_fields()));
   json nvml = {{"status", to_string(f.nvml.status)}, {"library", opt(f.nvml.library)}, {"detail", f.nvml.detail},
                {"init_result", opt(f.nvml.init_result)}, {"driver_version", opt(f.nvml.driver_version)},
                {"cuda_driver_version", opt(f.nvml.cuda_driver_version)}, {"device_count", opt(f.nvml.device_count)},

@@ -14,106 +14,143 @@ std::string lib_line(const LibraryLocation& l) {
   return s;
 }
 
+void facts_system(const Facts& f, std::vector<std::string>& out) {
+  std::string l = f.os.pretty_name.value_or("unknown OS") + ", kernel " + f.os.kernel.value_or("?") + ", glibc " +
+                  f.os.glibc.value_or("?") + ", libstdc++ " + f.os.libstdcxx.value_or("?");
+  out.push_back(l);
+  std::string m;
+  if (f.os.cpu_count) m += std::to_string(*f.os.cpu_count) + " CPUs";
+  if (f.os.cpu_model) m += " (" + *f.os.cpu_model + ")";
+  if (f.os.memory_bytes) m += ", " + human_bytes(*f.os.memory_bytes) + " RAM";
+  if (f.os.shm_bytes) m += ", /dev/shm " + human_bytes(*f.os.shm_bytes);
+  if (!m.empty()) out.push_back(m);
+  if (f.os.container) out.push_back("container: " + *f.os.container);
+  if (f.os.wsl) out.push_back(std::string("WSL2: /dev/dxg ") + (f.os.wsl_dxg ? "yes" : "no") + ", /usr/lib/wsl/lib/libcuda.so.1 " + (f.os.wsl_libcuda ? "yes" : "no"));
+}
+
+void facts_gpu(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& g : f.pci.nvidia) {
+    if (!g.is_gpu) continue;
+    std::string l = g.address + " " + g.name.value_or("[10de:" + g.device_id + "]") + ", driver " + g.driver.value_or("none");
+    if (auto k = gpu_by_pci_id(g.vendor_id, g.device_id))
+      l += ", sm_" + std::to_string(k->cc_major) + std::to_string(k->cc_minor);
+    if (g.link_width && g.max_link_width)
+      l += ", PCIe x" + std::to_string(*g.link_width) + "/x" + std::to_string(*g.max_link_width) + " " + g.link_speed.value_or("");
+    out.push_back(l);
+  }
+  if (out.empty()) out.push_back(f.pci.sysfs_readable ? "no NVIDIA GPU on the PCI bus" : "PCI sysfs not readable");
+}
+
+void facts_kernel_driver(const Facts& f, std::vector<std::string>& out) {
+  if (f.kernel.loaded_version)
+    out.push_back(std::string("nvidia ") + *f.kernel.loaded_version + (f.kernel.open_kernel_module ? " (open kernel module)" : "") +
+                  ", nvidia_uvm " + (f.kernel.nvidia_uvm_loaded ? "loaded" : "not loaded"));
+  else
+    out.push_back("nvidia module not loaded");
+  if (f.kernel.module_file)
+    out.push_back("installed: " + *f.kernel.module_file + (f.kernel.module_file_version ? " (" + *f.kernel.module_file_version + ")" : ""));
+  if (f.kernel.nouveau_loaded) out.push_back("nouveau loaded");
+}
+
+void facts_device_nodes(const Facts& f, std::vector<std::string>& out) {
+  std::vector<std::string> present;
+  for (const auto& n : f.nodes.nodes)
+    if (n.exists) present.push_back(n.path + (n.accessible ? "" : " (no access)"));
+  out.push_back(present.empty() ? "no /dev/nvidia* nodes" : join(present, ", ") + " for " + f.nodes.checked_user);
+}
+
+void facts_driver_library(const Facts& f, std::vector<std::string>& out) {
+  out.push_back(lib_line(f.libcuda));
+  out.push_back(lib_line(f.libnvml));
+}
+
+void facts_driver_api(const Facts& f, std::vector<std::string>& out) {
+  if (f.driver.status == ProbeStatus::not_run) {
+    out.push_back(f.libcuda.found() ? "cuInit: not run" : "cuInit: not run (no libcuda.so.1)");
+  } else {
+    std::string l = std::string("cuInit: ") + to_string(f.driver.status);
+    if (f.driver.init_result) l += ", returned " + std::to_string(*f.driver.init_result) + " " + f.driver.init_error_name.value_or("");
+    if (f.driver.driver_version) l += ", driver CUDA " + cuda_version_string(*f.driver.driver_version);
+    if (!f.driver.detail.empty()) l += " (" + f.driver.detail + ")";
+    out.push_back(l);
+  }
+  for (const auto& d : f.driver.devices) {
+    std::string l = "cuda:" + std::to_string(d.index) + " " + d.name.value_or("?");
+    if (d.cc_major && d.cc_minor) l += ", sm_" + std::to_string(*d.cc_major) + std::to_string(*d.cc_minor);
+    if (d.memory_bytes) l += ", " + human_bytes(*d.memory_bytes);
+    if (d.sm_count) l += ", " + std::to_string(*d.sm_count) + " SMs";
+    if (d.pci_bus_id) l += ", " + *d.pci_bus_id;
+    out.push_back(l);
+  }
+  if (f.nvml.status != ProbeStatus::not_run) {
+    std::string l = std::string("NVML: ") + to_string(f.nvml.status);
+    if (f.nvml.init_result) l += ", init returned " + std::to_string(*f.nvml.init_result);
+    if (f.nvml.driver_version) l += ", driver " + *f.nvml.driver_version;
+    if (f.nvml.device_count) l += ", " + std::to_string(*f.nvml.device_count) + " device(s)";
+    out.push_back(l);
+  }
+}
+
+void facts_environment(const Facts& f, std::vector<std::string>& out) {
+  for (const char* k : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES",
+                        "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTORCH_CUDA_ALLOC_CONF",
+                        "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV"})
+    if (auto v = f.env.get(k)) out.push_back(std::string(k) + "=" + *v);
+  if (out.empty()) out.push_back("no CUDA-related variables set");
+}
+
+void facts_cuda_libraries(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& tk : f.cuda_libs.toolkits)
+    out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
+  for (const auto& l : f.cuda_libs.libraries) out.push_back(lib_line(l));
+  for (const auto& b : f.binaries) {
+    size_t missing = 0;
+    for (const auto& l : b.libraries) missing += l.path ? 0 : 1;
+    out.push_back(b.binary + ": " + std::to_string(b.libraries.size()) + " libraries resolved like ld.so" +
+                  (missing ? ", " + std::to_string(missing) + " not found" : ""));
+  }
+  if (out.empty()) out.push_back("no CUDA toolkit or libraries found by the loader");
+}
+
+void facts_pytorch(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch)
+      out.push_back("torch " + t.version.value_or("?") + (t.cuda ? " (CUDA " + *t.cuda + ")" : " (CPU)") + " in " +
+                    t.site_packages + (e.active ? " [active]" : ""));
+  if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
+}
+
+void facts_libtorch(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& l : f.libtorch.installs)
+    out.push_back(l.path + " " + l.build_version.value_or("?") +
+                  (l.cxx11_abi ? (*l.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI") : ""));
+  if (out.empty()) out.push_back("no LibTorch install found");
+}
+
+void facts_cpu_math(const Facts& f, std::vector<std::string>& out) {
+  out.push_back(lib_line(f.blas.library) + (f.blas.implementation ? " = " + *f.blas.implementation : ""));
+}
+
 }  // namespace
 
-std::vector<std::string> section_facts(const Facts& f, const std::string& s) {
+std::vector<std::string> section_facts(const Facts& f, const std::string& section) {
+  using Lines = void (*)(const Facts&, std::vector<std::string>&);
+  static const std::pair<const char*, Lines> kSections[] = {
+      {"system", facts_system},
+      {"gpu", facts_gpu},
+      {"kernel-driver", facts_kernel_driver},
+      {"device-nodes", facts_device_nodes},
+      {"driver-library", facts_driver_library},
+      {"driver-api", facts_driver_api},
+      {"environment", facts_environment},
+      {"cuda-libraries", facts_cuda_libraries},
+      {"pytorch", facts_pytorch},
+      {"libtorch", facts_libtorch},
+      {"cpu-math", facts_cpu_math},
+  };
   std::vector<std::string> out;
-  if (s == "system") {
-    std::string l = f.os.pretty_name.value_or("unknown OS") + ", kernel " + f.os.kernel.value_or("?") + ", glibc " +
-                    f.os.glibc.value_or("?") + ", libstdc++ " + f.os.libstdcxx.value_or("?");
-    out.push_back(l);
-    std::string m;
-    if (f.os.cpu_count) m += std::to_string(*f.os.cpu_count) + " CPUs";
-    if (f.os.cpu_model) m += " (" + *f.os.cpu_model + ")";
-    if (f.os.memory_bytes) m += ", " + human_bytes(*f.os.memory_bytes) + " RAM";
-    if (f.os.shm_bytes) m += ", /dev/shm " + human_bytes(*f.os.shm_bytes);
-    if (!m.empty()) out.push_back(m);
-    if (f.os.container) out.push_back("container: " + *f.os.container);
-    if (f.os.wsl) out.push_back(std::string("WSL2: /dev/dxg ") + (f.os.wsl_dxg ? "yes" : "no") + ", /usr/lib/wsl/lib/libcuda.so.1 " + (f.os.wsl_libcuda ? "yes" : "no"));
-  } else if (s == "gpu") {
-    for (const auto& g : f.pci.nvidia) {
-      if (!g.is_gpu) continue;
-      std::string l = g.address + " " + g.name.value_or("[10de:" + g.device_id + "]") + ", driver " + g.driver.value_or("none");
-      if (auto k = gpu_by_pci_id(g.vendor_id, g.device_id))
-        l += ", sm_" + std::to_string(k->cc_major) + std::to_string(k->cc_minor);
-      if (g.link_width && g.max_link_width)
-        l += ", PCIe x" + std::to_string(*g.link_width) + "/x" + std::to_string(*g.max_link_width) + " " + g.link_speed.value_or("");
-      out.push_back(l);
-    }
-    if (out.empty()) out.push_back(f.pci.sysfs_readable ? "no NVIDIA GPU on the PCI bus" : "PCI sysfs not readable");
-  } else if (s == "kernel-driver") {
-    if (f.kernel.loaded_version)
-      out.push_back(std::string("nvidia ") + *f.kernel.loaded_version + (f.kernel.open_kernel_module ? " (open kernel module)" : "") +
-                    ", nvidia_uvm " + (f.kernel.nvidia_uvm_loaded ? "loaded" : "not loaded"));
-    else
-      out.push_back("nvidia module not loaded");
-    if (f.kernel.module_file)
-      out.push_back("installed: " + *f.kernel.module_file + (f.kernel.module_file_version ? " (" + *f.kernel.module_file_version + ")" : ""));
-    if (f.kernel.nouveau_loaded) out.push_back("nouveau loaded");
-  } else if (s == "device-nodes") {
-    std::vector<std::string> present;
-    for (const auto& n : f.nodes.nodes)
-      if (n.exists) present.push_back(n.path + (n.accessible ? "" : " (no access)"));
-    out.push_back(present.empty() ? "no /dev/nvidia* nodes" : join(present, ", ") + " for " + f.nodes.checked_user);
-  } else if (s == "driver-library") {
-    out.push_back(lib_line(f.libcuda));
-    out.push_back(lib_line(f.libnvml));
-  } else if (s == "driver-api") {
-    if (f.driver.status == ProbeStatus::not_run) {
-      out.push_back(f.libcuda.found() ? "cuInit: not run" : "cuInit: not run (no libcuda.so.1)");
-    } else {
-      std::string l = std::string("cuInit: ") + to_string(f.driver.status);
-      if (f.driver.init_result) l += ", returned " + std::to_string(*f.driver.init_result) + " " + f.driver.init_error_name.value_or("");
-      if (f.driver.driver_version) l += ", driver CUDA " + cuda_version_string(*f.driver.driver_version);
-      if (!f.driver.detail.empty()) l += " (" + f.driver.detail + ")";
-      out.push_back(l);
-    }
-    for (const auto& d : f.driver.devices) {
-      std::string l = "cuda:" + std::to_string(d.index) + " " + d.name.value_or("?");
-      if (d.cc_major && d.cc_minor) l += ", sm_" + std::to_string(*d.cc_major) + std::to_string(*d.cc_minor);
-      if (d.memory_bytes) l += ", " + human_bytes(*d.memory_bytes);
-      if (d.sm_count) l += ", " + std::to_string(*d.sm_count) + " SMs";
-      if (d.pci_bus_id) l += ", " + *d.pci_bus_id;
-      out.push_back(l);
-    }
-    if (f.nvml.status != ProbeStatus::not_run) {
-      std::string l = std::string("NVML: ") + to_string(f.nvml.status);
-      if (f.nvml.init_result) l += ", init returned " + std::to_string(*f.nvml.init_result);
-      if (f.nvml.driver_version) l += ", driver " + *f.nvml.driver_version;
-      if (f.nvml.device_count) l += ", " + std::to_string(*f.nvml.device_count) + " device(s)";
-      out.push_back(l);
-    }
-  } else if (s == "environment") {
-    for (const char* k : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES",
-                          "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTORCH_CUDA_ALLOC_CONF",
-                          "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV"})
-      if (auto v = f.env.get(k)) out.push_back(std::string(k) + "=" + *v);
-    if (out.empty()) out.push_back("no CUDA-related variables set");
-  } else if (s == "cuda-libraries") {
-    for (const auto& tk : f.cuda_libs.toolkits)
-      out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
-    for (const auto& l : f.cuda_libs.libraries) out.push_back(lib_line(l));
-    for (const auto& b : f.binaries) {
-      size_t missing = 0;
-      for (const auto& l : b.libraries) missing += l.path ? 0 : 1;
-      out.push_back(b.binary + ": " + std::to_string(b.libraries.size()) + " libraries resolved like ld.so" +
-                    (missing ? ", " + std::to_string(missing) + " not found" : ""));
-    }
-    if (out.empty()) out.push_back("no CUDA toolkit or libraries found by the loader");
-  } else if (s == "pytorch") {
-    for (const auto& e : f.python.envs)
-      for (const auto& t : e.torch)
-        out.push_back("torch " + t.version.value_or("?") + (t.cuda ? " (CUDA " + *t.cuda + ")" : " (CPU)") + " in " +
-                      t.site_packages + (e.active ? " [active]" : ""));
-    if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
-  } else if (s == "libtorch") {
-    for (const auto& l : f.libtorch.installs)
-      out.push_back(l.path + " " + l.build_version.value_or("?") +
-                    (l.cxx11_abi ? (*l.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI") : ""));
-    if (out.empty()) out.push_back("no LibTorch install found");
-  } else if (s == "cpu-math") {
-    out.push_back(lib_line(f.blas.library) + (f.blas.implementation ? " = " + *f.blas.implementation : ""));
-  }
+  for (const auto& [name, lines] : kSections)
+    if (section == name) lines(f, out);
   return out;
 }
 

@@ -2,25 +2,9 @@
 
 #include <ATen/autocast_mode.h>
 
-#include "train/torch_versions.hpp"
+#include "torch_runtime/torch_versions.hpp"
 
 namespace dlready {
-
-std::optional<AmpMode> parse_amp(const std::string& s) {
-  if (s == "off") return AmpMode::off;
-  if (s == "bf16") return AmpMode::bf16;
-  if (s == "fp16") return AmpMode::fp16;
-  return std::nullopt;
-}
-
-const char* to_string(AmpMode m) {
-  switch (m) {
-    case AmpMode::off: return "off";
-    case AmpMode::bf16: return "bf16";
-    case AmpMode::fp16: return "fp16";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -9,11 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace dlready {
+#include "module_api/options.hpp"
 
-enum class AmpMode { off, bf16, fp16 };
-std::optional<AmpMode> parse_amp(const std::string& s);  // "off" | "bf16" | "fp16"
-const char* to_string(AmpMode m);
+namespace dlready {
 
 // Autocast on `device` for the guard's lifetime (nothing when mode is off); restores the previous
 // state and clears autocast's weight cache when the outermost guard ends.

@@ -22,7 +22,7 @@ std::string checksum(const std::string& bytes, size_t len) {
 
 }  // namespace
 
-std::string save_checkpoint(const std::string& path, const Checkpoint& ck) {
+Status save_checkpoint(const std::string& path, const Checkpoint& ck) {
   nlohmann::json header = {{"format", "dlready.checkpoint/1"}, {"meta", ck.meta}, {"tensors", nlohmann::json::array()}};
   std::string payload;
   for (const auto& [name, t] : ck.tensors) {

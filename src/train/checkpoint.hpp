@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/status.hpp"
 #include "train/model.hpp"
 
 namespace dlready {
@@ -16,8 +17,8 @@ struct Checkpoint {
   NamedTensors tensors; // float32, on the CPU
 };
 
-// "" on success, else what failed. Written atomically (the previous checkpoint survives a crash).
-std::string save_checkpoint(const std::string& path, const Checkpoint& ck);
+// Written atomically (the previous checkpoint survives a crash); fails naming what failed.
+Status save_checkpoint(const std::string& path, const Checkpoint& ck);
 
 struct CheckpointLoad {
   std::optional<Checkpoint> checkpoint;

@@ -36,7 +36,7 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
   return m;
 }
 
-std::string write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history) {
+Status write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history) {
   std::string out;
   for (const auto& m : history) out += to_json(m).dump() + "\n";
   return write_file_atomically(path, out);
@@ -84,7 +84,7 @@ std::string render_curves_svg(const std::vector<EpochMetrics>& h) {
   return s.str();
 }
 
-std::string write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history) {
+Status write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history) {
   return write_file_atomically(path, render_curves_svg(history));
 }
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
+
 namespace dlready {
 
 struct EpochMetrics {
@@ -21,8 +23,8 @@ nlohmann::json to_json(const EpochMetrics& m);
 EpochMetrics epoch_metrics_from_json(const nlohmann::json& j);
 
 // Both rewrite the whole file atomically from the history (so a resumed run's files are whole).
-std::string write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history);
-std::string write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history);
+Status write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history);
+Status write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history);
 std::string render_curves_svg(const std::vector<EpochMetrics>& history);
 
 // "epoch 2/5 [#######.....] 31.2k samples/s ETA 3s"

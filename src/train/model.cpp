@@ -25,13 +25,34 @@ torch::Tensor SmallCnnImpl::forward(const torch::Tensor& x) {
   return fc2(torch::relu(fc1(h.flatten(1))));
 }
 
-Optimizer::Optimizer(std::string kind, double lr, double momentum, const NamedTensors& params)
-    : kind_(std::move(kind)), lr_(lr), momentum_(momentum) {
+NamedTensors ReferenceModel::parameters() const {
+  NamedTensors params;
+  for (const auto& item : module->named_parameters()) params.emplace_back(item.key(), item.value());
+  return params;
+}
+
+ReferenceModel make_model(ModelKind kind, const torch::Device& device) {
+  ReferenceModel m;
+  if (kind == ModelKind::cnn) {
+    SmallCnn net;
+    m.module = net.ptr();
+    m.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+  } else {
+    SimpleNet net;
+    m.module = net.ptr();
+    m.forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+  }
+  m.module->to(device);
+  return m;
+}
+
+Optimizer::Optimizer(OptimizerKind kind, double lr, double momentum, const NamedTensors& params)
+    : kind_(kind), lr_(lr), momentum_(momentum) {
   torch::NoGradGuard no_grad;
   for (const auto& [name, p] : params) {
     names_.push_back(name);
     params_.push_back(p);
-    if (kind_ == "adam") {
+    if (kind_ == OptimizerKind::adam) {
       exp_avg_.push_back(torch::zeros_like(p));
       exp_avg_sq_.push_back(torch::zeros_like(p));
       // The fused kernel wants a float step counter per parameter, on the parameter's device.
@@ -44,7 +65,7 @@ Optimizer::Optimizer(std::string kind, double lr, double momentum, const NamedTe
 
 void Optimizer::step(const std::vector<torch::Tensor>& grads) {
   torch::NoGradGuard no_grad;
-  if (kind_ == "adam") {
+  if (kind_ == OptimizerKind::adam) {
     // ATen's fused Adam (one kernel per tensor list): same maths as torch.optim.Adam(fused=True),
     // which also bumps the step counters first (the kernel reads them; step 0 would divide by 0).
     at::_foreach_add_(steps_, 1);
@@ -65,7 +86,7 @@ void Optimizer::step(const std::vector<torch::Tensor>& grads) {
 NamedTensors Optimizer::state() const {
   NamedTensors out;
   for (size_t i = 0; i < names_.size(); ++i) {
-    if (kind_ == "adam") {
+    if (kind_ == OptimizerKind::adam) {
       out.emplace_back("exp_avg/" + names_[i], exp_avg_[i]);
       out.emplace_back("exp_avg_sq/" + names_[i], exp_avg_sq_[i]);
       out.emplace_back("step/" + names_[i], steps_[i]);

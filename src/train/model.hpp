@@ -2,15 +2,19 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "module_api/options.hpp"
 
 namespace dlready {
 
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
-// The seeds' SimpleNet: 784 -> 256 -> ReLU -> 10.
+// The tutorials' SimpleNet: 784 -> 256 -> ReLU -> 10.
 struct SimpleNetImpl : torch::nn::Module {
   SimpleNetImpl();
   torch::Tensor forward(const torch::Tensor& x);  // x: [B, 784] float
@@ -27,18 +31,27 @@ struct SmallCnnImpl : torch::nn::Module {
 };
 TORCH_MODULE(SmallCnn);
 
+// The model a run trains: the module (train/eval mode, device) and its forward pass.
+struct ReferenceModel {
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<torch::Tensor(const torch::Tensor&)> forward;
+  NamedTensors parameters() const;  // in registration order, named as PyTorch names them
+};
+// SimpleNet or the CNN, initialised from LibTorch's RNG (seed it first), on `device`.
+ReferenceModel make_model(ModelKind kind, const torch::Device& device);
+
 // Optimizer state keyed by parameter name so checkpoints survive LibTorch version changes.
 class Optimizer {
  public:
-  Optimizer(std::string kind, double lr, double momentum, const NamedTensors& params);
+  Optimizer(OptimizerKind kind, double lr, double momentum, const NamedTensors& params);
   // One update from the given gradients (same order as the parameters).
   void step(const std::vector<torch::Tensor>& grads);
   NamedTensors state() const;                 // "exp_avg/<param>", "exp_avg_sq/<param>", "step/<param>", ...
   void load_state(const NamedTensors& saved);  // throws std::runtime_error naming what is missing
-  const std::string& kind() const { return kind_; }
+  OptimizerKind kind() const { return kind_; }
 
  private:
-  std::string kind_;
+  OptimizerKind kind_;
   double lr_, momentum_;
   std::vector<std::string> names_;
   std::vector<torch::Tensor> params_, exp_avg_, exp_avg_sq_, steps_, momentum_buf_;

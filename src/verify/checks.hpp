@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "torch_runtime/numeric.hpp"
+
 namespace dlready {
 
 enum class CheckStatus { pass, warn, fail, skipped };
@@ -40,9 +42,6 @@ std::vector<Check> check_registry();
 // Runs one check: SKIPPED with the reason when it does not apply; an exception is a FAIL that
 // quotes it.
 CheckResult run_check(const Check& check, const CheckContext& ctx);
-
-// max |got - ref| / max |ref| (ref in float64 on the CPU), the error measure of the checks.
-double max_relative_error(const torch::Tensor& got, const torch::Tensor& ref);
 
 // The checks by group (each file adds its own).
 void add_compute_checks(std::vector<Check>& out);

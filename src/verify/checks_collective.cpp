@@ -6,7 +6,7 @@
 #include <future>
 #include <thread>
 
-#include "dist/process_group.hpp"
+#include "torch_runtime/process_group.hpp"
 #include "verify/checks.hpp"
 
 namespace dlready {

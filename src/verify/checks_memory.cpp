@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "verify/checks.hpp"
-#include "verify/cuda_support.hpp"
+#include "torch_runtime/cuda_support.hpp"
 
 namespace dlready {
 namespace {

@@ -1,12 +1,10 @@
-// dlready_verify_main: runs the check registry on the requested devices and ends with READY /
-// NOT READY. The doctor runs first (it must probe the driver before CUDA is initialised here) so
-// an unusable CUDA is explained in its words.
+#include "verify/verify_main.hpp"
+
 #include <cstdio>
 #include <iostream>
 
-#include "train/device_choice.hpp"
+#include "torch_runtime/device_choice.hpp"
 #include "verify/checks.hpp"
-#include "verify/verify_options.hpp"
 
 namespace dlready {
 namespace {
@@ -26,38 +24,62 @@ const char* mark(CheckStatus s) {
   return "?";
 }
 
+// The devices the request names on this machine, and why the request cannot be met, if so.
+struct DevicePlan {
+  std::vector<torch::Device> devices;
+  std::string problem;
+  std::string doctor;  // the doctor's explanation when CUDA was wanted
+  bool cuda_usable = false;
+  int cuda_count = 0;
+};
+
+DevicePlan plan_devices(const VerifyOptions& o) {
+  DevicePlan p;
+  bool want_cpu = o.device == "all" || o.device == "cpu";
+  bool want_cuda = o.device != "cpu";
+  p.doctor = want_cuda ? doctor_explanation() : "";
+  p.cuda_usable = want_cuda && torch::cuda::is_available() && torch::cuda::device_count() > 0;
+  p.cuda_count = p.cuda_usable ? static_cast<int>(torch::cuda::device_count()) : 0;
+  if (want_cpu) p.devices.emplace_back(torch::kCPU);
+  if (o.device == "all" || o.device == "cuda") {
+    for (int i = 0; i < p.cuda_count; ++i) p.devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
+    if (!p.cuda_usable && o.device == "cuda") p.problem = "CUDA is not usable: " + p.doctor;
+  } else if (o.device != "cpu") {
+    auto choice = choose_device(o.device, p.doctor);
+    if (choice.device) p.devices.push_back(*choice.device);
+    else p.problem = choice.why;
+  }
+  return p;
+}
+
+nlohmann::json verify_json(const VerifyOptions& o, const DevicePlan& p, const std::vector<DeviceRun>& runs,
+                           bool ready, const std::string& summary) {
+  nlohmann::json devs = nlohmann::json::array();
+  for (const auto& run : runs) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& [check, r] : run.results)
+      checks.push_back({{"id", check->id}, {"title", check->title}, {"status", to_string(r.status)},
+                        {"detail", r.detail}, {"data", r.data}});
+    devs.push_back({{"device", run.device}, {"checks", checks}});
+  }
+  return {{"schema", "dlready.verify/1"}, {"level", o.level}, {"ready", ready}, {"summary", summary},
+          {"cuda", {{"usable", p.cuda_usable}, {"devices", p.cuda_count},
+                    {"explanation", p.cuda_usable ? "" : p.doctor}}},
+          {"devices", devs}};
+}
+
 }  // namespace
-}  // namespace dlready
 
-extern "C" int dlready_verify_main(const dlready::VerifyOptions* opt) {
-  using namespace dlready;
-  const VerifyOptions& o = *opt;
+ExitCode run_verify_command(const VerifyOptions& o) {
   try {
-    bool want_cpu = o.device == "all" || o.device == "cpu";
-    bool want_cuda = o.device != "cpu";
-    std::string doctor = want_cuda ? doctor_explanation() : "";
-    bool cuda_usable = want_cuda && torch::cuda::is_available() && torch::cuda::device_count() > 0;
-    int cuda_count = cuda_usable ? static_cast<int>(torch::cuda::device_count()) : 0;
-
-    std::vector<torch::Device> devices;
-    std::string problem;  // why the request cannot be met at all
-    if (want_cpu) devices.emplace_back(torch::kCPU);
-    if (o.device == "all" || o.device == "cuda") {
-      for (int i = 0; i < cuda_count; ++i) devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
-      if (!cuda_usable && o.device == "cuda") problem = "CUDA is not usable: " + doctor;
-    } else if (o.device != "cpu") {
-      auto choice = choose_device(o.device, doctor);
-      if (choice.device) devices.push_back(*choice.device);
-      else problem = choice.why;
-    }
-
+    auto plan = plan_devices(o);
     std::vector<DeviceRun> runs;
     auto registry = check_registry();
     std::FILE* human = o.json ? stderr : stdout;
     std::fprintf(human, "dlready verify (level %s)\n", o.level.c_str());
     bool any_fail = false;
-    for (const auto& d : devices) {
-      CheckContext ctx{d, o.level == "full", cuda_count};
+    for (const auto& d : plan.devices) {
+      CheckContext ctx{d, o.level == "full", plan.cuda_count};
       DeviceRun run{d.str(), {}};
       std::fprintf(human, "%s\n", d.str().c_str());
       for (const auto& check : registry) {
@@ -70,38 +92,26 @@ extern "C" int dlready_verify_main(const dlready::VerifyOptions* opt) {
       runs.push_back(std::move(run));
     }
     std::string cuda_note;
-    if (want_cuda && !cuda_usable) {
-      cuda_note = "CUDA not usable: " + doctor + "; see dlready doctor";
+    if (o.device != "cpu" && !plan.cuda_usable) {
+      cuda_note = "CUDA not usable: " + plan.doctor + "; see dlready doctor";
       std::fprintf(human, "cuda\n  %s\n", cuda_note.c_str());
     }
-    bool ready = problem.empty() && !devices.empty() && !any_fail;
+    bool ready = plan.problem.empty() && !plan.devices.empty() && !any_fail;
     std::string summary;
-    if (!problem.empty()) summary = "NOT READY: " + problem;
+    if (!plan.problem.empty()) summary = "NOT READY: " + plan.problem;
     else if (any_fail) summary = "NOT READY: a check failed (see FAIL above)";
     else {
       summary = "READY: every check passed on";
-      for (const auto& d : devices) summary += " " + d.str();
+      for (const auto& d : plan.devices) summary += " " + d.str();
       if (!cuda_note.empty() && o.device == "all") summary += " (" + cuda_note + ")";
     }
     std::fprintf(human, "%s\n", summary.c_str());
-
-    if (o.json) {
-      nlohmann::json devs = nlohmann::json::array();
-      for (const auto& run : runs) {
-        nlohmann::json checks = nlohmann::json::array();
-        for (const auto& [check, r] : run.results)
-          checks.push_back({{"id", check->id}, {"title", check->title}, {"status", to_string(r.status)},
-                            {"detail", r.detail}, {"data", r.data}});
-        devs.push_back({{"device", run.device}, {"checks", checks}});
-      }
-      nlohmann::json j = {{"schema", "dlready.verify/1"}, {"level", o.level}, {"ready", ready}, {"summary", summary},
-                          {"cuda", {{"usable", cuda_usable}, {"devices", cuda_count}, {"explanation", cuda_usable ? "" : doctor}}},
-                          {"devices", devs}};
-      std::cout << j.dump(2) << std::endl;
-    }
-    return ready ? kVerifyReady : kVerifyNotReady;
+    if (o.json) std::cout << verify_json(o, plan, runs, ready, summary).dump(2) << std::endl;
+    return ready ? ExitCode::ok : ExitCode::failed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready verify: %s\nNOT READY\n", e.what());
-    return kVerifyNotReady;
+    return ExitCode::failed;
   }
 }
+
+}  // namespace dlready

@@ -86,3 +86,18 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   m->free = m->total - m->used;
   return 0;
 }
+
+typedef struct {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+} nvmlPciInfo_t;
+/* The same bus id the fake libcuda reports for the device. */
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
+  long i = idx(d);
+  memset(pci, 0, sizeof *pci);
+  pci->bus = (unsigned)(i + 1);
+  snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02lX:00.0", i + 1);
+  snprintf(pci->busId, sizeof pci->busId, "00000000:%02lX:00.0", i + 1);
+  return 0;
+}

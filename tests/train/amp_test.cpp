@@ -66,19 +66,19 @@ TEST(Amp, Bf16TrainingReachesFp32AccuracyWithinOnePoint) {
   auto ds = load_mnist(dir);
   if (!ds.dataset) GTEST_SKIP() << ds.error;
   Fixture f;
-  auto run = [&](const std::string& amp) {
+  auto run = [&](AmpMode amp) {
     TrainOptions o;
-    o.out = f.root + "/" + amp;
+    o.out = f.root + "/" + to_string(amp);
     o.epochs = 2;
     o.limit_train = 12000;
     o.progress = false;
-    o.engine = "autograd";
+    o.engine = Engine::autograd;
     o.amp = amp;
     auto r = train(o, to_tensors(*ds.dataset, o.limit_train, torch::kCPU), torch::kCPU, {});
-    EXPECT_EQ(r.status, kTrainOk) << r.error;
+    EXPECT_EQ(r.status, ExitCode::ok) << r.error;
     return r.test_acc;
   };
-  double fp32 = run("off"), bf16 = run("bf16");
+  double fp32 = run(AmpMode::off), bf16 = run(AmpMode::bf16);
   EXPECT_GT(fp32, 0.80);
   EXPECT_NEAR(bf16, fp32, 0.01) << "bf16 " << bf16 << " vs fp32 " << fp32 << " (stated margin: 1 point)";
 }
@@ -88,13 +88,13 @@ TEST(Amp, Fp16OnTheCpuAndFusedWithAmpAreRefused) {
   Fixture f;
   TrainOptions o;
   o.out = f.root + "/r";
-  o.amp = "fp16";
+  o.amp = AmpMode::fp16;
   auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  EXPECT_EQ(r.status, kTrainBadArgs);
+  EXPECT_EQ(r.status, ExitCode::usage);
   EXPECT_NE(r.error.find("--amp bf16"), std::string::npos) << r.error;
-  o.amp = "bf16", o.engine = "fused";
+  o.amp = AmpMode::bf16, o.engine = Engine::fused;
   r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  EXPECT_EQ(r.status, kTrainBadArgs);
+  EXPECT_EQ(r.status, ExitCode::usage);
 }
 
 class OomRecovery : public ::testing::TestWithParam<std::string> {};
@@ -105,11 +105,11 @@ TEST_P(OomRecovery, MicroBatchesGiveTheFullBatchResult) {
   TrainOptions o;
   o.epochs = 2;
   o.progress = false;
-  o.engine = GetParam();
+  o.engine = *parse_engine(GetParam());
   o.out = f.root + "/normal";
   auto data = to_tensors(ds, 0, torch::kCPU);
   auto normal = train(o, data, torch::kCPU, {});
-  ASSERT_EQ(normal.status, kTrainOk) << normal.error;
+  ASSERT_EQ(normal.status, ExitCode::ok) << normal.error;
 
   // Device memory "holds" 16 samples: anything larger fails at the step boundary.
   std::vector<std::string> lines;
@@ -120,7 +120,7 @@ TEST_P(OomRecovery, MicroBatchesGiveTheFullBatchResult) {
   };
   o.out = f.root + "/oom";
   auto oom = train(o, data, torch::kCPU, h);
-  ASSERT_EQ(oom.status, kTrainOk) << oom.error;
+  ASSERT_EQ(oom.status, ExitCode::ok) << oom.error;
   EXPECT_EQ(oom.micro_batches, 4);
   int told = 0;
   for (const auto& l : lines)

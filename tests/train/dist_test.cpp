@@ -14,7 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "dist/data_parallel.hpp"
+#include "distributed/data_parallel.hpp"
+#include "train/batches.hpp"
 #include "fixture.hpp"
 #include "checkpoint_params.hpp"
 #include "train/checkpoint.hpp"

@@ -25,7 +25,7 @@ TEST(Gpu, TrainsOnCudaAndMatchesCpuWithinTolerance) {
   auto dir = std::filesystem::temp_directory_path() / "dlready-gpu-test";
   auto cpu = run(torch::kCPU, (dir / "cpu").string());
   auto gpu = run(torch::Device(torch::kCUDA, 0), (dir / "gpu").string());
-  ASSERT_EQ(gpu.status, kTrainOk) << gpu.error;
+  ASSERT_EQ(gpu.status, ExitCode::ok) << gpu.error;
   EXPECT_NEAR(gpu.history.back().train_loss, cpu.history.back().train_loss, 1e-3);
   EXPECT_GT(gpu.test_acc, 0.9);
   remove_tree(dir.string());
@@ -41,7 +41,7 @@ TEST(Gpu, RealFashionMnistOnCuda) {
   o.progress = false;
   torch::Device d(torch::kCUDA, 0);
   auto r = train(o, to_tensors(*ds.dataset, 0, d), d, {});
-  ASSERT_EQ(r.status, kTrainOk) << r.error;
+  ASSERT_EQ(r.status, ExitCode::ok) << r.error;
   EXPECT_GE(r.test_acc, 0.84);
 }
 
@@ -66,7 +66,7 @@ TEST(GpuAmp, CudaGraphsMatchEagerTraining) {
   if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
   auto eager = gpu_run("eager", [](TrainOptions&) {});
   auto graphs = gpu_run("graphs", [](TrainOptions& o) { o.cuda_graphs = true; });
-  ASSERT_EQ(graphs.status, kTrainOk) << graphs.error;
+  ASSERT_EQ(graphs.status, ExitCode::ok) << graphs.error;
   EXPECT_NEAR(graphs.history.back().train_loss, eager.history.back().train_loss, 1e-4);
   EXPECT_NEAR(graphs.test_acc, eager.test_acc, 0.01);
   EXPECT_GT(graphs.history.back().device_peak_mib, 0) << "device memory is reported";
@@ -78,11 +78,11 @@ TEST(GpuAmp, CudaGraphsMatchEagerTraining) {
 
 TEST(GpuAmp, Fp16WithLossScalingAndBf16Train) {
   if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
-  auto fp32 = gpu_run("fp32", [](TrainOptions& o) { o.engine = "autograd"; });
-  auto fp16 = gpu_run("fp16", [](TrainOptions& o) { o.amp = "fp16"; });
-  auto bf16 = gpu_run("bf16", [](TrainOptions& o) { o.amp = "bf16"; });
-  ASSERT_EQ(fp16.status, kTrainOk) << fp16.error;
-  ASSERT_EQ(bf16.status, kTrainOk) << bf16.error;
+  auto fp32 = gpu_run("fp32", [](TrainOptions& o) { o.engine = Engine::autograd; });
+  auto fp16 = gpu_run("fp16", [](TrainOptions& o) { o.amp = AmpMode::fp16; });
+  auto bf16 = gpu_run("bf16", [](TrainOptions& o) { o.amp = AmpMode::bf16; });
+  ASSERT_EQ(fp16.status, ExitCode::ok) << fp16.error;
+  ASSERT_EQ(bf16.status, ExitCode::ok) << bf16.error;
   EXPECT_GT(fp16.loss_scale, 0);
   EXPECT_NEAR(fp16.test_acc, fp32.test_acc, 0.02);
   EXPECT_NEAR(bf16.test_acc, fp32.test_acc, 0.02);

@@ -38,7 +38,7 @@ std::vector<float> losses_of(const TrainOptions& o, const MnistDataset& ds, int 
   };
   at::set_num_threads(1);
   auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, h);
-  EXPECT_EQ(r.status, kTrainOk) << r.error;
+  EXPECT_EQ(r.status, ExitCode::ok) << r.error;
   return losses;
 }
 
@@ -47,7 +47,7 @@ TEST(Train, FusedStepMatchesAutogradAndTorchOptimAdam) {
   Fixture f;
   auto ds = synthetic_dataset(640, 100);
   auto o = quick(f.root + "/run");
-  o.engine = "fused";
+  o.engine = Engine::fused;
   auto fused = losses_of(o, ds);
 
   // Independent reference: torch::nn + autograd + torch::optim::Adam on the same batches.
@@ -78,9 +78,9 @@ TEST(Train, AutogradEngineEqualsFusedEngine) {
   Fixture f;
   auto ds = synthetic_dataset(640, 100);
   auto a = quick(f.root + "/a");
-  a.engine = "autograd";
+  a.engine = Engine::autograd;
   auto b = quick(f.root + "/b");
-  b.engine = "fused";
+  b.engine = Engine::fused;
   auto la = losses_of(a, ds), lb = losses_of(b, ds);
   ASSERT_EQ(la.size(), lb.size());
   for (size_t i = 0; i < la.size(); ++i) EXPECT_NEAR(la[i], lb[i], 1e-5) << i;
@@ -103,18 +103,18 @@ TEST(Train, SgdAndCnnTrain) {
   Fixture f;
   auto ds = synthetic_dataset(640, 200);
   auto o = quick(f.root + "/sgd");
-  o.optimizer = "sgd";
+  o.optimizer = OptimizerKind::sgd;
   o.lr = 0.05;
   o.momentum = 0.9;
   o.epochs = 2;
   at::set_num_threads(1);
   auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  ASSERT_EQ(r.status, kTrainOk) << r.error;
+  ASSERT_EQ(r.status, ExitCode::ok) << r.error;
   EXPECT_GT(r.test_acc, 0.9);
   auto c = quick(f.root + "/cnn");
-  c.model = "cnn";
+  c.model = ModelKind::cnn;
   auto rc = train(c, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  ASSERT_EQ(rc.status, kTrainOk) << rc.error;
+  ASSERT_EQ(rc.status, ExitCode::ok) << rc.error;
   EXPECT_GT(rc.test_acc, 0.5);
   EXPECT_EQ(rc.confusion.size(), 100u);
 }
@@ -124,23 +124,23 @@ TEST(Train, NanLossStopsAndKeepsTheLastGoodCheckpoint) {
   auto ds = synthetic_dataset(640, 100);
   auto o = quick(f.root + "/run");
   at::set_num_threads(1);
-  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, kTrainOk);
+  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, ExitCode::ok);
   auto good = load_checkpoint(o.out + "/checkpoint.dlr");
   ASSERT_TRUE(good.checkpoint);
   // Poison the data: a NaN can only come from the maths, so feed labels through a huge lr.
   o.resume = true;
   o.epochs = 2;
-  o.optimizer = "adam";
+  o.optimizer = OptimizerKind::adam;
   TrainOptions bad = o;
   bad.lr = 1e30;
   auto r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
   // lr is part of the run identity: resuming with another lr is refused before any step.
-  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_EQ(r.status, ExitCode::failed);
   EXPECT_NE(r.error.find("lr"), std::string::npos) << r.error;
   bad.resume = false;
   bad.out = f.root + "/bad";
   r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_EQ(r.status, ExitCode::failed);
   EXPECT_NE(r.error.find("nan"), std::string::npos) << r.error;
   EXPECT_FALSE(std::filesystem::exists(bad.out + "/checkpoint.dlr")) << "no checkpoint of a NaN model";
   // Checkpoints every step: the run stops at the first step whose state is not finite, and any
@@ -148,7 +148,7 @@ TEST(Train, NanLossStopsAndKeepsTheLastGoodCheckpoint) {
   bad.out = f.root + "/bad-steps";
   bad.checkpoint_every = 1;
   r = train(bad, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_EQ(r.status, ExitCode::failed);
   EXPECT_NE(r.error.find("inf/NaN by step"), std::string::npos) << r.error;
   if (std::filesystem::exists(bad.out + "/checkpoint.dlr")) {
     auto kept = load_checkpoint(bad.out + "/checkpoint.dlr");
@@ -164,7 +164,7 @@ TEST(Checkpoint, TornTamperedAndGarbageAreRefused) {
   ck.meta = {{"epoch", 1}};
   ck.tensors = {{"w", torch::arange(12, torch::kFloat).view({3, 4})}};
   std::string path = f.root + "/c.dlr";
-  ASSERT_EQ(save_checkpoint(path, ck), "");
+  ASSERT_TRUE(save_checkpoint(path, ck).ok());
   auto ok = load_checkpoint(path);
   ASSERT_TRUE(ok.checkpoint) << ok.error;
   EXPECT_TRUE(torch::equal(ok.checkpoint->tensors[0].second, ck.tensors[0].second));
@@ -184,7 +184,7 @@ TEST(Checkpoint, ResumeRefusesATamperedFileAndLeavesIt) {
   auto ds = synthetic_dataset(320, 50);
   auto o = quick(f.root + "/run");
   at::set_num_threads(1);
-  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, kTrainOk);
+  ASSERT_EQ(train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {}).status, ExitCode::ok);
   std::string path = o.out + "/checkpoint.dlr";
   {
     std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -195,7 +195,7 @@ TEST(Checkpoint, ResumeRefusesATamperedFileAndLeavesIt) {
   o.resume = true;
   o.epochs = 2;
   auto r = train(o, to_tensors(ds, 0, torch::kCPU), torch::kCPU, {});
-  EXPECT_EQ(r.status, kTrainFailed);
+  EXPECT_EQ(r.status, ExitCode::failed);
   EXPECT_NE(r.error.find("checksum mismatch"), std::string::npos) << r.error;
   EXPECT_EQ(std::filesystem::file_size(path), before);
 }
@@ -295,7 +295,7 @@ TEST(TrainCli, SigtermCheckpointsAtTheNextStepAndResumeFinishesTheRun) {
   int st = 0;
   ::waitpid(pid, &st, 0);
   ASSERT_TRUE(WIFEXITED(st)) << "SIGTERM must not kill the run: " << command_output("cat " + f.root + "/b.log");
-  ASSERT_EQ(WEXITSTATUS(st), kTrainInterrupted) << command_output("cat " + f.root + "/b.log");
+  ASSERT_EQ(WEXITSTATUS(st), to_int(ExitCode::interrupted)) << command_output("cat " + f.root + "/b.log");
   EXPECT_NE(command_output("cat " + f.root + "/b.log").find("--resume"), std::string::npos);
   auto stopped = load_checkpoint(b + "/checkpoint.dlr");
   ASSERT_TRUE(stopped.checkpoint) << stopped.error;
@@ -334,7 +334,7 @@ TEST(TrainCli, LoaderFailureIsExplainedNotFatal) {
   std::string out_file = f.root + "/out.txt";
   int rc = WEXITSTATUS(std::system(("DLREADY_TRAIN_MODULE=" + f.root + "/libdlready_train.so " + DLREADY_BINARY +
                                     " train > " + out_file + " 2>&1").c_str()));
-  EXPECT_EQ(rc, kTrainCannotLoad);
+  EXPECT_EQ(rc, to_int(ExitCode::cannot_load));
   std::ifstream in(out_file);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(s.find("cannot load the LibTorch module"), std::string::npos) << s;
@@ -348,7 +348,7 @@ TEST(TrainCli, BadDataAndBadFlags) {
   f.mkdir("/empty");
   std::string out = f.root + "/o.txt";
   int rc = WEXITSTATUS(std::system((std::string(DLREADY_BINARY) + " train --data " + f.root + "/empty > " + out + " 2>&1").c_str()));
-  EXPECT_EQ(rc, kTrainFailed);
+  EXPECT_EQ(rc, to_int(ExitCode::failed));
   std::ifstream in(out);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(s.find("no train-images-idx3-ubyte"), std::string::npos) << s;

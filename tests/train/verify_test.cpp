@@ -12,7 +12,8 @@
 #include "bench/train_bench.hpp"
 #include "fixture.hpp"
 #include "verify/checks.hpp"
-#include "verify/verify_options.hpp"
+#include "core/exit_code.hpp"
+#include "module_api/options.hpp"
 
 namespace dlready::test {
 namespace {
@@ -187,7 +188,7 @@ TEST(VerifyCli, ReadyOnTheCpuAndExplainsCuda) {
     EXPECT_FALSE(j.at("cuda").at("explanation").get<std::string>().empty());
     EXPECT_NE(j.at("summary").get<std::string>().find("CUDA not usable"), std::string::npos);
   }
-  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " verify --device cpu"), kVerifyReady);
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " verify --device cpu"), to_int(ExitCode::ok));
 }
 
 TEST(VerifyCli, AskingForCudaWithoutItIsNotReadyWithTheDoctorsReason) {
@@ -202,7 +203,7 @@ TEST(VerifyCli, BadArgumentsAreExitStatus2) {
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " verify --level extreme"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench flops"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --sizes 8"), 2);
-  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --device tpu"), kBenchFailed);
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --device tpu"), to_int(ExitCode::failed));
 }
 
 TEST(LaunchFloor, IsACudaMeasurementAndSaysSo) {

@@ -1,0 +1,51 @@
+# The LibTorch layers (docs/architecture.md): torch_runtime is the floor; train, verify and
+# distributed stand on it; bench also on train (it measures the training step); module, on top,
+# holds the one exported entry point.
+dlready_layer(dlready_torch_runtime torch_runtime
+  src/torch_runtime/device_choice.cpp src/torch_runtime/cuda_support.cpp src/torch_runtime/numeric.cpp
+  src/torch_runtime/measure.cpp src/torch_runtime/cuda_graph.cpp src/torch_runtime/process_group.cpp)
+target_link_libraries(dlready_torch_runtime PUBLIC dlready_doctor ${TORCH_LIBRARIES})
+# c10d's Gloo process group: the wheel ships no gloo headers; third_party/gloo-headers supplies
+# the declarations (see its README: headers only, the wheel's gloo inside libtorch_cpu runs).
+set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES
+                            INCLUDE_DIRECTORIES "${PROJECT_SOURCE_DIR}/third_party/gloo-headers")
+# NCCL: the nccl.h of the nvidia-nccl wheel next to torch, the same NCCL the wheel loads
+# (its NCCL_HAS_* macros shape ProcessGroupNCCL's options).
+get_filename_component(_dlready_site "${Torch_DIR}/../../../.." ABSOLUTE)
+find_path(DLREADY_NCCL_INCLUDE nccl.h HINTS "${_dlready_site}/nvidia/nccl/include" NO_DEFAULT_PATH)
+if(DLREADY_NCCL_INCLUDE AND TARGET torch_cuda)
+  message(STATUS "dlready: NCCL headers at ${DLREADY_NCCL_INCLUDE}: NCCL process groups enabled")
+  set_property(SOURCE src/torch_runtime/process_group.cpp APPEND PROPERTY INCLUDE_DIRECTORIES "${DLREADY_NCCL_INCLUDE}")
+  set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES COMPILE_DEFINITIONS DLREADY_HAVE_NCCL=1)
+else()
+  message(STATUS "dlready: no nccl.h next to torch (or a CPU-only LibTorch): NCCL process groups disabled")
+  set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES COMPILE_DEFINITIONS DLREADY_HAVE_NCCL=0)
+endif()
+
+dlready_layer(dlready_train train
+  src/train/model.cpp src/train/amp.cpp src/train/stop_signal.cpp src/train/checkpoint.cpp src/train/metrics.cpp
+  src/train/batches.cpp src/train/run_state.cpp src/train/resume.cpp src/train/fused_mlp_step.cpp
+  src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp
+  src/train/stop_protocol.cpp src/train/trainer.cpp)
+target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api ${DLREADY_SODIUM})
+dlready_layer(dlready_verify verify
+  src/verify/registry.cpp src/verify/checks_compute.cpp src/verify/checks_memory.cpp
+  src/verify/checks_collective.cpp src/verify/verify_main.cpp)
+target_link_libraries(dlready_verify PUBLIC dlready_torch_runtime dlready_module_api)
+dlready_layer(dlready_distributed distributed src/distributed/data_parallel.cpp)
+target_link_libraries(dlready_distributed PUBLIC dlready_torch_runtime dlready_launch)
+dlready_layer(dlready_bench bench
+  src/bench/cpu_peak.cpp src/bench/gemm_bench.cpp src/bench/copy_bench.cpp src/bench/train_bench.cpp
+  src/bench/launch_floor.cpp src/bench/bench_report.cpp src/bench/bench_main.cpp)
+target_link_libraries(dlready_bench PUBLIC dlready_train dlready_module_api)
+dlready_layer(dlready_module module src/module/train_entry.cpp src/module/module_entry.cpp)
+target_link_libraries(dlready_module PUBLIC dlready_train dlready_verify dlready_bench dlready_distributed)
+
+# Every LibTorch layer, for the tests.
+add_library(dlready_torch_layers INTERFACE)
+target_link_libraries(dlready_torch_layers INTERFACE dlready_module)
+
+add_library(dlready_train_module MODULE src/module/exports.cpp)
+set_target_properties(dlready_train_module PROPERTIES OUTPUT_NAME dlready_train)
+target_link_libraries(dlready_train_module PRIVATE dlready_module)
+add_dependencies(dlready dlready_train_module)

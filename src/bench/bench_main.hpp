@@ -1,0 +1,12 @@
+// `dlready bench` in the module: GEMM, copy and training throughput on one device, and the
+// launch-bound floor of the training step, as a table and as JSON (schema dlready.bench/1). Every
+// figure is a median from the recipe in torch_runtime/measure.hpp.
+#pragma once
+#include "core/exit_code.hpp"
+#include "module_api/options.hpp"
+
+namespace dlready {
+
+ExitCode run_bench_command(const BenchOptions& o);
+
+}  // namespace dlready

@@ -1,0 +1,28 @@
+// The doctor's whole sequence — gather the facts, apply the rules — written once for every command
+// that needs the doctor's view of this machine (doctor, snapshot, and the LibTorch commands that
+// explain why CUDA cannot be used or why the module does not load).
+#pragma once
+#include <string>
+
+#include "core/facts.hpp"
+#include "core/findings.hpp"
+#include "probe/gather.hpp"
+
+namespace dlready {
+
+struct Examination {
+  Facts facts;
+  Report report;
+  std::string error;  // the facts could not be gathered (unreadable --root, unknown --user): nothing else holds
+};
+
+// Probes the driver in child processes: call it before CUDA is initialised in this process.
+Examination examine(const GatherOptions& options);
+// This machine as the running process sees it (its environment, /).
+Examination examine_this_machine();
+
+// The error findings as one line ("title [id]; title [id]"), or why the doctor could not run, or
+// `none` when it found no error.
+std::string error_findings_line(const Examination& e, const std::string& none);
+
+}  // namespace dlready

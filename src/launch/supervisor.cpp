@@ -1,0 +1,266 @@
+#include "launch/supervisor.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "launch/dist_env.hpp"
+
+namespace dlready {
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // our own stdout/stderr is gone: nothing left to tell
+    off += static_cast<size_t>(n);
+  }
+}
+
+// Forwards whole lines from buf to fd with the rank prefix; flush=true also sends a last partial line.
+void emit_lines(int fd, int rank, std::string& buf, bool flush) {
+  std::string prefix = "[rank " + std::to_string(rank) + "] ";
+  size_t start = 0, nl;
+  while ((nl = buf.find('\n', start)) != std::string::npos) {
+    write_all(fd, prefix + buf.substr(start, nl - start + 1));
+    start = nl + 1;
+  }
+  buf.erase(0, start);
+  if (flush && !buf.empty()) {
+    write_all(fd, prefix + buf + "\n");
+    buf.clear();
+  }
+}
+
+std::string describe(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int s = WTERMSIG(status);
+    return "was killed by signal " + std::to_string(s) + " (" + ::strsignal(s) + ")";
+  }
+  return "stopped";
+}
+
+int exit_code(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+void signal_process_group(pid_t pid, int sig) {
+  if (::kill(-pid, sig) != 0) ::kill(pid, sig);  // the group, else the process alone (already gone: ESRCH)
+}
+
+// In the child, between fork and exec: its own process group, the pipes, the torchrun environment.
+[[noreturn]] void exec_rank(const LaunchOptions& o, const std::vector<std::pair<std::string, std::string>>& env,
+                            const sigset_t& old_mask, int out, int err) {
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  ::setpgid(0, 0);  // its own process group: a signal reaches the rank and everything it started
+  if (::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(127);
+  for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+  // Like torchrun: one intra-op thread per rank unless the user chose, so N ranks do not
+  // oversubscribe the cores.
+  if (o.nproc_per_node > 1) ::setenv("OMP_NUM_THREADS", "1", 0);
+  std::vector<std::string> args = o.command;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  std::fprintf(stderr, "dlready launch: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+}  // namespace
+
+Supervisor::Supervisor(const LaunchOptions& o) : o_(o) {}
+
+Supervisor::~Supervisor() {
+  for (auto& r : ranks_) {
+    if (r.out >= 0) emit_lines(STDOUT_FILENO, r.global, r.out_buf, true), ::close(r.out);
+    if (r.err >= 0) emit_lines(STDERR_FILENO, r.global, r.err_buf, true), ::close(r.err);
+  }
+  if (sfd_ >= 0) ::close(sfd_);
+  if (mask_set_) ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+Status Supervisor::init() {
+  sigemptyset(&mask_);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask_, s);
+  if (::sigprocmask(SIG_BLOCK, &mask_, &old_mask_) != 0)
+    return Status::failure(std::string("cannot block signals (sigprocmask): ") + std::strerror(errno));
+  mask_set_ = true;
+  sfd_ = ::signalfd(-1, &mask_, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd_ < 0)  // without it Ctrl-C would be swallowed: refuse to start rather than run deaf
+    return Status::failure(std::string("cannot receive signals (signalfd): ") + std::strerror(errno));
+  return {};
+}
+
+pid_t Supervisor::spawn(Rank& r) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return -1;
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    return -1;
+  }
+  int world = o_.nnodes * o_.nproc_per_node;
+  auto env = torchrun_environment(r.global, world, r.local, o_.nproc_per_node, o_.node_rank, o_.master_addr,
+                                  o_.master_port);
+  pid_t pid = ::fork();
+  if (pid == 0) exec_rank(o_, {env.begin(), env.end()}, old_mask_, out[1], err[1]);
+  if (pid > 0) ::setpgid(pid, pid);  // also here, so no signal can race the child's own call
+  ::close(out[1]), ::close(err[1]);
+  if (pid < 0) {
+    ::close(out[0]), ::close(err[0]);
+    return -1;
+  }
+  r.out = out[0], r.err = err[0];
+  return pid;
+}
+
+bool Supervisor::start_ranks() {
+  ranks_.resize(static_cast<size_t>(o_.nproc_per_node));
+  for (int i = 0; i < o_.nproc_per_node; ++i) {
+    auto& r = ranks_[static_cast<size_t>(i)];
+    r.local = i;
+    r.global = o_.node_rank * o_.nproc_per_node + i;
+    r.pid = spawn(r);
+    r.running = r.pid > 0;
+    if (!r.running) {
+      std::fprintf(stderr, "dlready launch: cannot start rank %d: %s\n", r.global, std::strerror(errno));
+      ranks_.resize(static_cast<size_t>(i));
+      stop_all("a rank could not start");
+      result_ = 2;
+      return false;
+    }
+  }
+  return true;
+}
+
+void Supervisor::stop_all(const std::string& why) {
+  if (stopping_) return;
+  stopping_ = true;
+  kill_at_ = Clock::now() + std::chrono::seconds(o_.grace_seconds);
+  int n = 0;
+  for (auto& q : ranks_)
+    if (q.running) signal_process_group(q.pid, SIGTERM), ++n;
+  if (n) std::fprintf(stderr, "dlready launch: %s; stopping the other %d rank(s)\n", why.c_str(), n);
+  else std::fprintf(stderr, "dlready launch: %s\n", why.c_str());
+}
+
+void Supervisor::on_signals() {
+  signalfd_siginfo si;
+  while (::read(sfd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+    if (si.ssi_signo == SIGCHLD) continue;  // reaped below
+    int sig = static_cast<int>(si.ssi_signo);
+    if (stopping_) {  // a second interrupt: no more waiting
+      for (auto& q : ranks_)
+        if (q.running) signal_process_group(q.pid, SIGKILL);
+      continue;
+    }
+    std::fprintf(stderr, "dlready launch: got %s, forwarding it to every rank\n", ::strsignal(sig));
+    for (auto& q : ranks_)
+      if (q.running) signal_process_group(q.pid, sig);
+    stopping_ = true;
+    kill_at_ = Clock::now() + std::chrono::seconds(o_.grace_seconds);
+    if (result_ == 0) result_ = 128 + sig;
+  }
+}
+
+void Supervisor::pump(Rank& r, int& fd, std::string& buf, int dest) {
+  if (fd < 0) return;
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) return;
+  char chunk[65536];
+  ssize_t n = ::read(fd, chunk, sizeof chunk);
+  if (n > 0) {
+    buf.append(chunk, static_cast<size_t>(n));
+    emit_lines(dest, r.global, buf, false);
+  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+    emit_lines(dest, r.global, buf, true);
+    ::close(fd);
+    fd = -1;
+  }
+}
+
+void Supervisor::pump_output() {
+  for (auto& r : ranks_) {
+    pump(r, r.out, r.out_buf, STDOUT_FILENO);
+    pump(r, r.err, r.err_buf, STDERR_FILENO);
+  }
+}
+
+void Supervisor::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    for (auto& r : ranks_) {
+      if (r.pid != pid) continue;
+      r.running = false;
+      bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+      if (failed && !stopping_) {
+        result_ = exit_code(status);
+        stop_all("rank " + std::to_string(r.global) + " (pid " + std::to_string(pid) + ") " + describe(status));
+      }
+    }
+  }
+}
+
+void Supervisor::escalate() {
+  if (!stopping_ || Clock::now() < kill_at_) return;
+  for (auto& r : ranks_)
+    if (r.running) {
+      std::fprintf(stderr, "dlready launch: rank %d did not stop within %d s: SIGKILL\n", r.global, o_.grace_seconds);
+      signal_process_group(r.pid, SIGKILL);
+    }
+  kill_at_ = Clock::now() + std::chrono::hours(1);
+}
+
+bool Supervisor::any_running() const {
+  for (const auto& r : ranks_)
+    if (r.running) return true;
+  return false;
+}
+
+int Supervisor::open_fds() const {
+  int n = 0;
+  for (const auto& r : ranks_) n += (r.out >= 0) + (r.err >= 0);
+  return n;
+}
+
+int Supervisor::run() {
+  // Once every rank has exited, output still held open by something a rank left behind is read
+  // for at most this long.
+  std::optional<Clock::time_point> drain_until;
+  while (any_running() || open_fds() > 0) {
+    if (!any_running()) {
+      if (!drain_until) drain_until = Clock::now() + std::chrono::seconds(2);
+      if (Clock::now() > *drain_until) break;
+    }
+    std::vector<pollfd> fds{{sfd_, POLLIN, 0}};
+    for (auto& r : ranks_) {
+      if (r.out >= 0) fds.push_back({r.out, POLLIN, 0});
+      if (r.err >= 0) fds.push_back({r.err, POLLIN, 0});
+    }
+    if (::poll(fds.data(), fds.size(), stopping_ ? 200 : 1000) < 0 && errno != EINTR) {
+      std::fprintf(stderr, "dlready launch: poll failed: %s; stopping every rank\n", std::strerror(errno));
+      stop_all("the launcher cannot watch its ranks");
+      if (result_ == 0) result_ = 1;
+    }
+    if (fds[0].revents & POLLIN) on_signals();
+    pump_output();
+    reap();
+    escalate();
+  }
+  return result_;
+}
+
+}  // namespace dlready

@@ -1,0 +1,43 @@
+#include "module/module_entry.hpp"
+
+#include <cstdio>
+#include <optional>
+
+#include "bench/bench_main.hpp"
+#include "module_api/module_abi.hpp"
+#include "verify/verify_main.hpp"
+
+namespace dlready {
+namespace {
+
+// Options the module cannot read mean the binary and the module come from different builds.
+template <class Options, class Parse, class Run>
+ExitCode parse_then_run(const std::string& command, const std::string& text, Parse parse, Run run) {
+  std::optional<Options> o;
+  try {
+    o = parse(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "dlready %s: the LibTorch module does not understand the options it was given (%s): the binary and "
+                 "the module come from different builds; rebuild both with ./scripts/setup.sh\n",
+                 command.c_str(), e.what());
+    return ExitCode::cannot_load;
+  }
+  return run(*o);
+}
+
+}  // namespace
+
+ExitCode run_module_command(const std::string& command, const std::string& options_json) {
+  if (command == "train")
+    return parse_then_run<TrainOptions>(command, options_json, train_options_from_json, run_train_command);
+  if (command == "verify")
+    return parse_then_run<VerifyOptions>(command, options_json, verify_options_from_json, run_verify_command);
+  if (command == "bench")
+    return parse_then_run<BenchOptions>(command, options_json, bench_options_from_json, run_bench_command);
+  std::fprintf(stderr, "dlready: the LibTorch module has no command '%s': rebuild both with ./scripts/setup.sh\n",
+               command.c_str());
+  return ExitCode::cannot_load;
+}
+
+}  // namespace dlready

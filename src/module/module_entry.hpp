@@ -1,0 +1,16 @@
+// The LibTorch module's one entry: a command name and its options as JSON text (see
+// module_api/module_abi.hpp), dispatched to train, verify or bench.
+#pragma once
+#include <string>
+
+#include "core/exit_code.hpp"
+#include "module_api/options.hpp"
+
+namespace dlready {
+
+ExitCode run_module_command(const std::string& command, const std::string& options_json);
+
+// `dlready train` inside the module: data, device, data-parallel session, training, summary.
+ExitCode run_train_command(const TrainOptions& o);
+
+}  // namespace dlready

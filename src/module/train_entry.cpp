@@ -1,0 +1,187 @@
+// `dlready train` in the module: loads the data, picks the device (asking the doctor why CUDA is
+// not usable before touching CUDA), joins the data-parallel session when asked to, trains, prints
+// and writes the summary.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "core/text.hpp"
+#include "distributed/data_parallel.hpp"
+#include "launch/dist_env.hpp"
+#include "module/module_entry.hpp"
+#include "probe/gather.hpp"
+#include "torch_runtime/device_choice.hpp"
+#include "train/stop_signal.hpp"
+#include "train/trainer.hpp"
+
+namespace dlready {
+namespace {
+
+// printf to the human-readable stream, which is null on the quiet ranks of a data-parallel run.
+__attribute__((format(printf, 2, 3))) void say(std::FILE* f, const char* fmt, ...) {
+  if (!f) return;
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(f, fmt, args);
+  va_end(args);
+}
+
+nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const std::string& device, double total_s) {
+  nlohmann::json hist = nlohmann::json::array();
+  for (const auto& m : r.history) hist.push_back(to_json(m));
+  return {{"schema", "dlready.train/1"}, {"device", device}, {"model", to_string(o.model)},
+          {"optimizer", to_string(o.optimizer)}, {"epochs", o.epochs}, {"batch_size", o.batch_size},
+          {"test_acc", r.test_acc}, {"test_loss", r.test_loss}, {"train_seconds", r.train_seconds},
+          {"total_seconds", total_s}, {"peak_rss_mib", peak_rss_mib()}, {"confusion", r.confusion},
+          {"history", hist}, {"out", o.out}, {"resumed", r.resumed}, {"amp", to_string(o.amp)},
+          {"micro_batches", r.micro_batches}, {"loss_scale", r.loss_scale}, {"skipped_steps", r.skipped_steps},
+          {"cuda_graphs", o.cuda_graphs}, {"graph_kernels", r.graph_kernels}, {"steps_per_epoch", r.steps_per_epoch}};
+}
+
+// Where this process trains and with whom: the device, and the data-parallel session if any.
+struct Placement {
+  torch::Device device = torch::kCPU;
+  std::string why;  // why this device
+  DistConfig dist;
+  std::unique_ptr<DataParallelSession> session;
+  std::string rank_tag() const {
+    return session ? " (rank " + std::to_string(dist.rank) + "/" + std::to_string(dist.world) + ")" : "";
+  }
+};
+
+// The device and the session, or the exit status after saying why not.
+std::optional<ExitCode> place(const TrainOptions& o, Placement& p) {
+  auto choice = choose_device(o.device);
+  if (!choice.device) {
+    std::fprintf(stderr, "dlready train: %s\n", choice.why.c_str());
+    return ExitCode::failed;
+  }
+  p.device = *choice.device;
+  p.why = choice.why;
+  // Data parallel when the flags or the torchrun/SLURM environment say so.
+  auto dc = dist_config(process_environment(), DistFlags{o.rank, o.world_size, -1, o.master_port, o.master_addr});
+  if (!dc.config) {
+    std::fprintf(stderr, "dlready train: %s\n", dc.error.c_str());
+    return ExitCode::usage;
+  }
+  p.dist = *dc.config;
+  if (p.device.is_cuda() && p.dist.distributed()) {
+    if (p.dist.local_rank >= static_cast<int>(torch::cuda::device_count())) {
+      std::fprintf(stderr, "dlready train: rank %d has local rank %d but this machine has %d CUDA device(s)\n",
+                   p.dist.rank, p.dist.local_rank, static_cast<int>(torch::cuda::device_count()));
+      return ExitCode::failed;
+    }
+    p.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(p.dist.local_rank));
+  }
+  if (p.dist.wants_process_group()) {
+    auto started = DataParallelSession::start(p.dist, p.device, std::chrono::seconds(o.dist_timeout));
+    if (!started.session) {
+      std::fprintf(stderr, "dlready train (rank %d/%d): %s\n", p.dist.rank, p.dist.world, started.error.c_str());
+      return ExitCode::failed;
+    }
+    p.session = std::move(started.session);
+  }
+  return std::nullopt;
+}
+
+void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, const MnistDataset& ds,
+                  const TensorData& data) {
+  say(human,
+      "dlready train: %s on %s (%s)\n  data %s: %lld train / %lld test, batch %d, %s lr %g, %d epoch(s), %d "
+      "thread(s)\n",
+      to_string(o.model), p.device.str().c_str(), p.why.c_str(), ds.directory.c_str(),
+      static_cast<long long>(data.train_x.size(0)), static_cast<long long>(data.test_x.size(0)), o.batch_size,
+      to_string(o.optimizer), o.lr, o.epochs, at::get_num_threads());
+  if (p.session)
+    say(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", p.dist.world,
+        p.dist.source.c_str(), p.session->backend().c_str(), p.dist.master_addr.c_str(), p.dist.master_port,
+        o.batch_size * p.dist.world);
+}
+
+// Log lines and (on a terminal) the progress bar, on the human-readable stream.
+TrainHooks console_hooks(std::FILE* human, const TrainOptions& o) {
+  TrainHooks hooks;
+  bool tty = o.progress && human && ::isatty(::fileno(human));
+  if (human)
+    hooks.log = [human, tty](const std::string& s) {
+      say(human, "%s%s\n", tty ? "\r\x1b[K" : "", s.c_str());
+      std::fflush(human);
+    };
+  if (tty)
+    hooks.progress = [human, epochs = o.epochs](int e, size_t done, size_t total, double sps) {
+      say(human, "\r\x1b[K%s", progress_line(e, epochs, done, total, sps).c_str());
+      std::fflush(human);
+    };
+  return hooks;
+}
+
+void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r, double total) {
+  if (!r.confusion.empty()) {
+    say(human,
+        "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\nconfusion matrix (rows: true class, "
+        "columns: predicted)\n",
+        100 * r.test_acc, r.train_seconds, total, peak_rss_mib());
+    for (int i = 0; i < 10; ++i) {
+      say(human, "  %d |", i);
+      for (int j = 0; j < 10; ++j) say(human, " %5lld", static_cast<long long>(r.confusion[static_cast<size_t>(i * 10 + j)]));
+      say(human, "\n");
+    }
+  }
+  say(human, "wrote %s/checkpoint.dlr, %s/metrics.jsonl, %s/curves.svg\n", o.out.c_str(), o.out.c_str(), o.out.c_str());
+}
+
+ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds,
+                      std::chrono::steady_clock::time_point t0) {
+  DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
+  const bool leader = p.dist.rank == 0;
+  auto data = to_tensors(ds, o.limit_train, p.device);
+  // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
+  std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
+  print_header(human, o, p, ds, data);
+  TrainHooks hooks = console_hooks(human, o);
+  StopOnSignal stop_signal;
+  hooks.stop_requested = [&] { return stop_signal.requested(); };
+  TrainResult r;
+  try {
+    r = train(o, data, p.device, hooks, dp);
+  } catch (const std::exception& e) {
+    if (!p.session) throw;
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), first_line(e.what()).c_str());
+    std::_Exit(to_int(ExitCode::failed));  // a dead peer can leave c10d threads that never join: do not wait
+  }
+  if (r.status != ExitCode::ok) {
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), r.error.c_str());
+    return r.status;
+  }
+  if (!leader) return ExitCode::ok;
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  print_summary(human, o, r, total);
+  if (o.json) std::cout << summary_json(o, r, p.device.str(), total).dump(2) << std::endl;
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+ExitCode run_train_command(const TrainOptions& o) {
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    if (o.threads > 0) at::set_num_threads(o.threads);
+    auto ds = load_mnist(o.data);
+    if (!ds.dataset) {
+      std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
+      return ExitCode::failed;
+    }
+    Placement p;
+    if (auto failed = place(o, p)) return *failed;
+    return train_placed(o, p, *ds.dataset, t0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dlready train: %s\n", e.what());
+    return ExitCode::failed;
+  }
+}
+
+}  // namespace dlready

@@ -1,0 +1,70 @@
+// Options of the LibTorch commands (train, verify, bench): plain data parsed once by the CLI
+// (which links no LibTorch) and handed to the module as JSON text (see module_abi.hpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlready {
+
+enum class ModelKind { mlp, cnn };               // mlp: the tutorials' SimpleNet 784-256-10
+enum class OptimizerKind { adam, sgd };
+enum class Engine { automatic, fused, autograd };  // fused: the hand-written SimpleNet step
+enum class AmpMode { off, bf16, fp16 };            // fp16: CUDA only, with dynamic loss scaling
+
+const char* to_string(ModelKind v);
+const char* to_string(OptimizerKind v);
+const char* to_string(Engine v);
+const char* to_string(AmpMode v);
+std::optional<ModelKind> parse_model(std::string_view s);
+std::optional<OptimizerKind> parse_optimizer(std::string_view s);
+std::optional<Engine> parse_engine(std::string_view s);  // "auto" | "fused" | "autograd"
+std::optional<AmpMode> parse_amp(std::string_view s);
+
+struct TrainOptions {
+  std::string data = "/usr/share/datasets/fashion-mnist";
+  ModelKind model = ModelKind::mlp;
+  OptimizerKind optimizer = OptimizerKind::adam;
+  std::string device = "auto";  // auto | cpu | cuda | cuda:N
+  Engine engine = Engine::automatic;
+  std::string out = "runs/latest";  // checkpoints, metrics.jsonl, curves.svg
+  int epochs = 5;
+  int batch_size = 64;
+  double lr = 1e-3;
+  double momentum = 0.0;  // SGD only
+  unsigned long long seed = 0;
+  int threads = 0;           // 0 = LibTorch's default
+  int checkpoint_every = 0;  // steps; 0 = once per epoch
+  AmpMode amp = AmpMode::off;
+  bool cuda_graphs = false;  // capture the whole step once and replay it (CUDA, fused engine)
+  bool empty_cache = false;  // return cached device memory after every epoch
+  int limit_train = 0;       // use only the first N training samples (0 = all)
+  // Data parallel (also from the torchrun / SLURM environment; flags win). -1 / "" = unset.
+  int rank = -1, world_size = -1, master_port = -1;
+  std::string master_addr;
+  int dist_timeout = 60;  // seconds: rendezvous and every collective
+  bool resume = false;
+  bool json = false;
+  bool progress = true;  // progress bar when stdout is a terminal
+};
+
+struct VerifyOptions {
+  std::string device = "all";   // all | cpu | cuda | cuda:N
+  std::string level = "quick";  // quick | full
+  bool json = false;
+};
+
+struct BenchOptions {
+  std::vector<std::string> what;  // gemm | copy | train | floor | all (empty = all)
+  std::string device = "auto";    // auto (CUDA when usable, else CPU) | cpu | cuda | cuda:N
+  std::vector<int> sizes;         // GEMM sizes (empty = the device's default list)
+  int samples = 0;                // timed samples per measurement (0 = the recipe's default)
+  std::string data = "/usr/share/datasets/fashion-mnist";  // for the training benchmark
+  int64_t kernels = 0;  // launch-bound floor: kernels per step (0 = those of the captured training step)
+  int64_t steps = 0;    // launch-bound floor: steps per epoch (0 = the training benchmark's)
+  bool json = false;
+};
+
+}  // namespace dlready

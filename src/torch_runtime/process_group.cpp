@@ -1,0 +1,47 @@
+#include "torch_runtime/process_group.hpp"
+
+#include <stdexcept>
+
+// Gloo types appear in ProcessGroupGloo's declaration only behind pointers and standard
+// containers, so Debian's gloo headers declare the same class layout the wheel compiled; the
+// wheel's gloo code itself is linked into libtorch_cpu, and libgloo is never linked here.
+#define USE_C10D_GLOO 1
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+#if DLREADY_HAVE_NCCL
+#define USE_C10D_NCCL 1
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+namespace dlready {
+
+c10::intrusive_ptr<c10d::Backend> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+                                                  std::chrono::milliseconds timeout, const std::string& hostname) {
+  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
+  opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, opts);
+}
+
+bool nccl_available() { return DLREADY_HAVE_NCCL != 0; }
+
+c10::intrusive_ptr<c10d::Backend> make_nccl_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
+                                                  int device_index, std::chrono::milliseconds timeout) {
+#if DLREADY_HAVE_NCCL
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index));
+  auto opts = c10d::ProcessGroupNCCL::Options::create();
+  opts->timeout = timeout;
+  auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, opts);
+  pg->setBoundDeviceId(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device_index)));
+  return pg;
+#else
+  (void)store, (void)rank, (void)world, (void)device_index, (void)timeout;
+  throw std::runtime_error("this dlready was built without NCCL headers (nccl.h from the nvidia-nccl wheel)");
+#endif
+}
+
+void shutdown_group(const c10::intrusive_ptr<c10d::Backend>& group) {
+  if (group) group->shutdown();
+}
+
+}  // namespace dlready

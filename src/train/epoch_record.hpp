@@ -1,0 +1,25 @@
+// The end of an epoch as the user sees it: device memory in the record, the console line, and the
+// run's files (metrics.jsonl, curves.svg) rewritten from the history.
+#pragma once
+#include <torch/torch.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "train/metrics.hpp"
+
+namespace dlready {
+
+// The CUDA caching allocator's figures at the end of the epoch and its peak during it.
+void record_device_memory(const torch::Device& device, EpochMetrics& m);
+
+// "epoch 2/5  train loss 0.3712 acc 86.51%  test loss ...  12.3s  4871 samples/s  RSS 410 MiB"
+// (+ device memory on CUDA, + the loss scale under fp16).
+std::string epoch_line(const EpochMetrics& m, int epochs, const torch::Device& device, bool loss_scaled);
+
+// Writes <out>/metrics.jsonl and <out>/curves.svg; each failure becomes a warning through `warn`.
+void write_run_files(const std::string& out, const std::vector<EpochMetrics>& history,
+                     const std::function<void(const std::string&)>& warn);
+
+}  // namespace dlready

@@ -1,0 +1,36 @@
+// Resume and save: a run's checkpoint (<out>/checkpoint.dlr) holds the parameters, the optimizer
+// and loss-scaler state, the epoch's counters so far, the position, the history and the run's
+// identity. A resumed run refuses a checkpoint made with other settings or another world size.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.hpp"
+#include "module_api/options.hpp"
+#include "train/run_state.hpp"
+
+namespace dlready {
+
+std::string checkpoint_path(const TrainOptions& o);
+
+// The settings a resumed run must share with the checkpoint (model, optimizer, lr, batch, seed, ...).
+nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world);
+
+// Loads <out>/checkpoint.dlr into `state`. The counters of a mid-epoch checkpoint are the sums over
+// all ranks: only the leader carries them on, the others start from zero, so the epoch's global
+// metrics come out as in an uninterrupted run.
+Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int world, bool leader,
+                  const torch::Device& device, RunState& state);
+
+// Where a checkpoint is taken: the epoch it belongs to, the steps done in it, its time so far.
+struct RunPosition {
+  int epoch = 0;
+  int64_t step_in_epoch = 0;
+  double epoch_seconds = 0;
+};
+
+// Writes the checkpoint atomically; loss_total/correct_total are the epoch's counters of every rank.
+Status save_run(const std::string& path, const nlohmann::json& identity, const RunState& state,
+                const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total);
+
+}  // namespace dlready
