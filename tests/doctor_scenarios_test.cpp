@@ -606,6 +606,25 @@ TEST(Scenario, LibtorchCudaDroppedByAsNeeded) {
   EXPECT_NE(get(r, "libtorch-cuda-not-linked").fix.at(1).find("--no-as-needed"), std::string::npos);
 }
 
+// A damaged libtorch_cuda.so inside a found environment is a finding about that file; the doctor
+// carries on (it is not a --binary the user gave).
+TEST(Scenario, TorchLibraryDamaged) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  // A 64-bit little-endian ELF header whose program header entries claim 0xFFFF bytes each.
+  std::string elf(64, '\0');
+  elf.replace(0, 4, "\x7f" "ELF");
+  elf[4] = 2, elf[5] = 1, elf[6] = 1;
+  elf[0x36] = '\xff', elf[0x37] = '\xff';  // e_phentsize
+  elf[0x38] = 1;                           // e_phnum
+  f.write(std::string(kSp) + "/torch/lib/libtorch_cuda.so", elf);
+  auto r = f.report();
+  expect_finding(r, "torch-library-damaged", /*cuda_usable_false=*/false);
+  EXPECT_NE(get(r, "torch-library-damaged").evidence.at(0).find("unexpected program header size"), std::string::npos)
+      << get(r, "torch-library-damaged").evidence.at(0);
+}
+
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
@@ -619,7 +638,8 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
-      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked"};
+      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
+      "torch-library-damaged"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

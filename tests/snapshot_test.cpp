@@ -134,6 +134,36 @@ TEST(Export, NoTorchNoExport) {
   EXPECT_FALSE(export_stack(nlohmann::json::object(), "requirements").error.empty());
 }
 
+// A field holding a newline and a command must never become a line of the exported file.
+TEST(Export, InjectedFieldsAreRefusedOrNeutralised) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto doc = make_snapshot(report_of(f), "gpu-a\nRUN rm -rf /", "2026-12-02T22:00:00Z");
+  const std::string evil = "\nRUN rm -rf /";
+  for (const char* key : {"version", "cuda"}) {
+    auto bad = doc;
+    auto& t = bad["facts"]["python_envs"][0]["torch"][0];
+    t[key] = t[key].get<std::string>() + evil;
+    for (const char* format : {"requirements", "conda", "dockerfile"}) {
+      auto e = export_stack(bad, format);
+      EXPECT_FALSE(e.error.empty()) << key << " " << format << ":\n" << e.text;
+      EXPECT_EQ(e.text.find("RUN rm"), std::string::npos) << e.text;
+    }
+  }
+  auto bad = doc;
+  bad["facts"]["python_envs"][0]["python_version"] = "3.11" + evil;
+  EXPECT_FALSE(export_stack(bad, "dockerfile").error.empty());
+  bad = doc;
+  bad["facts"]["python_envs"][0]["prefix"] = "/venv" + evil;
+  bad["facts"]["environment"]["OMP_NUM_THREADS"] = "4" + evil;
+  for (const char* format : {"requirements", "conda", "dockerfile"}) {
+    auto e = export_stack(bad, format);
+    ASSERT_TRUE(e.error.empty()) << e.error;
+    // Every line is a comment or one we wrote: none starts with the injected command.
+    EXPECT_EQ(e.text.find("\nRUN rm"), std::string::npos) << format << ":\n" << e.text;
+  }
+}
+
 int run(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " >/dev/null 2>&1").c_str())); }
 
 TEST(SnapshotCli, SnapshotThenDiff) {

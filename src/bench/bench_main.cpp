@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bench/bench_report.hpp"
+#include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "torch_runtime/device_choice.hpp"
 
@@ -33,7 +34,7 @@ ExitCode run_bench_command(const BenchOptions& o) {
     run.json["warnings"] = run.warnings;
     run.json["ok"] = run.ok;
     if (run.wrong) std::fprintf(run.human, "a result was wrong: the figures above it are not to be trusted\n");
-    if (o.json) std::cout << run.json.dump(2) << std::endl;
+    if (o.json) std::cout << json_text(run.json, 2) << std::endl;
     return run.ok ? ExitCode::ok : ExitCode::failed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready bench: %s\n", first_line(e.what()).c_str());

@@ -45,7 +45,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
     return ExitCode::usage;
   }
   for (const auto& b : e.facts.binaries) {
-    if (b.error.empty()) continue;
+    if (b.error.empty() || !b.requested) continue;  // a damaged library found in an environment is a finding
     std::fprintf(stderr, "dlready doctor: --binary %s\n", b.error.c_str());
     return ExitCode::usage;
   }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
 #include "doctor/examine.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
@@ -71,7 +72,7 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   std::tm utc{};
   ::gmtime_r(&now, &utc);
   std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  std::string text = make_snapshot(std::move(report), host, created).dump(2) + "\n";
+  std::string text = json_text(make_snapshot(std::move(report), host, created), 2) + "\n";
   if (a.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return ExitCode::ok;
@@ -105,7 +106,7 @@ ExitCode run_diff(const DiffArgs& a) {
     nlohmann::json j = {{"schema", "dlready.diff/1"}, {"before", name(before, a.before)},
                         {"after", name(after, a.after)}, {"changes", rows}, {"why", why},
                         {"consequences", meaning}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", json_text(j, 2).c_str());
     return changes.empty() ? ExitCode::ok : ExitCode::failed;
   }
   std::printf("before: %s\nafter:  %s\n", name(before, a.before).c_str(), name(after, a.after).c_str());

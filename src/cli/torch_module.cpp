@@ -77,7 +77,15 @@ ModuleRunFn load_module(const std::string& command) {
 
 }  // namespace
 
-ExitCode run_torch_module(const std::string& command, const std::string& options_json) {
+ExitCode run_torch_module(const std::string& command, const nlohmann::json& options) {
+  std::string options_json;
+  try {
+    options_json = options.dump();  // strict: a replaced byte would name another file
+  } catch (const nlohmann::json::type_error&) {
+    std::fprintf(stderr, "dlready %s: an option (a path or a name) is not valid UTF-8; use a UTF-8 path or rename it\n",
+                 command.c_str());
+    return ExitCode::usage;
+  }
   ModuleRunFn run = load_module(command);
   if (!run) return ExitCode::cannot_load;
   return static_cast<ExitCode>(run(command.c_str(), options_json.c_str()));

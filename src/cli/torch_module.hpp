@@ -3,15 +3,17 @@
 // loader error: the user gets the library that failed, the doctor's diagnosis, and the fix. The
 // module's ABI version is checked before anything is called (module_api/module_abi.hpp).
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/exit_code.hpp"
 
 namespace dlready {
 
-// Runs `command` in the module with its options as JSON text. ExitCode::cannot_load — the same
-// for every command — when the module cannot be loaded or is from another build (explained on
-// stderr as "dlready <command>: ...").
-ExitCode run_torch_module(const std::string& command, const std::string& options_json);
+// Runs `command` in the module with its options (sent as JSON text). ExitCode::cannot_load — the
+// same for every command — when the module cannot be loaded or is from another build (explained on
+// stderr as "dlready <command>: ..."); ExitCode::usage when an option is not valid UTF-8 (a path
+// the module could not be handed unchanged).
+ExitCode run_torch_module(const std::string& command, const nlohmann::json& options);
 
 }  // namespace dlready

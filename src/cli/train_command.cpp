@@ -1,12 +1,24 @@
 // `dlready train`: options, then the LibTorch module (see cli/torch_module.hpp).
 #include "cli/train_command.hpp"
 
+#include <cmath>
+#include <cstdlib>
+
 #include "cli/torch_module.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
 
 void add_train_command(CLI::App& app, TrainOptions& o) {
+  // CLI::PositiveNumber lets "nan" and "inf" through; a learning rate must be a finite number > 0.
+  const CLI::Validator finite_positive(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(s.c_str(), &end);
+        if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) return "must be a finite number > 0, not " + s;
+        return "";
+      },
+      "POSITIVE");
   auto* cmd = app.add_subcommand("train", "Train the tutorials' reference job (MNIST-format data) on LibTorch");
   cmd->add_option("--data", o.data, "Directory with the four MNIST-format IDX files (plain or .gz)");
   cmd->add_option("--model", o.model, "mlp (SimpleNet 784-256-10) or cnn")
@@ -20,9 +32,9 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
           {"auto", Engine::automatic}, {"fused", Engine::fused}, {"autograd", Engine::autograd}}));
   cmd->add_option("--epochs", o.epochs, "Epochs")->check(CLI::Range(1, 100000));
   cmd->add_option("--batch-size", o.batch_size, "Batch size")->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--lr", o.lr, "Learning rate")->check(CLI::PositiveNumber);
+  cmd->add_option("--lr", o.lr, "Learning rate")->check(finite_positive);
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 0.999));
-  cmd->add_option("--seed", o.seed, "Seed of initialisation and shuffling");
+  cmd->add_option("--seed", o.seed, "Seed of initialisation and shuffling")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", o.threads, "Intra-op threads (0 = LibTorch default)")->check(CLI::Range(0, 1024));
   cmd->add_option("--out", o.out, "Run directory: checkpoint, metrics.jsonl, curves.svg");
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Also checkpoint every N steps (0 = per epoch only)")
@@ -48,6 +60,6 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag("!--no-progress", o.progress, "No progress bar");
 }
 
-ExitCode run_train(const TrainOptions& opt) { return run_torch_module("train", to_json(opt).dump()); }
+ExitCode run_train(const TrainOptions& opt) { return run_torch_module("train", to_json(opt)); }
 
 }  // namespace dlready

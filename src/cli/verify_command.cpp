@@ -31,8 +31,8 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 
-ExitCode run_verify(const VerifyOptions& opt) { return run_torch_module("verify", to_json(opt).dump()); }
+ExitCode run_verify(const VerifyOptions& opt) { return run_torch_module("verify", to_json(opt)); }
 
-ExitCode run_bench(const BenchOptions& opt) { return run_torch_module("bench", to_json(opt).dump()); }
+ExitCode run_bench(const BenchOptions& opt) { return run_torch_module("bench", to_json(opt)); }
 
 }  // namespace dlready

@@ -1,6 +1,7 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,16 @@
 namespace dlready {
 
 Status write_file_atomically(const std::string& path, std::string_view content) {
+  // Renaming over a device node, a FIFO or a directory would replace it with a regular file (as
+  // root, /dev/full would become a file): refuse any target that exists and is not a regular file.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                                              : "not a regular file";
+    return Status::failure(path + ": " + kind + "; nothing written (give the path of a file)");
+  }
   std::string tmp = path + ".tmp";
   auto fail = [&](const char* step) {
     std::string msg = path + ": " + step + " failed: " + std::strerror(errno);

@@ -206,6 +206,7 @@ struct GpuCode {
 struct Resolution {
   std::string binary;
   std::string error;  // the binary itself could not be read
+  bool requested = false;  // named by --binary (its error is a usage error); else found in an environment
   std::vector<ResolvedLibrary> libraries;  // load order, each name once
   // Links LibTorch's CPU library while a libtorch_cuda.so sits next to it but is not in the
   // closure: the linker's --as-needed dropped it (the path of that libtorch_cuda.so).

@@ -42,8 +42,10 @@ Status make_directories(const std::string& path) {
     pos = path.find('/', pos + 1);
     cur = path.substr(0, pos);
     if (cur.empty() || is_directory(cur)) continue;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      return Status::failure("cannot create directory " + cur + ": " + std::strerror(errno));
+    if (::mkdir(cur.c_str(), 0755) != 0) {
+      if (errno != EEXIST) return Status::failure("cannot create directory " + cur + ": " + std::strerror(errno));
+      if (!is_directory(cur)) return Status::failure(cur + " exists and is not a directory");
+    }
   }
   return {};
 }

@@ -1,12 +1,10 @@
 #include "data/idx.hpp"
 
-#include "core/status.hpp"
-
-#include "core/posix_fs.hpp"
-
 #include <zlib.h>
 
-#include <fstream>
+#include "core/bounded_file.hpp"
+#include "core/posix_fs.hpp"
+#include "core/status.hpp"
 
 namespace dlready {
 namespace {
@@ -16,6 +14,20 @@ constexpr size_t kMaxBytes = size_t{1} << 31;  // 2 GiB: far above any MNIST-sty
 uint32_t be32(std::string_view b, size_t off) {
   return (uint32_t(uint8_t(b[off])) << 24) | (uint32_t(uint8_t(b[off + 1])) << 16) |
          (uint32_t(uint8_t(b[off + 2])) << 8) | uint32_t(uint8_t(b[off + 3]));
+}
+
+// The whole file's size an IDX header declares, once `head` holds the header; nullopt while it does
+// not yet (or when the header is malformed: parse_idx then says how).
+std::optional<uint64_t> declared_idx_size(std::string_view head) {
+  if (head.size() < 4 || head[0] != 0 || head[1] != 0) return std::nullopt;
+  size_t ndims = uint8_t(head[3]);
+  if (ndims == 0 || ndims > 4 || head.size() < 4 + 4 * ndims) return std::nullopt;
+  uint64_t count = 1;
+  for (size_t i = 0; i < ndims; ++i) {
+    count *= be32(head, 4 + 4 * i);
+    if (count > kMaxBytes) return kMaxBytes + 1;
+  }
+  return 4 + 4 * ndims + count;
 }
 
 }  // namespace
@@ -54,6 +66,7 @@ std::optional<std::string> gunzip(std::string_view in, size_t max_output, std::s
     return std::nullopt;
   }
   std::string out;
+  std::optional<uint64_t> declared;  // an IDX header's promise: stop (and reserve) at exactly that
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
   int rc = Z_OK;
@@ -68,6 +81,20 @@ std::optional<std::string> gunzip(std::string_view in, size_t max_output, std::s
       return std::nullopt;
     }
     out.append(buf, sizeof buf - z.avail_out);
+    if (!declared && (declared = declared_idx_size(out))) {
+      if (*declared > max_output) {
+        error = "its header declares " + std::to_string(*declared) + " bytes, more than an IDX file can be (" +
+                std::to_string(max_output) + ")";
+        inflateEnd(&z);
+        return std::nullopt;
+      }
+      out.reserve(static_cast<size_t>(*declared));
+    }
+    if (declared && out.size() > *declared) {
+      error = "decompresses to more data than its header declares (" + std::to_string(*declared) + " bytes)";
+      inflateEnd(&z);
+      return std::nullopt;
+    }
     if (out.size() > max_output) {
       error = "decompressed size exceeds " + std::to_string(max_output) + " bytes";
       inflateEnd(&z);
@@ -84,9 +111,9 @@ std::optional<std::string> gunzip(std::string_view in, size_t max_output, std::s
 }
 
 IdxResult read_idx_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {std::nullopt, path + ": cannot open (missing or unreadable)"};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto file = read_regular_file(path, kMaxBytes, "an IDX file");
+  if (!file.bytes) return {std::nullopt, file.error};
+  const std::string& bytes = *file.bytes;
   if (bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b) {
     std::string err;
     auto plain = gunzip(bytes, kMaxBytes, err);
@@ -131,6 +158,7 @@ Status load_split(const std::string& dir, const std::string& prefix, int classes
   if (img.array->dims[0] != lbl.array->dims[0])
     return Status::failure(*img_path + " has " + std::to_string(img.array->dims[0]) + " images but " + *lbl_path + " has " +
            std::to_string(lbl.array->dims[0]) + " labels");
+  if (lbl.array->dims[0] == 0) return Status::failure(*lbl_path + ": holds no samples");
   for (size_t i = 0; i < lbl.array->data.size(); ++i)
     if (lbl.array->data[i] >= classes)
       return Status::failure(*lbl_path + ": label " + std::to_string(lbl.array->data[i]) + " at index " + std::to_string(i) +

@@ -164,6 +164,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"libtorch-abi-mismatch", S::warning, "libtorch", "LibTorch uses the pre-C++11 string ABI",
        "A LibTorch built with _GLIBCXX_USE_CXX11_ABI=0 does not link with code built by today's g++ default "
        "(undefined references to std::__cxx11::basic_string)."},
+      {"torch-library-damaged", S::error, "cuda-libraries", "A PyTorch library is damaged",
+       "A library of an installed PyTorch (libtorch_cuda.so) is there but its ELF headers cannot be read: "
+       "the file is cut short or overwritten (an interrupted download or install, a full disk). import torch "
+       "fails with a loader error such as 'invalid ELF header' or 'file too short'."},
       {"libtorch-cuda-not-linked", S::error, "libtorch", "A LibTorch program lost libtorch_cuda to --as-needed",
        "The program links libtorch_cpu but not libtorch_cuda, although its LibTorch has one: the linker's "
        "--as-needed (Ubuntu's default) dropped it because no symbol is referenced, so CUDA kernels never "

@@ -79,12 +79,27 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+// A library found in a PyTorch environment whose ELF headers cannot be read.
+Finding damaged_library_finding(const Resolution& b) {
+  auto x = make_finding("torch-library-damaged");
+  x.evidence.push_back(b.error);
+  auto site = b.binary.find("/torch/lib/");
+  std::string env = site == std::string::npos ? "" : b.binary.substr(0, site);
+  x.fix = {"reinstall PyTorch in that environment: pip install --force-reinstall --no-deps torch" +
+               (env.empty() ? std::string() : " (site-packages " + env + ")"),
+           "check the disk is not full and the file is not cut short: ls -l " + b.binary};
+  return x;
+}
+
 }  // namespace
 
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   arch_rules(f, d, out);
   for (const auto& b : f.binaries) {
-    if (!b.error.empty()) continue;  // --binary errors are reported by the CLI before diagnosis
+    if (!b.error.empty()) {  // --binary errors are reported by the CLI before diagnosis
+      if (!b.requested) out.push_back(damaged_library_finding(b));
+      continue;
+    }
     if (b.unlinked_torch_cuda) {
       auto x = make_finding("libtorch-cuda-not-linked");
       x.evidence.push_back(b.binary + " needs libtorch_cpu.so but not libtorch_cuda.so");

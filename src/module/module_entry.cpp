@@ -1,5 +1,8 @@
 #include "module/module_entry.hpp"
 
+#include <c10/util/Logging.h>
+#include <stdlib.h>
+
 #include <cstdio>
 #include <optional>
 
@@ -29,6 +32,11 @@ ExitCode parse_then_run(const std::string& command, const std::string& text, Par
 }  // namespace
 
 ExitCode run_module_command(const std::string& command, const std::string& options_json) {
+  // c10's own log lines (c10d's connection retries, each with a C++ stack trace) would bury
+  // dlready's one-line explanation of the same failure: they are shown when asked for with
+  // TORCH_CPP_LOG_LEVEL=WARNING (or INFO), not by default.
+  ::setenv("TORCH_CPP_LOG_LEVEL", "FATAL", /*overwrite=*/0);
+  c10::initLogging();
   if (command == "train")
     return parse_then_run<TrainOptions>(command, options_json, train_options_from_json, run_train_command);
   if (command == "verify")

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "distributed/data_parallel.hpp"
 #include "launch/dist_env.hpp"
@@ -160,7 +161,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   if (!leader) return ExitCode::ok;
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   print_summary(human, o, r, total);
-  if (o.json) std::cout << summary_json(o, r, p.device.str(), total).dump(2) << std::endl;
+  if (o.json) std::cout << json_text(summary_json(o, r, p.device.str(), total), 2) << std::endl;
   return ExitCode::ok;
 }
 

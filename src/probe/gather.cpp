@@ -27,8 +27,9 @@ std::map<std::string, std::string> process_environment() {
 GatherResult gather_facts(const GatherOptions& opt) {
   GatherResult r;
   RootFs fs(opt.root);
-  if (!fs.is_dir("/")) {
-    r.error = "--root " + opt.root + " is not a readable directory";
+  // A root we cannot list would read as an empty machine ("no NVIDIA GPU"): refuse it instead.
+  if (!fs.is_dir("/") || ::access(fs.host("/").c_str(), R_OK | X_OK) != 0) {
+    r.error = "--root " + opt.root + " is not a readable directory (check its permissions)";
     return r;
   }
   UserIdentity user = current_user();
@@ -71,6 +72,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
   for (const auto& d : f.driver.devices) know_gpu_arch |= d.cc_major.has_value();
   for (const auto& b : opt.binaries) {
     auto res = resolver.resolve(b);
+    res.requested = true;
     bool has_cuda = false;
     std::optional<std::string> cpu;
     for (const auto& l : res.libraries) {

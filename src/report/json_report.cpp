@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/device_fields.hpp"
+#include "core/json_text.hpp"
 #include "diagnose/compat.hpp"
 #include "report/render.hpp"
 
@@ -114,7 +115,7 @@ json facts_json(const Facts& f) {
 
 }  // namespace
 
-std::string render_json(const Facts& f, const Report& r) { return report_json(f, r).dump(2) + "\n"; }
+std::string render_json(const Facts& f, const Report& r) { return json_text(report_json(f, r), 2) + "\n"; }
 
 json report_json(const Facts& f, const Report& r) {
   json findings = json::array();

@@ -1,7 +1,9 @@
 #include "snapshot/export.hpp"
 
+#include <cctype>
 #include <optional>
 
+#include "core/json_text.hpp"
 #include "diagnose/compat.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -49,6 +51,31 @@ std::string major_minor(const std::string& v) {
   return second == std::string::npos ? v : v.substr(0, second);
 }
 
+// Whether every character of `s` is in `allowed` (and s is not empty): a field that lands on a
+// requirements/conda/Dockerfile line must not carry a newline, a space or a shell character.
+bool only(const std::string& s, const std::string& allowed) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && allowed.find(c) == std::string::npos) return false;
+  return true;
+}
+
+// The fields a snapshot gives that become lines of the exported file, each checked for its format.
+std::string invalid_field(const Primary& p) {
+  if (!only(p.version, ".+!_-") || !std::isdigit(static_cast<unsigned char>(p.version[0])))
+    return "torch version '" + p.version + "'";
+  if (!p.python.empty() && !only(p.python, ".")) return "Python version '" + p.python + "'";
+  if (!p.cuda.empty() && !only(p.cuda, ".")) return "CUDA version '" + p.cuda + "'";
+  return "";
+}
+
+// Free text (a path, a host name) in a comment line: control characters could end the comment.
+std::string comment_text(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return s;
+}
+
 }  // namespace
 
 Exported export_stack(const json& snapshot, const std::string& format) {
@@ -63,9 +90,14 @@ Exported export_stack(const json& snapshot, const std::string& format) {
     out.error = "the snapshot has no PyTorch install to export (install torch, then run dlready snapshot again)";
     return out;
   }
+  if (auto bad = invalid_field(*p); !bad.empty()) {
+    out.error = "the snapshot's " + comment_text(bad) + " is not a valid value (an edited or damaged snapshot?); nothing exported";
+    return out;
+  }
   const json& meta = field(snapshot, "snapshot");
-  std::string origin = "# dlready export of the PyTorch stack in " + p->prefix;
-  if (!text_of(meta, "host").empty()) origin += " on " + text_of(meta, "host") + " (" + text_of(meta, "created") + ")";
+  std::string origin = "# dlready export of the PyTorch stack in " + comment_text(p->prefix);
+  if (!text_of(meta, "host").empty())
+    origin += " on " + comment_text(text_of(meta, "host")) + " (" + comment_text(text_of(meta, "created")) + ")";
   std::string index = wheel_index(p->version), pin = "torch==" + p->version;
   std::string python = major_minor(p->python.empty() ? "3.11" : p->python);
   std::string driver_note;
@@ -88,7 +120,7 @@ Exported export_stack(const json& snapshot, const std::string& format) {
     for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
                           "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
       if (auto v = text_of(field(facts, "environment"), k); !v.empty())
-        out.text += "ENV " + std::string(k) + "=" + json(v).dump() + "\n";
+        out.text += "ENV " + std::string(k) + "=" + json_text(json(v)) + "\n";
   } else {
     out.error = "unknown format '" + format + "' (requirements, conda or dockerfile)";
   }

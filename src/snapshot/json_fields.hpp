@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_text.hpp"
+
 namespace dlready {
 
 // j[key], or null when j is not an object or has no such key.
@@ -16,7 +18,7 @@ inline const nlohmann::json& field(const nlohmann::json& j, const char* key) {
 inline std::string text(const nlohmann::json& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return json_text(v);
 }
 
 }  // namespace dlready

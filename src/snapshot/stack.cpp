@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
 namespace dlready {
@@ -105,14 +106,13 @@ Stack stack_from_json(const json& doc) {
 
 SnapshotFile load_snapshot_file(const std::string& path) {
   SnapshotFile out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out.error = path + ": cannot read it (does it exist? make one with: dlready snapshot --out " + path + ")";
+  constexpr uint64_t kMaxSnapshotBytes = 64 << 20;  // a snapshot is tens of KiB
+  auto file = read_regular_file(path, kMaxSnapshotBytes, "a snapshot");
+  if (!file.bytes) {
+    out.error = file.error + "; make one with: dlready snapshot --out FILE";
     return out;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  out.doc = json::parse(buf.str(), nullptr, /*allow_exceptions=*/false);
+  out.doc = json::parse(*file.bytes, nullptr, /*allow_exceptions=*/false);
   if (out.doc.is_discarded())
     out.error = path + ": not valid JSON (truncated or edited?); make a new one with: dlready snapshot --out FILE";
   return out;

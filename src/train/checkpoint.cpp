@@ -6,6 +6,8 @@
 #include <fstream>
 
 #include "core/atomic_file.hpp"
+#include "core/bounded_file.hpp"
+#include "core/json_text.hpp"
 
 namespace dlready {
 namespace {
@@ -31,7 +33,7 @@ Status save_checkpoint(const std::string& path, const Checkpoint& ck) {
     header["tensors"].push_back({{"name", name}, {"shape", c.sizes().vec()}, {"offset", payload.size()}, {"bytes", nbytes}});
     payload.append(static_cast<const char*>(c.data_ptr()), nbytes);
   }
-  std::string h = header.dump();
+  std::string h = json_text(header);
   std::string out(kMagic, sizeof kMagic);
   uint64_t hl = h.size();
   out.append(reinterpret_cast<const char*>(&hl), sizeof hl);
@@ -63,10 +65,16 @@ CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
         !e["shape"].is_array() || !e.contains("offset") || !e["offset"].is_number_unsigned() || !e.contains("bytes") ||
         !e["bytes"].is_number_unsigned())
       return fail("malformed tensor entry");
+    const std::string tname = e["name"].get<std::string>();
+    for (const auto& [seen, t] : ck.tensors)
+      if (seen == tname) return fail("tensor " + tname + " appears twice");
     std::vector<int64_t> shape;
     uint64_t numel = 1;
+    if (e["shape"].size() > 8) return fail("bad shape of " + tname);
     for (const auto& d : e["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) return fail("bad shape of " + e["name"].get<std::string>());
+      // Each extent on its own fits the file too: [0, 2^62, 2^62] has no elements but no tensor either.
+      if (!d.is_number_integer() || d.get<int64_t>() < 0 || static_cast<uint64_t>(d.get<int64_t>()) > payload_size)
+        return fail("bad shape of " + tname);
       shape.push_back(d.get<int64_t>());
       numel *= static_cast<uint64_t>(shape.back());
       if (numel > payload_size) return fail("tensor " + e["name"].get<std::string>() + " larger than the file");
@@ -76,16 +84,17 @@ CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
       return fail("tensor " + e["name"].get<std::string>() + " out of bounds");
     auto t = torch::empty(shape, torch::kFloat);
     std::memcpy(t.data_ptr(), b.data() + payload_start + off, nbytes);
-    ck.tensors.emplace_back(e["name"].get<std::string>(), t);
+    if (!torch::isfinite(t).all().item<bool>()) return fail("tensor " + tname + " holds NaN or infinite values");
+    ck.tensors.emplace_back(tname, t);
   }
   return {std::move(ck), ""};
 }
 
 CheckpointLoad load_checkpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {std::nullopt, path + ": cannot open"};
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_checkpoint(bytes, path);
+  constexpr uint64_t kMaxCheckpointBytes = uint64_t{1} << 30;  // SimpleNet's is 2.4 MB, the CNN's 3 MB
+  auto file = read_regular_file(path, kMaxCheckpointBytes, "a checkpoint");
+  if (!file.bytes) return {std::nullopt, file.error};
+  return parse_checkpoint(*file.bytes, path);
 }
 
 }  // namespace dlready

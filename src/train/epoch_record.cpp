@@ -33,10 +33,9 @@ std::string epoch_line(const EpochMetrics& m, int epochs, const torch::Device& d
   return line;
 }
 
-void write_run_files(const std::string& out, const std::vector<EpochMetrics>& history,
-                     const std::function<void(const std::string&)>& warn) {
-  if (auto st = write_metrics_jsonl(out + "/metrics.jsonl", history); !st) warn("warning: " + st.error());
-  if (auto st = write_curves_svg(out + "/curves.svg", history); !st) warn("warning: " + st.error());
+Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history) {
+  if (auto st = write_metrics_jsonl(out + "/metrics.jsonl", history); !st) return st;
+  return write_curves_svg(out + "/curves.svg", history);
 }
 
 }  // namespace dlready

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
 #include "train/metrics.hpp"
 
 namespace dlready {
@@ -18,8 +19,7 @@ void record_device_memory(const torch::Device& device, EpochMetrics& m);
 // (+ device memory on CUDA, + the loss scale under fp16).
 std::string epoch_line(const EpochMetrics& m, int epochs, const torch::Device& device, bool loss_scaled);
 
-// Writes <out>/metrics.jsonl and <out>/curves.svg; each failure becomes a warning through `warn`.
-void write_run_files(const std::string& out, const std::vector<EpochMetrics>& history,
-                     const std::function<void(const std::string&)>& warn);
+// Writes <out>/metrics.jsonl and <out>/curves.svg; fails naming the file that could not be written.
+Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history);
 
 }  // namespace dlready

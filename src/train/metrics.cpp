@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/json_text.hpp"
 
 namespace dlready {
 
@@ -38,7 +39,7 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
 
 Status write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history) {
   std::string out;
-  for (const auto& m : history) out += to_json(m).dump() + "\n";
+  for (const auto& m : history) out += json_text(to_json(m)) + "\n";
   return write_file_atomically(path, out);
 }
 

@@ -1,13 +1,28 @@
 #include "train/resume.hpp"
 
+#include "core/json_text.hpp"
 #include "train/checkpoint.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "core/posix_fs.hpp"
 
 namespace dlready {
 namespace {
 
 Status check_identity(const nlohmann::json& meta, const nlohmann::json& identity, int world) {
   const nlohmann::json run = meta.contains("run") ? meta["run"] : nlohmann::json::object();
-  if (int saved = run.is_object() ? run.value("world_size", 1) : 1; saved != world)
+  int saved = 1;
+  if (run.is_object() && run.contains("world_size")) {
+    if (!run["world_size"].is_number_integer()) return Status::failure("cannot resume: malformed run identity");
+    saved = run["world_size"].get<int>();
+  }
+  if (saved != world)
     return Status::failure("cannot resume: the checkpoint was made by " + std::to_string(saved) +
                            " rank(s), this run has " + std::to_string(world) + "; resume with the same world size");
   for (auto it = identity.begin(); it != identity.end(); ++it) {
@@ -15,7 +30,50 @@ Status check_identity(const nlohmann::json& meta, const nlohmann::json& identity
     auto saved = run.is_object() ? run.value(it.key(), nlohmann::json()) : nlohmann::json();
     if (saved != it.value())
       return Status::failure("cannot resume: the checkpoint was made with " + it.key() + "=" +
-                             (meta.contains("run") ? saved.dump() : "?") + ", this run has " + it.value().dump());
+                             (meta.contains("run") ? json_text(saved) : "?") + ", this run has " + json_text(it.value()));
+  }
+  return {};
+}
+
+// The run position and history: integers in range, finite times, history records of numbers.
+Status check_run_state(const nlohmann::json& meta, int64_t steps_per_epoch) {
+  auto integer_in = [&](const char* key, int64_t lo, int64_t hi) -> Status {
+    if (!meta.contains(key) || !meta[key].is_number_integer() || meta[key].get<int64_t>() < lo ||
+        meta[key].get<int64_t>() > hi)
+      return Status::failure("'" + std::string(key) + "' is missing or out of range " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
+    return {};
+  };
+  if (auto st = integer_in("epoch", 0, 100000); !st) return st;
+  if (auto st = integer_in("step_in_epoch", 0, std::max<int64_t>(steps_per_epoch - 1, 0)); !st) return st;
+  if (auto st = integer_in("global_step", 0, int64_t{1} << 50); !st) return st;
+  if (!meta.contains("epoch_seconds") || !meta["epoch_seconds"].is_number() ||
+      !std::isfinite(meta["epoch_seconds"].get<double>()) || meta["epoch_seconds"].get<double>() < 0)
+    return Status::failure("'epoch_seconds' is missing or not a finite time");
+  if (!meta.contains("history") || !meta["history"].is_array())
+    return Status::failure("'history' is missing or not a list");
+  for (const auto& h : meta["history"]) {
+    if (!h.is_object()) return Status::failure("a 'history' record is not an object");
+    for (const auto& [k, v] : h.items())
+      if (!v.is_number() || !std::isfinite(v.get<double>()))
+        return Status::failure("history field '" + k + "' is not a finite number");
+  }
+  return {};
+}
+
+// Each of the model's parameters exactly once, and nothing the run does not know.
+Status check_tensor_names(const NamedTensors& saved, const RunState& state) {
+  for (const auto& [pname, p] : state.params) {
+    bool found = false;
+    for (const auto& [name, t] : saved) found |= name == pname;
+    if (!found) return Status::failure("parameter '" + pname + "' is missing");
+  }
+  auto known = state.optim.state();
+  for (const auto& [name, t] : saved) {
+    bool ok = name == "run/loss_sum" || name == "run/correct" || name.rfind("amp/", 0) == 0;
+    for (const auto& [pname, p] : state.params) ok |= name == pname;
+    for (const auto& [oname, o] : known) ok |= name == oname;
+    if (!ok) return Status::failure("unexpected tensor '" + name + "' (made with another model or optimizer?)");
   }
   return {};
 }
@@ -49,6 +107,19 @@ void load_tensors(const NamedTensors& saved, bool leader, const torch::Device& d
 
 std::string checkpoint_path(const TrainOptions& o) { return o.out + "/checkpoint.dlr"; }
 
+Status prepare_output(const TrainOptions& o) {
+  if (auto st = make_directories(o.out); !st) return Status::failure("--out " + o.out + ": " + st.error());
+  if (::access(o.out.c_str(), W_OK | X_OK) != 0)
+    return Status::failure("--out " + o.out + ": cannot write there (" + std::strerror(errno) + ")");
+  for (const char* name : {"checkpoint.dlr", "metrics.jsonl", "curves.svg"}) {
+    std::string p = o.out + "/" + name;
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return Status::failure("--out " + o.out + ": " + p + " exists and is not a regular file");
+  }
+  return {};
+}
+
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world) {
   nlohmann::json id = {{"model", to_string(o.model)}, {"optimizer", to_string(o.optimizer)}, {"lr", o.lr},
                        {"momentum", o.momentum},       {"batch_size", o.batch_size},          {"seed", o.seed},
@@ -58,11 +129,16 @@ nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world
 }
 
 Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int world, bool leader,
-                  const torch::Device& device, RunState& state) {
+                  const torch::Device& device, int64_t steps_per_epoch, RunState& state) {
   auto ld = load_checkpoint(checkpoint_path(o));
   if (!ld.checkpoint) return Status::failure("cannot resume: " + ld.error);
   const auto& meta = ld.checkpoint->meta;
+  if (!meta.is_object()) return Status::failure("cannot resume: " + checkpoint_path(o) + ": malformed run state");
   if (auto st = check_identity(meta, identity, world); !st) return st;
+  if (auto st = check_run_state(meta, steps_per_epoch); !st)
+    return Status::failure("cannot resume: " + checkpoint_path(o) + ": " + st.error());
+  if (auto st = check_tensor_names(ld.checkpoint->tensors, state); !st)
+    return Status::failure("cannot resume: " + checkpoint_path(o) + ": " + st.error());
   try {
     load_tensors(ld.checkpoint->tensors, leader, device, state);
   } catch (const std::exception& e) {

@@ -13,14 +13,20 @@ namespace dlready {
 
 std::string checkpoint_path(const TrainOptions& o);
 
+// Creates <out> and checks up front that the run's files can be written there: <out> a writable
+// directory, and checkpoint.dlr, metrics.jsonl, curves.svg absent or regular files.
+Status prepare_output(const TrainOptions& o);
+
 // The settings a resumed run must share with the checkpoint (model, optimizer, lr, batch, seed, ...).
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world);
 
 // Loads <out>/checkpoint.dlr into `state`. The counters of a mid-epoch checkpoint are the sums over
 // all ranks: only the leader carries them on, the others start from zero, so the epoch's global
 // metrics come out as in an uninterrupted run.
+// Every field of the checkpoint's run state is checked for its type and range, and every tensor
+// against the model's parameters and the optimizer's state, before anything is used.
 Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int world, bool leader,
-                  const torch::Device& device, RunState& state);
+                  const torch::Device& device, int64_t steps_per_epoch, RunState& state);
 
 // Where a checkpoint is taken: the epoch it belongs to, the steps done in it, its time so far.
 struct RunPosition {

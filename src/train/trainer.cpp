@@ -61,7 +61,7 @@ class TrainingRun {
   void run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs);
   bool checkpoint_mid_epoch(int epoch, int64_t step, double elapsed, bool stop);
   bool end_epoch(int epoch, double seconds);
-  void save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total);
+  bool save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total);
   std::pair<torch::Tensor, torch::Tensor> global_counters();
   void not_finite(int epoch, const std::string& what);
   void report_progress(int epoch, int64_t step, double elapsed, Clock::time_point& last) const;
@@ -82,12 +82,12 @@ class TrainingRun {
 };
 
 bool TrainingRun::start() {
-  if (auto st = make_directories(o_.out); !st) {
-    fail(ExitCode::failed, "--out " + o_.out + ": " + st.error());
+  if (auto st = prepare_output(o_); !st) {
+    fail(ExitCode::usage, st.error());
     return false;
   }
   if (o_.resume) {
-    if (auto st = resume_run(o_, identity_, dp_.world, leader(), device_, state_); !st) {
+    if (auto st = resume_run(o_, identity_, dp_.world, leader(), device_, steps_per_epoch_, state_); !st) {
       fail(ExitCode::failed, st.error());
       return false;
     }
@@ -114,10 +114,14 @@ void TrainingRun::prepare_graph() {
   graph_ = std::make_unique<GraphReplay>(device_, o_.batch_size, [this](const std::string& s) { log(s); });
 }
 
-void TrainingRun::save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total) {
-  if (!leader()) return;
-  if (auto st = save_run(checkpoint_path(o_), identity_, state_, at, loss_total, correct_total); !st)
-    log("warning: checkpoint not written: " + st.error());
+// A checkpoint that cannot be written ends the run (exit 1): it is never reported as written.
+bool TrainingRun::save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total) {
+  if (!leader()) return true;
+  if (auto st = save_run(checkpoint_path(o_), identity_, state_, at, loss_total, correct_total); !st) {
+    fail(ExitCode::failed, "cannot write the checkpoint: " + st.error() + "; stopped (an earlier checkpoint is unchanged)");
+    return false;
+  }
+  return true;
 }
 
 // The epoch's loss and correct counters so far, summed over ranks (a collective: every rank calls
@@ -130,9 +134,9 @@ std::pair<torch::Tensor, torch::Tensor> TrainingRun::global_counters() {
 }
 
 void TrainingRun::not_finite(int epoch, const std::string& what) {
-  fail(ExitCode::failed, what + " in epoch " + std::to_string(epoch + 1) +
-                             "; stopped. The last good checkpoint is kept: " + checkpoint_path(o_) +
-                             " (try a smaller --lr)");
+  std::string kept = path_exists(checkpoint_path(o_)) ? "The last good checkpoint is kept: " + checkpoint_path(o_)
+                                                      : "No checkpoint had been written yet";
+  fail(ExitCode::failed, what + " in epoch " + std::to_string(epoch + 1) + "; stopped. " + kept + " (try a smaller --lr)");
 }
 
 void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs) {
@@ -171,7 +175,7 @@ bool TrainingRun::checkpoint_mid_epoch(int epoch, int64_t step, double elapsed, 
     not_finite(epoch, "the training loss or the parameters became inf/NaN by step " + std::to_string(step + 1));
     return false;
   }
-  save({epoch, step + 1, elapsed}, loss_total, correct_total);
+  if (!save({epoch, step + 1, elapsed}, loss_total, correct_total)) return false;
   if (stop) {
     fail(ExitCode::interrupted, interrupted_message(epoch, step + 1, steps_per_epoch_));
     return false;
@@ -231,8 +235,12 @@ bool TrainingRun::end_epoch(int epoch, double seconds) {
   state_.loss_sum.zero_();
   state_.correct.zero_();
   log(epoch_line(m, o_.epochs, device_, state_.scaler.has_value()));
-  save({epoch + 1, 0, 0}, state_.loss_sum, state_.correct);
-  if (leader()) write_run_files(o_.out, state_.history, [this](const std::string& s) { log(s); });
+  if (!save({epoch + 1, 0, 0}, state_.loss_sum, state_.correct)) return false;
+  if (leader())
+    if (auto st = write_run_files(o_.out, state_.history); !st) {
+      fail(ExitCode::failed, st.error());
+      return false;
+    }
   if (stop_after && epoch + 1 < o_.epochs) {
     fail(ExitCode::interrupted, interrupted_message(epoch + 1, 0, steps_per_epoch_));
     return false;

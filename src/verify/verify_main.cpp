@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/json_text.hpp"
 #include "torch_runtime/device_choice.hpp"
 #include "verify/checks.hpp"
 
@@ -106,7 +107,7 @@ ExitCode run_verify_command(const VerifyOptions& o) {
       if (!cuda_note.empty() && o.device == "all") summary += " (" + cuda_note + ")";
     }
     std::fprintf(human, "%s\n", summary.c_str());
-    if (o.json) std::cout << verify_json(o, plan, runs, ready, summary).dump(2) << std::endl;
+    if (o.json) std::cout << json_text(verify_json(o, plan, runs, ready, summary), 2) << std::endl;
     return ready ? ExitCode::ok : ExitCode::failed;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready verify: %s\nNOT READY\n", e.what());

@@ -1,7 +1,9 @@
 // Fuzzes every file parser of the probes at once: the input is written to each file the doctor
 // reads (kernel module, /proc and /sys files, os-release, passwd/group, torch version.py and
 // METADATA, a dist-info name, CUDA version.json, ld.so.cache) under a fake root, then the facts
-// are gathered (without loading any driver library) and diagnosed.
+// are gathered (without loading any driver library) and diagnosed, and every renderer and writer
+// runs on those facts: the doctor's JSON must parse back, and each line `dlready export` writes must
+// be a comment or a line of its own kind (a fuzzed field must never start a line of its own).
 #include <unistd.h>
 
 #include <cstddef>
@@ -12,6 +14,9 @@
 
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
+#include "report/render.hpp"
+#include "snapshot/export.hpp"
+#include "snapshot/stack.hpp"
 
 namespace {
 
@@ -20,6 +25,33 @@ void put(const std::string& path, const uint8_t* data, size_t size) {
   if (!f) std::abort();
   std::fwrite(data, 1, size, f);
   std::fclose(f);
+}
+
+bool is_export_line(const std::string& l) {
+  for (const char* start : {"#", "--extra-index-url ", "torch==", "FROM ", "RUN ", "ENV ", "name: ", "channels:",
+                            "  - ", "dependencies:", "    - "})
+    if (l.rfind(start, 0) == 0) return true;
+  return l.empty();
+}
+
+void render_everything(const dlready::Facts& facts) {
+  auto report = dlready::diagnose(facts);
+  (void)dlready::render_text(facts, report, {true});
+  (void)dlready::render_markdown(facts, report);
+  auto json = dlready::render_json(facts, report);
+  auto back = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (back.is_discarded()) std::abort();  // the doctor wrote JSON it cannot read back
+  auto snapshot = dlready::make_snapshot(back, "host", "2026-12-03T00:00:00Z");
+  for (const char* format : {"requirements", "conda", "dockerfile"}) {
+    auto e = dlready::export_stack(snapshot, format);
+    size_t start = 0;
+    while (start < e.text.size()) {
+      size_t nl = e.text.find('\n', start);
+      if (nl == std::string::npos) nl = e.text.size();
+      if (!is_export_line(e.text.substr(start, nl - start))) std::abort();  // a field started a line
+      start = nl + 1;
+    }
+  }
 }
 
 }  // namespace
@@ -50,6 +82,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.driver_probe = false;
   opt.env = {{"VIRTUAL_ENV", "/venv"}, {"HOME", "/home/x"}, {"CUDA_VISIBLE_DEVICES", std::string(reinterpret_cast<const char*>(data), size > 32 ? 32 : size)}};
   auto g = dlready::gather_facts(opt);
-  if (g.error.empty()) (void)dlready::diagnose(g.facts);
+  if (g.error.empty()) render_everything(g.facts);
   return 0;
 }

@@ -2,12 +2,16 @@
 // reference loss trajectory, checkpoints (torn, tampered, resume bit for bit after SIGKILL), NaN
 // detection, a real Fashion-MNIST run, and the CLI's refusal to die on a loader error.
 #include <gtest/gtest.h>
+#include <sodium.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -356,6 +360,103 @@ TEST(TrainCli, BadDataAndBadFlags) {
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --epochs 0"), 2);
   write_dataset_dir(f.root + "/data", 64, 16);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --device tpu --data " + f.root + "/data --out " + f.root + "/r"), 1);
+}
+
+// A checkpoint file rebuilt around an edited header: a valid checksum over crafted content.
+std::string forge_checkpoint(const nlohmann::json& header, const std::string& payload) {
+  std::string h = header.dump();
+  std::string out("DLRCKPT1", 8);
+  uint64_t hl = h.size();
+  out.append(reinterpret_cast<const char*>(&hl), sizeof hl);
+  out += h + payload;
+  unsigned char sum[crypto_generichash_BYTES];
+  crypto_generichash(sum, sizeof sum, reinterpret_cast<const unsigned char*>(out.data()), out.size(), nullptr, 0);
+  return out + std::string(reinterpret_cast<char*>(sum), sizeof sum);
+}
+
+// The checksum is unkeyed, so it proves nothing about intent: every field and tensor of a
+// checksum-valid checkpoint is still checked before use, and each problem is one "cannot resume" line.
+TEST(Checkpoint, CraftedButChecksumValidFilesAreRefusedFieldByField) {
+  auto ds = synthetic_dataset(256, 64);
+  Fixture f;
+  TrainOptions o;
+  o.out = f.root + "/run";
+  o.epochs = 1;
+  o.progress = false;
+  auto data = to_tensors(ds, 0, torch::kCPU);
+  ASSERT_EQ(train(o, data, torch::kCPU, {}).status, ExitCode::ok);
+  std::string bytes = command_output("cat " + o.out + "/checkpoint.dlr");
+  uint64_t hl;
+  std::memcpy(&hl, bytes.data() + 8, sizeof hl);
+  auto header = nlohmann::json::parse(bytes.substr(16, hl));
+  std::string payload = bytes.substr(16 + hl, bytes.size() - 16 - hl - crypto_generichash_BYTES);
+  auto nan_payload = payload;
+  size_t bias_at = 0;
+  for (const auto& e : header["tensors"])
+    if (e["name"] == "fc1.bias") bias_at = e["offset"].get<size_t>();
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(nan_payload.data() + bias_at, &nan, sizeof nan);
+  struct Case {
+    std::string what;
+    std::function<void(nlohmann::json&)> edit;
+    std::string payload;
+  };
+  std::vector<Case> cases = {
+      {"epoch", [](nlohmann::json& h) { h["meta"]["epoch"] = int64_t{1} << 31; }, payload},
+      {"step_in_epoch", [](nlohmann::json& h) { h["meta"]["step_in_epoch"] = -1; }, payload},
+      {"epoch", [](nlohmann::json& h) { h["meta"]["epoch"] = "two"; }, payload},
+      {"history", [](nlohmann::json& h) { h["meta"]["history"] = 7; }, payload},
+      {"appears twice", [](nlohmann::json& h) { h["tensors"].push_back(h["tensors"][0]); }, payload},
+      {"bad shape", [](nlohmann::json& h) {
+         h["tensors"].push_back({{"name", "x"}, {"shape", {0, int64_t{1} << 62, int64_t{1} << 62}}, {"offset", 0}, {"bytes", 0}});
+       }, payload},
+      {"missing", [](nlohmann::json& h) { h["tensors"].erase(0); }, payload},
+      {"NaN", [](nlohmann::json&) {}, nan_payload},
+  };
+  for (const auto& c : cases) {
+    auto h = header;
+    c.edit(h);
+    std::ofstream(o.out + "/checkpoint.dlr", std::ios::binary) << forge_checkpoint(h, c.payload);
+    auto resumed = o;
+    resumed.resume = true;
+    resumed.epochs = 2;
+    TrainResult r;
+    ASSERT_NO_THROW(r = train(resumed, data, torch::kCPU, {})) << c.what;
+    EXPECT_EQ(r.status, ExitCode::failed) << c.what;
+    EXPECT_EQ(r.error.rfind("cannot resume", 0), 0u) << c.what << ": " << r.error;
+    EXPECT_NE(r.error.find(c.what), std::string::npos) << c.what << ": " << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  }
+}
+
+// An --out that cannot hold the run's files is refused before training (not "wrote ..." at the end).
+TEST(TrainCli, AnUnusableOutIsRefusedUpFront) {
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 64, 16);
+  f.mkdir("/run/checkpoint.dlr");  // a directory where the checkpoint should go
+  for (const std::string& out : {std::string("/etc/passwd"), std::string("/dev/null"), f.root + "/run"}) {
+    std::string log = f.root + "/o.txt";
+    int rc = WEXITSTATUS(std::system((std::string(DLREADY_BINARY) + " train --epochs 1 --data " + f.root +
+                                      "/data --out " + out + " > " + log + " 2>&1").c_str()));
+    std::string text = command_output("cat " + log);
+    EXPECT_EQ(rc, 2) << out << ": " << text;
+    EXPECT_NE(text.find("--out " + out), std::string::npos) << text;
+    EXPECT_EQ(text.find("wrote"), std::string::npos) << text;
+    EXPECT_EQ(text.find("epoch 1/1"), std::string::npos) << "refused only after training:\n" << text;
+  }
+}
+
+// A dataset without samples is an error naming the file, not a NaN loss about a checkpoint.
+TEST(TrainCli, AnEmptyDatasetIsRefused) {
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 0, 16);
+  std::string log = f.root + "/o.txt";
+  int rc = WEXITSTATUS(std::system((std::string(DLREADY_BINARY) + " train --data " + f.root + "/data --out " +
+                                    f.root + "/run > " + log + " 2>&1").c_str()));
+  std::string text = command_output("cat " + log);
+  EXPECT_EQ(rc, 1) << text;
+  EXPECT_NE(text.find("holds no samples"), std::string::npos) << text;
+  EXPECT_EQ(text.find("checkpoint is kept"), std::string::npos) << text;
 }
 
 }  // namespace
