@@ -1,6 +1,8 @@
 // One scenario per finding id: a fixture machine broken in one place, asserting the finding, the
 // verdict and the exit status. The healthy machine must produce no error at all.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <set>
 #include <stdexcept>
@@ -625,6 +627,26 @@ TEST(Scenario, TorchLibraryDamaged) {
       << get(r, "torch-library-damaged").evidence.at(0);
 }
 
+// A PCI bus the user may not read is "cannot tell", never "no GPU" (run as nobody when root: root
+// reads everything).
+TEST(Scenario, GpuPresenceUnknownWhenThePciBusCannotBeRead) {
+  Fixture f;
+  add_base_system(f);
+  add_nvidia_gpu(f, "0000:01:00.0", "2330");
+  ASSERT_EQ(::chmod(f.host("/sys/bus/pci/devices").c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(f.root.c_str(), 0755), 0);
+  std::string as_other = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  if (::geteuid() != 0) {
+    ASSERT_EQ(::chmod(f.host("/sys/bus/pci/devices").c_str(), 0), 0);
+  }
+  auto out = command_output(as_other + DLREADY_BINARY + " doctor --no-driver-probe --root " + f.root +
+                            " 2>&1; echo rc=$?");
+  ::chmod(f.host("/sys/bus/pci/devices").c_str(), 0755);
+  EXPECT_NE(out.find("[gpu-presence-unknown]"), std::string::npos) << out;
+  EXPECT_EQ(out.find("[no-nvidia-gpu]"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+}
+
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
@@ -639,7 +661,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
       "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
-      "torch-library-damaged"};
+      "torch-library-damaged", "gpu-presence-unknown"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -41,7 +41,7 @@ ExitCode run_export(const ExportArgs& a) {
   auto e = export_stack(file.doc, a.format);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready export: %s: %s\n", a.snapshot.c_str(), e.error.c_str());
-    return ExitCode::failed;
+    return e.not_a_snapshot ? ExitCode::usage : ExitCode::failed;
   }
   if (a.out.empty()) {
     std::fwrite(e.text.data(), 1, e.text.size(), stdout);

@@ -39,6 +39,7 @@ struct PciFunction {
 
 struct PciFacts {
   bool sysfs_readable = false;
+  bool sysfs_denied = false;  // /sys/bus/pci/devices is there but this user may not list it
   std::optional<std::string> pci_ids_path;
   std::vector<PciFunction> nvidia;      // every vendor 0x10de function (GPUs, audio, NVSwitch)
   std::vector<PciFunction> other_gpus;  // display-class functions of other vendors (hybrid laptops)

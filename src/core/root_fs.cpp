@@ -113,6 +113,10 @@ bool RootFs::exists(const std::string& path) const {
   return ::lstat(host(path).c_str(), &st) == 0;
 }
 
+bool RootFs::can_list(const std::string& path) const {
+  return is_dir(path) && ::access(host(path).c_str(), R_OK | X_OK) == 0;
+}
+
 bool RootFs::is_dir(const std::string& path) const {
   struct stat st {};
   return ::stat(host(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);

@@ -35,6 +35,8 @@ class RootFs {
   std::optional<std::string> read_line(const std::string& path) const;
   bool exists(const std::string& path) const;
   bool is_dir(const std::string& path) const;
+  // A directory this process may list (permissions as the kernel checks them for this user).
+  bool can_list(const std::string& path) const;
   std::optional<FileStat> stat(const std::string& path) const;  // follows symlinks
   std::optional<std::string> readlink(const std::string& path) const;
   // Sorted names in a directory (no "." / ".."); empty when unreadable.

@@ -100,6 +100,9 @@ const std::vector<CatalogueEntry>& catalogue() {
        "With MIG mode on, CUDA only sees MIG instances; with none created the GPU is invisible."},
       {"mig-pending-reset", S::warning, "driver-api", "A MIG mode change waits for a GPU reset",
        "The pending MIG mode differs from the current one until the GPU is reset or the machine reboots."},
+      {"gpu-presence-unknown", S::error, "gpu", "Cannot tell whether this machine has an NVIDIA GPU",
+       "/sys/bus/pci/devices exists but this user may not read it, and no driver answered: the doctor cannot "
+       "see the PCI bus, so it does not claim there is no GPU."},
       {"gpu-count-mismatch", S::warning, "gpu", "Fewer GPUs answer the driver than sit on the PCI bus",
        "Some NVIDIA GPUs in sysfs are not initialised by the driver: often 'Above 4G decoding' / "
        "Resizable BAR disabled in the BIOS, power, or a fallen-off-the-bus GPU (Xid 79)."},

@@ -52,7 +52,14 @@ void wsl_rules(const Facts& f, std::vector<Finding>& out) {
 
 // Is there a GPU at all, and can this container reach it.
 void presence_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  if (!d.gpu_evidence && !(f.os.wsl && !f.os.wsl_dxg)) {
+  if (!d.gpu_evidence && f.pci.sysfs_denied && !f.os.wsl) {
+    // Not being allowed to look is not the same as finding nothing.
+    auto x = make_finding("gpu-presence-unknown");
+    x.evidence.push_back("/sys/bus/pci/devices exists but cannot be read by this user, and no driver answered");
+    x.fix = {"run dlready doctor as a user who can read /sys (or as root)",
+             "in a container: do not mask /sys; with --root: make the copied sys/bus/pci readable"};
+    out.push_back(x);
+  } else if (!d.gpu_evidence && !(f.os.wsl && !f.os.wsl_dxg)) {
     auto x = make_finding("no-nvidia-gpu");
     if (f.pci.sysfs_readable)
       x.evidence.push_back("no PCI function with vendor 0x10de and class 0x0300/0x0302 in /sys/bus/pci/devices");

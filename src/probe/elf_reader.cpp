@@ -1,6 +1,7 @@
 #include "probe/elf_reader.hpp"
 
 #include <elf.h>
+#include <sys/stat.h>
 
 #include <cstring>
 
@@ -130,7 +131,9 @@ ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sectio
 }
 
 ElfResult read_elf(const RootFs& fs, const std::string& path, bool sections) {
-  if (!fs.stat(path)) return {std::nullopt, path + ": cannot open"};
+  auto st = fs.stat(path);
+  if (!st) return {std::nullopt, path + ": cannot open"};
+  if (!S_ISREG(st->mode)) return {std::nullopt, path + ": " + (st->is_dir ? "a directory" : "not a regular file") + ", not a program or library"};
   return parse_elf([&](uint64_t off, size_t len) { return fs.read_at(path, off, len); }, path, sections);
 }
 

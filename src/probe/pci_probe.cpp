@@ -59,6 +59,7 @@ PciFacts probe_pci(const RootFs& fs) {
   const std::string base = "/sys/bus/pci/devices";
   auto names = fs.list(base);
   f.sysfs_readable = !names.empty();
+  f.sysfs_denied = names.empty() && fs.is_dir(base) && !fs.can_list(base);
   std::optional<std::string> ids;
   for (const auto& addr : names) {
     std::string dev = base + "/" + addr;

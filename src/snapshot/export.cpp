@@ -83,6 +83,7 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   const json& facts = field(snapshot, "facts");
   if (!facts.is_object()) {
     out.error = "not a dlready snapshot or doctor report (no \"facts\" object)";
+    out.not_a_snapshot = true;
     return out;
   }
   auto p = primary_torch(facts);

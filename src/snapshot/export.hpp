@@ -8,6 +8,7 @@ namespace dlready {
 
 struct Exported {
   std::string error;  // why nothing could be exported ("" = fine)
+  bool not_a_snapshot = false;  // the document is no snapshot at all (a usage error, like for diff)
   std::string text;
 };
 
