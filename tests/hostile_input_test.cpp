@@ -222,5 +222,17 @@ TEST(Consistency, ADirectoryIsCalledADirectory) {
   EXPECT_NE(s.out.find("a directory, not a snapshot"), std::string::npos) << s.out;
 }
 
+TEST(Consistency, AHugePasswdIsNotAMissingUser) {
+  Fixture f;
+  add_base_system(f);
+  std::string passwd(5u << 20, 'x');
+  passwd += ":x:1:1::/:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n";
+  f.write("/etc/passwd", passwd);
+  auto r = run_sh("", "doctor --no-driver-probe --user alice --root " + f.root);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.out.find("is not in"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bytes, more than"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace dlready::test

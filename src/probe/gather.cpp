@@ -36,7 +36,12 @@ GatherResult gather_facts(const GatherOptions& opt) {
   if (opt.user) {
     auto u = lookup_user(fs, *opt.user);
     if (!u) {
-      r.error = "user '" + *opt.user + "' is not in " + fs.host("/etc/passwd");
+      auto st = fs.stat("/etc/passwd");
+      constexpr uint64_t kMaxPasswd = 4 << 20;  // what lookup_user reads
+      r.error = st && st->size > kMaxPasswd
+                    ? fs.host("/etc/passwd") + " is " + std::to_string(st->size) + " bytes, more than the " +
+                          std::to_string(kMaxPasswd) + " read to look up '" + *opt.user + "'"
+                    : "user '" + *opt.user + "' is not in " + fs.host("/etc/passwd");
       return r;
     }
     user = *u;
