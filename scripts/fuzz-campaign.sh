@@ -14,25 +14,27 @@ cmake --build --preset fuzz -j"$(nproc)" >/dev/null
 corpus_root=${DLREADY_FUZZ_CORPUS:-$HOME/.cache/dlready/fuzz-corpus}
 printf '%-14s %12s %10s %8s %8s  %s\n' target executions exec/s cov ft findings
 for t in "${targets[@]}"; do
-  bin=build/fuzz/tests/fuzz/fuzz_$t
+  bin=$PWD/build/fuzz/tests/fuzz/fuzz_$t
   work=$corpus_root/$t
-  mkdir -p "$work" "tests/fuzz/regressions/$t"
+  keep=$PWD/tests/fuzz/regressions/$t
+  mkdir -p "$work" "$keep"
   cp -rn tests/fuzz/corpus/$t/. "$work"/ 2>/dev/null || true
   log=$(mktemp)
   before=$(find "tests/fuzz/regressions/$t" -type f | wc -l)
   jobs=$(nproc)
-  "$bin" -max_total_time=$((minutes * 60)) -rss_limit_mb=2048 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
-    -artifact_prefix="tests/fuzz/regressions/$t/" "$work" >"$log" 2>&1 || true
-  # -jobs writes fuzz-N.log per worker: add their executions up.
+  # -jobs writes fuzz-N.log per worker into the current directory: run in a scratch one.
+  scratch=$(mktemp -d)
+  (cd "$scratch" && "$bin" -max_total_time=$((minutes * 60)) -rss_limit_mb=2048 -print_final_stats=1 \
+    -jobs="$jobs" -workers="$jobs" -artifact_prefix="$keep/" "$work" >"$log" 2>&1) || true
   execs=0; cov=0; ft=0
-  for l in fuzz-*.log "$log"; do
+  for l in "$scratch"/fuzz-*.log "$log"; do
     [ -f "$l" ] || continue
     e=$(sed -n 's/^stat::number_of_executed_units: *//p' "$l" | tail -n 1)
     execs=$((execs + ${e:-0}))
     c=$(grep -o 'cov: [0-9]*' "$l" | tail -n 1 | awk '{print $2}'); [ "${c:-0}" -gt "$cov" ] && cov=$c
     f=$(grep -o 'ft: [0-9]*' "$l" | tail -n 1 | awk '{print $2}'); [ "${f:-0}" -gt "$ft" ] && ft=$f
   done
-  rm -f fuzz-*.log "$log"
+  rm -rf "$scratch" "$log"
   after=$(find "tests/fuzz/regressions/$t" -type f | wc -l)
   printf '%-14s %12d %10d %8d %8d  %d new\n' "$t" "$execs" $((execs / (minutes * 60))) "$cov" "$ft" $((after - before))
 done

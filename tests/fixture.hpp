@@ -41,7 +41,7 @@ class Fixture {
 // What a shell command prints on stdout (popen), for comparing with real tools.
 std::string command_output(const std::string& cmd);
 
-// Exit status dlready doctor would return for a report (SPEC: 1 on an error finding).
+// Exit status dlready doctor would return for a report (1 on an error finding).
 int exit_status(const Report& r, Severity threshold = Severity::error);
 bool has_finding(const Report& r, const std::string& id);
 std::string finding_ids(const Report& r);

@@ -1,4 +1,4 @@
-// One scenario per row of the seeds' troubleshooting tables:
+// One scenario per row of the tutorials' troubleshooting tables:
 // S0 (000_*.txt) section 九.1 "常见错误及解决方法" and S1 (001_*.txt) "常见陷阱与解决方案".
 #include <gtest/gtest.h>
 

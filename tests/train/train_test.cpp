@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -426,6 +427,20 @@ TEST(Checkpoint, CraftedButChecksumValidFilesAreRefusedFieldByField) {
     EXPECT_EQ(r.error.rfind("cannot resume", 0), 0u) << c.what << ": " << r.error;
     EXPECT_NE(r.error.find(c.what), std::string::npos) << c.what << ": " << r.error;
     EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  }
+}
+
+// A checkpoint path that is a device or a FIFO is refused at once (it used to hang on /dev/zero).
+TEST(Checkpoint, DevicesAndFifosAreNotCheckpoints) {
+  Fixture f;
+  f.link("/zero.dlr", "/dev/zero");
+  ASSERT_EQ(::mkfifo((f.root + "/fifo.dlr").c_str(), 0600), 0);
+  for (const char* name : {"/zero.dlr", "/fifo.dlr"}) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto ld = load_checkpoint(f.root + name);
+    EXPECT_FALSE(ld.checkpoint) << name;
+    EXPECT_NE(ld.error.find("not a checkpoint"), std::string::npos) << ld.error;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
   }
 }
 
