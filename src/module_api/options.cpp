@@ -1,6 +1,7 @@
 #include "module_api/module_abi.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace dlready {
 namespace {
@@ -44,76 +45,82 @@ std::optional<OptimizerKind> parse_optimizer(std::string_view s) { return value_
 std::optional<Engine> parse_engine(std::string_view s) { return value_of(s, kEngines); }
 std::optional<AmpMode> parse_amp(std::string_view s) { return value_of(s, kAmpModes); }
 
+namespace {
+
+// Every option once, in one list per struct: the writer and the reader walk the same list, so the
+// two directions cannot drift apart.
+template <class Options, class Visit>
+void train_fields(Options& o, Visit&& v) {
+  v("data", o.data), v("model", o.model), v("optimizer", o.optimizer), v("device", o.device);
+  v("engine", o.engine), v("out", o.out), v("epochs", o.epochs), v("batch_size", o.batch_size);
+  v("lr", o.lr), v("momentum", o.momentum), v("seed", o.seed), v("threads", o.threads);
+  v("checkpoint_every", o.checkpoint_every), v("amp", o.amp), v("cuda_graphs", o.cuda_graphs);
+  v("empty_cache", o.empty_cache), v("limit_train", o.limit_train), v("rank", o.rank);
+  v("world_size", o.world_size), v("master_port", o.master_port), v("master_addr", o.master_addr);
+  v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("json", o.json), v("progress", o.progress);
+}
+
+template <class Options, class Visit>
+void verify_fields(Options& o, Visit&& v) {
+  v("device", o.device), v("level", o.level), v("json", o.json);
+}
+
+template <class Options, class Visit>
+void bench_fields(Options& o, Visit&& v) {
+  v("what", o.what), v("device", o.device), v("sizes", o.sizes), v("samples", o.samples);
+  v("data", o.data), v("kernels", o.kernels), v("steps", o.steps), v("json", o.json);
+}
+
+template <class T>
+nlohmann::json value_json(const T& v) {
+  if constexpr (std::is_enum_v<T>) return to_string(v);
+  else return v;
+}
+
+template <class T>
+void read_value(const nlohmann::json& j, const char* key, T& out) {
+  if constexpr (std::is_same_v<T, ModelKind>) out = required(parse_model(j.get<std::string>()), key, j.get<std::string>());
+  else if constexpr (std::is_same_v<T, OptimizerKind>) out = required(parse_optimizer(j.get<std::string>()), key, j.get<std::string>());
+  else if constexpr (std::is_same_v<T, Engine>) out = required(parse_engine(j.get<std::string>()), key, j.get<std::string>());
+  else if constexpr (std::is_same_v<T, AmpMode>) out = required(parse_amp(j.get<std::string>()), key, j.get<std::string>());
+  else j.get_to(out);
+}
+
+template <class Options, class Fields>
+nlohmann::json write(const Options& o, Fields fields) {
+  nlohmann::json j = nlohmann::json::object();
+  fields(o, [&](const char* key, const auto& v) { j[key] = value_json(v); });
+  return j;
+}
+
+// Throws nlohmann::json::exception for a missing key or a wrong type, std::invalid_argument for an
+// unknown enum name.
+template <class Options, class Fields>
+Options read(const nlohmann::json& j, Fields fields) {
+  Options o;
+  fields(o, [&](const char* key, auto& v) { read_value(j.at(key), key, v); });
+  return o;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const TrainOptions& o) {
-  return {{"data", o.data}, {"model", to_string(o.model)}, {"optimizer", to_string(o.optimizer)},
-          {"device", o.device}, {"engine", to_string(o.engine)}, {"out", o.out}, {"epochs", o.epochs},
-          {"batch_size", o.batch_size}, {"lr", o.lr}, {"momentum", o.momentum}, {"seed", o.seed},
-          {"threads", o.threads}, {"checkpoint_every", o.checkpoint_every}, {"amp", to_string(o.amp)},
-          {"cuda_graphs", o.cuda_graphs}, {"empty_cache", o.empty_cache}, {"limit_train", o.limit_train},
-          {"rank", o.rank}, {"world_size", o.world_size}, {"master_port", o.master_port},
-          {"master_addr", o.master_addr}, {"dist_timeout", o.dist_timeout}, {"resume", o.resume},
-          {"json", o.json}, {"progress", o.progress}};
+  return write(o, [](auto& x, auto&& v) { train_fields(x, v); });
 }
-
 TrainOptions train_options_from_json(const nlohmann::json& j) {
-  TrainOptions o;
-  auto text = [&](const char* k) { return j.at(k).get<std::string>(); };
-  o.data = text("data");
-  o.model = required(parse_model(text("model")), "model", text("model"));
-  o.optimizer = required(parse_optimizer(text("optimizer")), "optimizer", text("optimizer"));
-  o.device = text("device");
-  o.engine = required(parse_engine(text("engine")), "engine", text("engine"));
-  o.out = text("out");
-  j.at("epochs").get_to(o.epochs);
-  j.at("batch_size").get_to(o.batch_size);
-  j.at("lr").get_to(o.lr);
-  j.at("momentum").get_to(o.momentum);
-  j.at("seed").get_to(o.seed);
-  j.at("threads").get_to(o.threads);
-  j.at("checkpoint_every").get_to(o.checkpoint_every);
-  o.amp = required(parse_amp(text("amp")), "amp", text("amp"));
-  j.at("cuda_graphs").get_to(o.cuda_graphs);
-  j.at("empty_cache").get_to(o.empty_cache);
-  j.at("limit_train").get_to(o.limit_train);
-  j.at("rank").get_to(o.rank);
-  j.at("world_size").get_to(o.world_size);
-  j.at("master_port").get_to(o.master_port);
-  o.master_addr = text("master_addr");
-  j.at("dist_timeout").get_to(o.dist_timeout);
-  j.at("resume").get_to(o.resume);
-  j.at("json").get_to(o.json);
-  j.at("progress").get_to(o.progress);
-  return o;
+  return read<TrainOptions>(j, [](auto& x, auto&& v) { train_fields(x, v); });
 }
-
 nlohmann::json to_json(const VerifyOptions& o) {
-  return {{"device", o.device}, {"level", o.level}, {"json", o.json}};
+  return write(o, [](auto& x, auto&& v) { verify_fields(x, v); });
 }
-
 VerifyOptions verify_options_from_json(const nlohmann::json& j) {
-  VerifyOptions o;
-  j.at("device").get_to(o.device);
-  j.at("level").get_to(o.level);
-  j.at("json").get_to(o.json);
-  return o;
+  return read<VerifyOptions>(j, [](auto& x, auto&& v) { verify_fields(x, v); });
 }
-
 nlohmann::json to_json(const BenchOptions& o) {
-  return {{"what", o.what}, {"device", o.device}, {"sizes", o.sizes}, {"samples", o.samples},
-          {"data", o.data}, {"kernels", o.kernels}, {"steps", o.steps}, {"json", o.json}};
+  return write(o, [](auto& x, auto&& v) { bench_fields(x, v); });
 }
-
 BenchOptions bench_options_from_json(const nlohmann::json& j) {
-  BenchOptions o;
-  j.at("what").get_to(o.what);
-  j.at("device").get_to(o.device);
-  j.at("sizes").get_to(o.sizes);
-  j.at("samples").get_to(o.samples);
-  j.at("data").get_to(o.data);
-  j.at("kernels").get_to(o.kernels);
-  j.at("steps").get_to(o.steps);
-  j.at("json").get_to(o.json);
-  return o;
+  return read<BenchOptions>(j, [](auto& x, auto&& v) { bench_fields(x, v); });
 }
 
 }  // namespace dlready
