@@ -606,6 +606,10 @@ TEST(Scenario, LibtorchCudaDroppedByAsNeeded) {
   auto r = diagnose(gather_facts(o).facts);
   expect_finding(r, "libtorch-cuda-not-linked");
   EXPECT_NE(get(r, "libtorch-cuda-not-linked").fix.at(1).find("--no-as-needed"), std::string::npos);
+  // libtorch_cuda.so itself (it links libtorch_cpu.so) is not a program that lost it.
+  f.copy(DLREADY_FAKE_APP_CPU_ONLY, "/opt/libtorch/lib/libtorch_cuda.so");
+  o.binaries = {"/opt/libtorch/lib/libtorch_cuda.so"};
+  EXPECT_FALSE(has_finding(diagnose(gather_facts(o).facts), "libtorch-cuda-not-linked"));
 }
 
 // A damaged libtorch_cuda.so inside a found environment is a finding about that file; the doctor

@@ -84,7 +84,9 @@ GatherResult gather_facts(const GatherOptions& opt) {
       has_cuda |= l.name == "libtorch_cuda.so";
       if (l.name == "libtorch_cpu.so" && l.path) cpu = l.path;
     }
-    if (cpu && !has_cuda && fs.exists(path_dirname(*cpu) + "/libtorch_cuda.so"))
+    // libtorch_cuda.so itself links libtorch_cpu.so and not itself: it lost nothing.
+    bool is_torch_cuda = path_basename(b) == "libtorch_cuda.so";
+    if (cpu && !has_cuda && !is_torch_cuda && fs.exists(path_dirname(*cpu) + "/libtorch_cuda.so"))
       res.unlinked_torch_cuda = path_dirname(*cpu) + "/libtorch_cuda.so";
     f.binaries.push_back(res);
     scan_gpu_code(b);
