@@ -7,19 +7,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/posix_fs.hpp"
+
 namespace dlready {
 
 Status write_file_atomically(const std::string& path, std::string_view content) {
   // Renaming over a device node, a FIFO or a directory would replace it with a regular file (as
   // root, /dev/full would become a file): refuse any target that exists and is not a regular file.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO"
-                       : S_ISCHR(st.st_mode)  ? "a character device"
-                                              : "not a regular file";
-    return Status::failure(path + ": " + kind + "; nothing written (give the path of a file)");
-  }
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return Status::failure(path + ": " + file_kind(st.st_mode) + "; nothing written (give the path of a file)");
   std::string tmp = path + ".tmp";
   auto fail = [&](const char* step) {
     std::string msg = path + ": " + step + " failed: " + std::strerror(errno);

@@ -7,26 +7,17 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/posix_fs.hpp"
+
 namespace dlready {
-namespace {
-
-const char* file_type(mode_t m) {
-  if (S_ISDIR(m)) return "a directory";
-  if (S_ISFIFO(m)) return "a FIFO";
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISSOCK(m)) return "a socket";
-  return "not a regular file";
-}
-
-}  // namespace
 
 FileBytes read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& kind) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return {std::nullopt, path + ": cannot open (" + std::strerror(errno) + ")"};
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::string what = ::fstat(fd, &st) != 0 ? std::string("cannot stat") : file_type(st.st_mode);
+  bool stated = ::fstat(fd, &st) == 0;
+  if (!stated || !S_ISREG(st.st_mode)) {
+    std::string what = stated ? file_kind(st.st_mode) : "cannot stat";
     ::close(fd);
     return {std::nullopt, path + ": " + what + ", not " + kind + " (a regular file is needed)"};
   }

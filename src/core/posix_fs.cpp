@@ -35,6 +35,16 @@ std::vector<std::string> list_directory(const std::string& dir) {
   return out;
 }
 
+const char* file_kind(mode_t m) {
+  if (S_ISREG(m)) return "a regular file";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
+
 Status make_directories(const std::string& path) {
   std::string cur;
   size_t pos = 0;

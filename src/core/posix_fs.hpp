@@ -2,6 +2,8 @@
 // std::filesystem: libtorch.so exports its own copies of some std::filesystem symbols, and the
 // dynamic linker may bind ours to them (remove_all crashed that way in the test suite).
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -15,6 +17,8 @@ bool is_directory(const std::string& path);
 std::vector<std::string> list_directory(const std::string& dir);
 // mkdir -p; fails with a message naming the directory that could not be created.
 Status make_directories(const std::string& path);
+// What a file of this st_mode is, for messages: "a directory", "a FIFO", "a character device", ...
+const char* file_kind(mode_t mode);
 // rm -rf (does not follow symlinks).
 void remove_tree(const std::string& path);
 

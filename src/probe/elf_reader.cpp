@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "core/posix_fs.hpp"
 #include "core/status.hpp"
 
 namespace dlready {
@@ -133,7 +134,7 @@ ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sectio
 ElfResult read_elf(const RootFs& fs, const std::string& path, bool sections) {
   auto st = fs.stat(path);
   if (!st) return {std::nullopt, path + ": cannot open"};
-  if (!S_ISREG(st->mode)) return {std::nullopt, path + ": " + (st->is_dir ? "a directory" : "not a regular file") + ", not a program or library"};
+  if (!S_ISREG(st->mode)) return {std::nullopt, path + ": " + file_kind(st->mode) + ", not a program or library"};
   return parse_elf([&](uint64_t off, size_t len) { return fs.read_at(path, off, len); }, path, sections);
 }
 
