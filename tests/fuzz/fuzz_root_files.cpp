@@ -58,8 +58,9 @@ void render_everything(const dlready::Facts& facts) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string root = [] {
-    char tmpl[] = "/tmp/dlready-fuzz-XXXXXX";
-    std::string r = ::mkdtemp(tmpl);
+    // The fake root lives in memory where it can: 17 files are rewritten on every execution.
+    std::string tmpl = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm/dlready-fuzz-XXXXXX" : "/tmp/dlready-fuzz-XXXXXX";
+    std::string r = ::mkdtemp(tmpl.data());
     std::string dirs = "lib/modules/k/updates proc/driver/nvidia proc/sys/kernel proc/self etc "
                        "sys/devices/pci0000:00/0000:01:00.0 sys/bus/pci/devices usr/local/cuda-12.4 "
                        "venv/lib/python3.11/site-packages/torch venv/lib/python3.11/site-packages/torch-2.11.0.dist-info";
