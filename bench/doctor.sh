@@ -6,17 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-7}
 venv=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
-dlready=./build/release/dlready
+dlready=${DLREADY_BIN:-./build/release/dlready}
+python=${DLREADY_PYTHON:-$venv/bin/python}
 [ -x "$dlready" ] || { echo "build first: scripts/setup.sh" >&2; exit 2; }
-[ -x "$venv/bin/python" ] || { echo "no venv at $venv: scripts/setup.sh" >&2; exit 2; }
-export VIRTUAL_ENV=$venv
+command -v "$python" >/dev/null || { echo "no python at $python: scripts/setup.sh" >&2; exit 2; }
+# A venv's python: the doctor is pointed at it as an activated venv would be.
+[ -f "$(dirname "$(command -v "$python")")/../pyvenv.cfg" ] && export VIRTUAL_ENV=$(cd "$(dirname "$(command -v "$python")")/.." && pwd)
 d_t=(); d_r=(); c_t=(); c_r=()
 "$dlready" doctor --json >/dev/null || true   # warm the page cache for both sides
-"$venv/bin/python" -m torch.utils.collect_env >/dev/null 2>&1 || true
+"$python" -m torch.utils.collect_env >/dev/null 2>&1 || true
 for ((i = 0; i < runs; i++)); do
   read -r t r _ < <(python3 bench/measure.py "$dlready" doctor --json)
   d_t+=("$t"); d_r+=("$r")
-  read -r t r _ < <(python3 bench/measure.py "$venv/bin/python" -m torch.utils.collect_env)
+  read -r t r _ < <(python3 bench/measure.py "$python" -m torch.utils.collect_env)
   c_t+=("$t"); c_r+=("$r")
 done
 python3 - "${d_t[*]}" "${d_r[*]}" "${c_t[*]}" "${c_r[*]}" <<'PY'

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# dlready train vs the tutorial's script (../shared/peers/train_seed.py), same torch, same machine:
+# dlready train vs the tutorial's script (../shared/peers/train_seed.py, else this clone's own
+# bench/train_peer.py), same torch, same machine:
 # SimpleNet, Fashion-MNIST, batch 64, 5 epochs, on the CPU (or a GPU: third argument). Two settings: each with its default threading
 # (as a user runs it) and both at 1 thread. Alternating runs; prints medians, the wall-time ratio,
 # both test accuracies and both peak RSS. With --cuda-graphs on a GPU, also the launch-bound floor.
 # usage: bench/train.sh [runs] [epochs] [device] [dlready train flags...]   (defaults 3, 5, cpu)
+#   DLREADY_SETTINGS="default" runs only the default-threading setting (the GPU check does).
 #   e.g. bench/train.sh 3 5 cuda --cuda-graphs      bench/train.sh 3 5 cpu --amp bf16
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,7 @@ device=${3:-cpu}
 extra=("${@:4}")  # --amp bf16|fp16, --cuda-graphs, ... (for dlready train only)
 venv=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
 peer=${DLREADY_PEER:-../shared/peers/train_seed.py}
+[ -n "${DLREADY_PEER:-}" ] || [ -f "$peer" ] || peer=bench/train_peer.py
 data=${DLREADY_DATA:-/usr/share/datasets/fashion-mnist}
 dlready=${DLREADY_BIN:-./build/release/dlready}
 python=${DLREADY_PYTHON:-$venv/bin/python}
@@ -21,12 +24,12 @@ python=${DLREADY_PYTHON:-$venv/bin/python}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 results=$tmp/results.txt
-for setting in default 1thread; do
+for setting in ${DLREADY_SETTINGS:-default 1thread}; do
   ours_threads=(); peer_threads=()
   if [ "$setting" = 1thread ]; then ours_threads=(--threads 1); peer_threads=(--threads 1); fi
   for ((i = 0; i < runs; i++)); do
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device "$device" \
-      --epochs "$epochs" --data "$data" --json --no-progress --out "$tmp/run" "${ours_threads[@]}" "${extra[@]}")
+      --epochs "$epochs" --data "$data" --json --no-progress --overwrite --out "$tmp/run" "${ours_threads[@]}" "${extra[@]}")
     # test accuracy, the median epoch after the first (steady state), graph kernels, steps per epoch
     read -r acc epoch kernels steps < <(python3 -c 'import json,statistics,sys
 j = json.load(open(sys.argv[1])); h = [e["seconds"] for e in j["history"]]
@@ -51,6 +54,8 @@ rows = [l.split() for l in open(sys.argv[1])]
 print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]} {sys.argv[5]}; "
       f"{sys.argv[2]} alternating run(s) each, medians")
 for setting in ("default", "1thread"):
+    if not any(x[0] == setting for x in rows):
+        continue  # DLREADY_SETTINGS left it out
     side = {}
     for who in ("ours", "peer"):
         r = [x for x in rows if x[0] == setting and x[1] == who]

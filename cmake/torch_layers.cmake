@@ -28,6 +28,8 @@ dlready_layer(dlready_train train
   src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp
   src/train/stop_protocol.cpp src/train/trainer.cpp)
 target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api ${DLREADY_SODIUM})
+# sodium.h from wherever libsodium was found (a private prefix on the GPU check's machine).
+target_include_directories(dlready_train PRIVATE "${DLREADY_SODIUM_INCLUDE}")
 dlready_layer(dlready_verify verify
   src/verify/registry.cpp src/verify/checks_compute.cpp src/verify/checks_memory.cpp
   src/verify/checks_collective.cpp src/verify/verify_main.cpp)

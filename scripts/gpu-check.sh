@@ -1,81 +1,320 @@
 #!/usr/bin/env bash
-# The project's GPU check, for a machine with an NVIDIA GPU and its own PyTorch (no network):
-# builds dlready against that PyTorch's LibTorch, runs the `gpu`-labelled tests, cross-checks
-# `dlready doctor --json` with nvidia-smi and torch, runs `dlready verify --level full` and
-# `dlready bench`, the side-by-side benchmarks (bench/gemm.sh, bench/train.sh) on the GPU, trains
-# on the GPU, and writes every output
-# into the directory given as argument. Without a GPU it stops early and says why.
-# usage: scripts/gpu-check.sh OUT_DIR        (finishes in a few minutes on an H200)
+# The project's GPU check, written to succeed on its first run on a bare, offline GPU machine that
+# gets only the working tree plus gpu-bundle/ (scripts/gpu-bundle.sh; docs/gpu-validation.md has
+# the exact command). What a missing build dependency needs comes from the bundle's .debs, unpacked
+# into a private prefix (never into /). Builds only what the run needs, then records: the GPU
+# tests, the doctor vs nvidia-smi and torch, verify, bench (GEMM per dtype, copies, the CUDA-graph
+# kernel count and launch-bound floor), GEMM vs torch.matmul, the training variants, an NCCL
+# data-parallel run, and dlready train vs the tutorial's script on the same GPU.
+# Every stage has its own time limit inside one overall budget; a stage that fails or times out
+# is recorded and the next one runs; at most 8 files land in OUT, summary.txt first.
+#
+# usage: scripts/gpu-check.sh OUT              on the GPU machine (about 8 minutes on 16 cores)
+#        scripts/gpu-check.sh --rehearse OUT   here: every stage that needs no GPU, run in a root
+#                                              without our -dev packages and without network
+#                                              (scripts/gpu-rehearsal.sh)
+#        scripts/gpu-check.sh --no-gpu OUT     the same stages in this root (what --rehearse runs)
+# env:   PYTHON (python with torch, default python3), DLREADY_GPU_CHECK_BUDGET (seconds, 470),
+#        DLREADY_GPU_CHECK_SCALE (multiplies every time limit; the rehearsal sets 16 / its cores),
+#        DLREADY_GPU_CHECK_STAGES ("deps configure ...": run only these stages)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/gpu-check.sh OUT_DIR}
-mkdir -p "$out"
-log() { echo "gpu-check: $*" | tee -a "$out/summary.txt"; }
-
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  log "no NVIDIA GPU here (nvidia-smi missing or failing): nothing to check"
-  exit 2
+mode=gpu
+case "${1:-}" in
+  --rehearse) shift; exec scripts/gpu-rehearsal.sh "${1:?usage: scripts/gpu-check.sh --rehearse OUT}" ;;
+  --no-gpu) mode=nogpu; shift ;;
+esac
+out=${1:?usage: scripts/gpu-check.sh [--rehearse|--no-gpu] OUT}
+mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "gpu-check: cannot create $out" >&2; exit 2; }
+export mode out
+export repo=$PWD
+export scratch=$repo/build/gpu-check      # build tree, prefix, run folders: never in OUT
+export prefix=$scratch/prefix
+export bundle=$repo/gpu-bundle
+# The python that has torch: PYTHON, else the first of python3, python3.12, python that imports it.
+export py=${PYTHON:-}
+if [ -z "$py" ]; then
+  for c in python3 python3.12 python; do "$c" -c 'import torch' 2>/dev/null && { py=$c; break; }; done
+  py=${py:-python3}
 fi
-py=${PYTHON:-python3}
-prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) || {
-  log "no PyTorch for $py: set PYTHON to a python with torch"; exit 2; }
-arch=$("$py" -c 'import torch; c=torch.cuda.get_device_capability(0); print(f"{c[0]}.{c[1]}")' 2>/dev/null || echo 9.0)
-log "building against $prefix (TORCH_CUDA_ARCH_LIST=$arch)"
-export TORCH_CUDA_ARCH_LIST=$arch
-cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_CUDA_ARCHITECTURES="${arch/./}" >"$out/configure.log" 2>&1 || { log "configure failed (see configure.log)"; exit 1; }
-cmake --build build/gpu -j"$(nproc)" >"$out/build.log" 2>&1 || { log "build failed (see build.log)"; exit 1; }
-bin=build/gpu/dlready
+export generator=Ninja
+command -v ninja >/dev/null || generator="Unix Makefiles"
+export bin=$scratch/build/dlready
+export gpu_tests_bin=$scratch/build/tests/dlready_gpu_tests
+export data=/usr/share/datasets/fashion-mnist
+[ -f "$data/train-images-idx3-ubyte.gz" ] || data=$bundle/fashion-mnist
+export peer=../shared/peers/train_seed.py
+[ -f "$peer" ] || peer=$bundle/peer/train_seed.py
+[ -f "$peer" ] || peer=bench/train_peer.py
+export device=cuda
+[ $mode = gpu ] || device=cpu
+export jobs
+jobs=$(nproc)
+mkdir -p "$scratch"
+: >"$out/summary.txt"
+start=$SECONDS
+# The limits are for the GPU machine's 16 cores; a rehearsal on fewer scales them (and the budget).
+scale=${DLREADY_GPU_CHECK_SCALE:-1}
+deadline=$((start + ${DLREADY_GPU_CHECK_BUDGET:-470} * scale))
+results=()
 
-(cd build/gpu && ctest -L gpu --output-on-failure) >"$out/gpu-tests.txt" 2>&1
-log "gpu tests: $(grep -E 'tests passed|tests failed' "$out/gpu-tests.txt" | tail -1)"
+note() { echo "$*" | tee -a "$out/summary.txt"; }
+export -f note
+figure() { sed 's/^/    /' | tee -a "$out/summary.txt"; }
+export -f figure
+skip() { echo "$*" >"$scratch/skip-reason"; return 99; }
+export -f skip
+need_bin() { [ -x "$bin" ] && [ -f "$(dirname "$bin")/libdlready_train.so" ] || skip "no dlready build (see build.log)"; }
+export -f need_bin
+need_gpu() { [ "$mode" = gpu ] || skip "needs a GPU (rehearsal)"; }
+export -f need_gpu
 
-"$bin" doctor --json >"$out/doctor.json"; log "doctor exit status $?"
-"$bin" snapshot --out "$out/snapshot.json" 2>/dev/null; log "snapshot exit status $? (compare: dlready diff A B)"
-nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader >"$out/nvidia-smi.csv"
-"$py" -c 'import json,torch; print(json.dumps({"count": torch.cuda.device_count(), "cuda": torch.version.cuda,
-  "names": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],
-  "cc": [list(torch.cuda.get_device_capability(i)) for i in range(torch.cuda.device_count())]}))' >"$out/torch.json"
-"$py" - "$out" <<'PY' | tee -a "$out/summary.txt"
-import json, sys, csv
-out = sys.argv[1]
-doc = json.load(open(f"{out}/doctor.json")); t = json.load(open(f"{out}/torch.json"))
-smi = list(csv.reader(open(f"{out}/nvidia-smi.csv")))
+# stage NAME LIMIT_S LOG FUNCTION: runs FUNCTION under its own time limit (cut to what is left of
+# the overall budget), appends its output to OUT/LOG and its result to the summary at once.
+stage() {
+  local name=$1 limit=$(($2 * scale)) log=$3 fn=$4 left=$((deadline - SECONDS)) t0=$SECONDS rc result
+  if [ -n "${DLREADY_GPU_CHECK_STAGES:-}" ] && [[ " $DLREADY_GPU_CHECK_STAGES " != *" $name "* ]]; then
+    result="skipped: not in DLREADY_GPU_CHECK_STAGES"
+  elif ((left < 10)); then
+    result="skipped: out of time"
+  else
+    ((limit > left)) && limit=$left
+    rm -f "$scratch/skip-reason"
+    echo "=== stage $name ($(date -u +%H:%M:%S), limit ${limit}s)" >>"$out/$log"
+    timeout -k 5 "$limit" bash -c "$fn" >>"$out/$log" 2>&1
+    rc=$?
+    case $rc in
+      0) result=ok ;;
+      99) result="skipped: $(cat "$scratch/skip-reason" 2>/dev/null)" ;;
+      124 | 137) result="TIMED OUT after ${limit}s" ;;
+      *) result="FAILED (exit $rc)" ;;
+    esac
+  fi
+  results+=("$(printf '%-16s %-44s %5ss  %s' "$name" "$result" $((SECONDS - t0)) "$log")")
+  note "stage $name: $result ($((SECONDS - t0)) s; $log)"
+}
+
+# --- dependencies: what the compiler cannot find comes from the bundle --------------------------
+have_header() { printf '#include <%s>\n' "$1" | ${CXX:-c++} -x c++ -E -o /dev/null - 2>/dev/null; }
+have_lib() { echo 'int main() { return 0; }' | ${CXX:-c++} -x c++ - -l"$1" -o /dev/null 2>/dev/null; }
+export -f have_header have_lib
+unpack() {  # unpack DEB: dpkg-deb when there is one, else a Python reader of the .deb format
+  if command -v dpkg-deb >/dev/null; then dpkg-deb -x "$1" "$prefix"; else "$py" scripts/deb_extract.py "$1" "$prefix"; fi
+}
+export -f unpack
+deps() {
+  local missing=() p deb
+  have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+  have_header CLI/CLI.hpp || missing+=(libcli11-dev)
+  { have_header zlib.h && have_lib z; } || missing+=(zlib1g-dev zlib1g)
+  { have_header sodium.h && have_lib sodium; } || missing+=(libsodium-dev libsodium23)
+  { have_header gtest/gtest.h && have_lib gtest; } || missing+=(googletest)
+  echo "compiler: $(${CXX:-c++} --version | head -1); cmake: $(cmake --version | head -1); ninja: $(ninja --version 2>/dev/null || echo none)"
+  echo "missing here: ${missing[*]:-nothing}"
+  rm -rf "$prefix" && mkdir -p "$prefix"
+  : >"$scratch/cmake-deps"
+  ((${#missing[@]})) || return 0
+  [ -d "$bundle/debs" ] || { echo "no $bundle: run scripts/gpu-bundle.sh where Debian's packages are reachable and carry gpu-bundle"; return 1; }
+  (cd "$bundle" && sha256sum --quiet -c MANIFEST) || { echo "gpu-bundle is damaged (checksums differ): make it again"; return 1; }
+  for p in "${missing[@]}"; do
+    deb=$(ls "$bundle"/debs/"${p}"_*.deb 2>/dev/null | head -1)
+    [ -n "$deb" ] || { echo "$p is not in gpu-bundle/debs: make the bundle again"; return 1; }
+    unpack "$deb" || return 1
+  done
+  # Absolute links in the packages (libz.so -> /lib/...) must point into the prefix.
+  find "$prefix" -type l -lname '/*' | while read -r l; do ln -sfn "$prefix$(readlink "$l")" "$l"; done
+  local lib=$prefix/usr/lib/x86_64-linux-gnu
+  {
+    echo "-DCMAKE_PREFIX_PATH=$prefix/usr;$prefix/gtest"
+    [ -f "$lib/libz.so" ] && echo "-DZLIB_INCLUDE_DIR=$prefix/usr/include" && echo "-DZLIB_LIBRARY=$lib/libz.so"
+    [ -f "$lib/libsodium.so" ] && echo "-DDLREADY_SODIUM=$lib/libsodium.so" && echo "-DDLREADY_SODIUM_INCLUDE=$prefix/usr/include"
+  } >"$scratch/cmake-deps"
+  if [ -d "$prefix/usr/src/googletest" ]; then  # GoogleTest from source, by this machine's compiler
+    cmake -S "$prefix/usr/src/googletest" -B "$scratch/gtest-build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+      -DBUILD_GMOCK=OFF -DCMAKE_INSTALL_PREFIX="$prefix/gtest" -DCMAKE_POSITION_INDEPENDENT_CODE=ON &&
+      cmake --build "$scratch/gtest-build" -j"$jobs" && cmake --install "$scratch/gtest-build" >/dev/null || return 1
+  fi
+  echo "unpacked into $prefix: ${missing[*]}"
+}
+export -f deps
+
+configure() {
+  local torch_dir arch args=()
+  torch_dir=$("$py" -c 'import os, torch; print(os.path.join(torch.utils.cmake_prefix_path, "Torch"))') ||
+    { echo "no torch for $py: set PYTHON to the python that has torch"; return 1; }
+  arch=9.0
+  if [ "$mode" = gpu ]; then
+    arch=$("$py" -c 'import torch; c = torch.cuda.get_device_capability(0); print(f"{c[0]}.{c[1]}")') ||
+      { echo "torch cannot read the GPU's compute capability: building for 9.0"; arch=9.0; }
+  fi
+  mapfile -t args <"$scratch/cmake-deps"
+  echo "torch: $torch_dir; TORCH_CUDA_ARCH_LIST=$arch"
+  TORCH_CUDA_ARCH_LIST=$arch cmake -S . -B "$scratch/build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+    -DTorch_DIR="$torch_dir" -DCMAKE_CUDA_ARCHITECTURES="${arch/./}" "${args[@]}"
+  grep -rqs 'libdlready_train.so' "$scratch/build/build.ninja" "$scratch/build/CMakeFiles/dlready_train_module.dir" ||
+    { echo "configured without the LibTorch module (see above)"; return 1; }
+}
+export -f configure
+
+build() {
+  cmake --build "$scratch/build" -j"$jobs" --target dlready dlready_train_module dlready_gpu_tests
+}
+export -f build
+
+gpu_tests() {
+  need_bin || return 99
+  # DLREADY_DATA: the Fashion-MNIST test reads the bundle's copy where Debian's package is absent.
+  DLREADY_DATA=$data "$gpu_tests_bin" --gtest_brief=0 >"$out/gpu-tests.txt" 2>&1
+  local rc=$?
+  # The totals, then each failed test once.
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$out/gpu-tests.txt" | figure
+  grep -E '^\[  FAILED  \] [A-Za-z][^ ]*$' "$out/gpu-tests.txt" | sort -u | figure
+  return $rc
+}
+export -f gpu_tests
+
+doctor() {
+  need_bin || return 99
+  local rc
+  "$bin" doctor --json >"$out/doctor.json"; rc=$?
+  "$bin" doctor --no-color | tail -n 25
+  echo "doctor exit status $rc" | figure
+  command -v nvidia-smi >/dev/null || skip "no nvidia-smi here: the cross-check needs the GPU machine" || return 99
+  nvidia-smi --query-gpu=name,compute_cap,driver_version,pci.bus_id,memory.total --format=csv,noheader >"$scratch/smi.csv"
+  cat "$scratch/smi.csv"
+  "$py" - "$out/doctor.json" "$scratch/smi.csv" <<'PY' | figure
+import csv, json, sys, torch
+doc = json.load(open(sys.argv[1])); smi = list(csv.reader(open(sys.argv[2])))
 devs = doc["facts"]["driver_api"]["devices"]
-checks = [("device count", len(devs), t["count"]), ("device count (nvidia-smi)", len(devs), len(smi))]
+n = torch.cuda.device_count()
+checks = [("device count vs torch", len(devs), n), ("device count vs nvidia-smi", len(devs), len(smi))]
 for i, d in enumerate(devs):
     if i < len(smi):
-        checks.append((f"gpu{i} name", d["name"], smi[i][0].strip()))
-        checks.append((f"gpu{i} compute capability", f'{d["cc_major"]}.{d["cc_minor"]}', smi[i][1].strip()))
-        checks.append((f"gpu{i} driver", doc["facts"]["nvml"]["driver_version"], smi[i][2].strip()))
+        checks += [(f"gpu{i} name", d["name"], smi[i][0].strip()),
+                   (f"gpu{i} compute capability", f'{d["cc_major"]}.{d["cc_minor"]}', smi[i][1].strip()),
+                   (f"gpu{i} driver", doc["facts"]["nvml"]["driver_version"], smi[i][2].strip())]
+    if i < n:
+        checks.append((f"gpu{i} name vs torch", d["name"], torch.cuda.get_device_name(i)))
+# What the doctor says of this torch without importing it, against torch imported.
+found = [t for t in doc["verdict"]["torch"] if t.get("version") == torch.__version__]
+checks.append(("torch found by the doctor", found[0]["version"] if found else [t.get("version") for t in doc["verdict"]["torch"]], torch.__version__))
+if found:
+    checks.append(("torch: CUDA usable", found[0].get("cuda_available"), torch.cuda.is_available()))
 for name, ours, theirs in checks:
-    print(f"  {'ok  ' if str(ours) == str(theirs) else 'DIFF'} {name}: dlready={ours} reference={theirs}")
-print(f"  verdict: cuda_usable={doc['verdict']['cuda_usable']} — {doc['verdict']['summary'][:200]}")
+    print(f"{'ok  ' if str(ours) == str(theirs) else 'DIFF'} {name}: dlready={ours} reference={theirs}")
+print(f"verdict: cuda_usable={doc['verdict']['cuda_usable']}: {doc['verdict']['summary'][:160]}")
 PY
+}
+export -f doctor
 
-"$bin" verify --level full --json >"$out/verify.json" 2>"$out/verify.txt"
-log "verify --level full exit status $?: $(tail -1 "$out/verify.txt")"
-grep -E "FAIL|WARN" "$out/verify.txt" | tee -a "$out/summary.txt"
-"$bin" bench --device cuda --json >"$out/bench.json" 2>"$out/bench.txt"
-log "bench exit status $?"; sed 's/^/  /' "$out/bench.txt" | tee -a "$out/summary.txt"
-if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
-  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 150 bench/gemm.sh 1 cuda >"$out/bench-gemm.txt" 2>&1
-  sed 's/^/  /' "$out/bench-gemm.txt" | tee -a "$out/summary.txt"
+doctor_speed() {
+  need_bin || return 99
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py bench/doctor.sh 3 | tee -a "$out/side-by-side.txt" | figure
+  return "${PIPESTATUS[0]}"
+}
+export -f doctor_speed
+
+verify() {
+  need_bin || return 99
+  local level=full
+  [ "$mode" = gpu ] || level=quick
+  "$bin" verify --level $level --json >"$out/verify.json" 2>"$scratch/verify.txt"
+  local rc=$?
+  cat "$scratch/verify.txt"
+  { echo "verify --level $level exit status $rc"; grep -E 'FAIL|WARN|READY' "$scratch/verify.txt"; } | figure
+  return $rc
+}
+export -f verify
+
+bench() {
+  need_bin || return 99
+  "$bin" bench --device "$device" --data "$data" --json >"$out/bench.json" 2>"$scratch/bench.txt"
+  local rc=$?
+  figure <"$scratch/bench.txt"
+  return $rc
+}
+export -f bench
+
+train_variants() {
+  need_bin || return 99
+  local v rc=0 epochs=2 variants=("--cuda-graphs" "--amp bf16" "--amp fp16" "")
+  [ "$mode" = gpu ] || { variants=(""); epochs=1; }
+  for v in "${variants[@]}"; do
+    # shellcheck disable=SC2086
+    "$bin" train --device "$device" --data "$data" --epochs $epochs --no-progress --json $v \
+      --overwrite --out "$scratch/run${v// /}" >"$scratch/train.json" || rc=1
+    "$py" - "$scratch/train.json" "$v" <<'PY' | figure
+import json, sys
+j = json.load(open(sys.argv[1]))
+epochs = [round(h["seconds"], 3) for h in j["history"]]
+print(f"train {sys.argv[2] or '(plain)'}: test_acc={j['test_acc']:.4f} epoch_s={epochs} graph_kernels={j.get('graph_kernels', 0)}")
+PY
+  done
+  return $rc
+}
+export -f train_variants
+
+data_parallel() {
+  need_bin || return 99
+  # World size 1 through the launcher: NCCL on a GPU, Gloo on the CPU.
+  "$bin" launch --nproc-per-node 1 --master-port 29790 -- "$bin" train --device "$device" --data "$data" \
+    --epochs 1 --no-progress --overwrite --out "$scratch/run-dp"
+  local rc=$?
+  echo "launch --nproc-per-node 1 ($device) exit status $rc" | figure
+  return $rc
+}
+export -f data_parallel
+
+gemm_vs_torch() {
+  need_bin || return 99
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py bench/gemm.sh 1 "$device" | tee -a "$out/side-by-side.txt" | figure
+  return "${PIPESTATUS[0]}"
+}
+export -f gemm_vs_torch
+
+train_vs_peer() {
+  need_bin || return 99
+  local epochs=5 extra=(--cuda-graphs)
+  [ "$mode" = gpu ] || { epochs=1; extra=(); }
+  echo "peer: $peer"
+  DLREADY_BIN=$bin DLREADY_PYTHON=$py DLREADY_PEER=$peer DLREADY_DATA=$data DLREADY_SETTINGS=default \
+    bench/train.sh 1 $epochs "$device" "${extra[@]}" | tee -a "$out/side-by-side.txt" | figure
+  return "${PIPESTATUS[0]}"
+}
+export -f train_vs_peer
+
+note "gpu-check ($mode) $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n): $jobs cores, budget $((deadline - start)) s"
+if [ $mode = gpu ] && ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+  note "no NVIDIA GPU here (nvidia-smi missing or failing): nothing to check; a rehearsal is --rehearse"
+  exit 2
 fi
-"$bin" launch --nproc-per-node 1 --master-port 29790 -- "$bin" train --device cuda --epochs 1 --no-progress \
-  --out "$out/nccl-run" >"$out/nccl-smoke.txt" 2>&1
-log "NCCL world-size-1 data-parallel run exit status $?: $(grep -E 'data parallel|epoch 1/1' "$out/nccl-smoke.txt" | tr '\n' ' ')"
-for variant in "--cuda-graphs" "--amp bf16" "--amp fp16"; do
-  # shellcheck disable=SC2086
-  "$bin" train --device cuda --epochs 2 --no-progress --json $variant --out "$out/run-${variant// /}" \
-    >"$out/train${variant// /}.json" 2>"$out/train${variant// /}.log"
-  log "train $variant exit status $?: $(grep -E 'cuda-graphs|epoch 2/2' "$out/train${variant// /}.log" | tr '\n' ' ')"
-done
-"$bin" train --device cuda --epochs 5 --json --no-progress --out "$out/run" >"$out/train.json" 2>"$out/train.log"
-log "train on cuda exit status $? : $("$py" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(f"test_acc={j[\"test_acc\"]:.4f} train_s={j[\"train_seconds\"]:.2f} epoch_s={[round(h[\"seconds\"],3) for h in j[\"history\"]]}")' "$out/train.json" 2>/dev/null)"
-if [ -f ../shared/peers/train_seed.py ] || [ -n "${DLREADY_PEER:-}" ]; then
-  # Side by side with the tutorial's script on this GPU (1 run each, 5 epochs).
-  DLREADY_BIN=$bin DLREADY_PYTHON=$py timeout 300 bench/train.sh 1 5 cuda --cuda-graphs >"$out/bench-train.txt" 2>&1
-  sed 's/^/  /' "$out/bench-train.txt" | tee -a "$out/summary.txt"
+[ $mode = gpu ] && nvidia-smi -L | figure
+stage deps 90 build.log deps
+stage configure 90 build.log configure
+stage build 300 build.log build
+if ! need_bin 2>/dev/null && [ -x "$bundle/prebuilt/dlready" ]; then
+  # The build failed here: the bundle's build from the other machine, against this machine's torch
+  # (the same pinned wheel), found through LD_LIBRARY_PATH instead of the build's RUNPATH.
+  site=$("$py" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)
+  libs=$bundle/prebuilt/lib:$site/torch/lib
+  for d in "$site"/nvidia/*/lib; do libs=$libs:$d; done
+  export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  bin=$bundle/prebuilt/dlready
+  gpu_tests_bin=$bundle/prebuilt/dlready_gpu_tests
+  note "build: using the bundle's prebuilt programs instead (commit $(cat "$bundle/prebuilt/COMMIT" 2>/dev/null))"
 fi
-log "outputs in $out"
+stage gpu-tests 90 runs.log gpu_tests
+stage doctor 30 runs.log doctor
+stage doctor-speed 45 runs.log doctor_speed
+stage verify 60 runs.log verify
+stage bench 90 runs.log bench
+stage train-vs-peer 120 runs.log train_vs_peer
+stage train-variants 60 runs.log train_variants
+stage data-parallel 45 runs.log data_parallel
+stage gemm-vs-torch 60 runs.log gemm_vs_torch
+note ""
+note "stage            result                                        time   log"
+for r in "${results[@]}"; do note "$r"; done
+failed=$(printf '%s\n' "${results[@]}" | grep -cE 'FAILED|TIMED OUT')
+note "gpu-check: $((SECONDS - start)) s; $failed stage(s) failed; files in $out: $(ls "$out" | tr '\n' ' ')"
+[ "$failed" -eq 0 ]

@@ -19,7 +19,14 @@ namespace dlready {
 c10::intrusive_ptr<c10d::Backend> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
                                                   std::chrono::milliseconds timeout, const std::string& hostname) {
   auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
-  opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
+  try {
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(hostname));
+  } catch (const std::exception&) {  // gloo::EnforceNotMet, not a c10::Error
+    // Gloo binds to the interface that holds the address; a container or namespace whose loopback
+    // is down has none for 127.0.0.1 (seen in the GPU check's rehearsal).
+    throw std::runtime_error("Gloo found no network interface with the address " + hostname +
+                             " (is it down? `ip link set lo up` for 127.0.0.1; or choose one with GLOO_SOCKET_IFNAME)");
+  }
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, opts);
 }
 
