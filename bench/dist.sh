@@ -15,9 +15,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for ((i = 0; i < runs; i++)); do
   "$dlready" train --device cpu --threads 1 --epochs "$epochs" --batch-size "$batch" --data "$data" --json --no-progress \
-    --out "$tmp/one" 2>/dev/null > "$tmp/one.$i.json"
+    --overwrite --out "$tmp/one" 2>/dev/null > "$tmp/one.$i.json"
   OMP_NUM_THREADS=1 "$dlready" launch --nproc-per-node 2 --master-port 29650 -- "$dlready" train --device cpu \
-    --epochs "$epochs" --batch-size $((batch / 2)) --data "$data" --json --no-progress --out "$tmp/two" 2>/dev/null \
+    --epochs "$epochs" --batch-size $((batch / 2)) --data "$data" --json --no-progress --overwrite --out "$tmp/two" 2>/dev/null \
     | sed -n 's/^\[rank 0\] //p' > "$tmp/two.$i.json"
 done
 python3 - "$tmp" "$runs" "$epochs" "$batch" <<'PY'

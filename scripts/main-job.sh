@@ -4,7 +4,7 @@
 # (Fashion-MNIST from Debian's dataset-fashion-mnist).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh || exit $?
+./scripts/setup.sh --program || exit $?
 export VIRTUAL_ENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
 ./build/release/dlready doctor
 rc=$?
@@ -12,4 +12,4 @@ rc=$?
 [ "$rc" -le 1 ] || exit "$rc"
 echo "dlready doctor exit status: $rc (0 = GPU ready, 1 = see the findings above)"
 echo
-./build/release/dlready train --epochs 1 --out runs/main-job
+./build/release/dlready train --epochs 1 --overwrite --out runs/main-job

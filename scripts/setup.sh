@@ -3,9 +3,18 @@
 #  1. Debian packages (only the missing ones are installed);
 #  2. the pinned PyTorch venv from PyPI, cached outside the clone (LibTorch for later targets and
 #     the Python peers for benchmarks): ~/.cache/dlready/venv-torch<ver>-tv<ver>;
-#  3. the release build (build/release).
+#  3. the release build (build/release): everything, or with --program only `dlready` and its
+#     LibTorch module (what the main job runs; the test command builds the rest).
+# usage: scripts/setup.sh [--program]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=()
+[ "${1:-}" = --program ] && targets=(--target dlready dlready_train_module)
+if [ ! -f build/release/dlready ]; then
+  echo "setup: first run: the Debian packages, the pinned PyTorch wheel (~3 GB download, once, cached"
+  echo "setup: under ~/.cache/dlready) and a compile of dlready against its LibTorch: about 15-25 minutes"
+  echo "setup: on 2 cores, most of it compiling; later runs take seconds."
+fi
 
 TORCH_VERSION=2.11.0
 TORCHVISION_VERSION=0.26.0
@@ -39,4 +48,4 @@ else
 fi
 
 cmake --preset release
-cmake --build --preset release -j"$(nproc)"
+cmake --build --preset release -j"$(nproc)" "${targets[@]}"

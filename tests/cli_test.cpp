@@ -116,12 +116,12 @@ namespace {
 // status (3) and the same kind of message for every LibTorch command.
 TEST(ModuleBoundary, StaleOrForeignModulesAreRefusedAlike) {
   struct Case {
-    std::string module, says;
+    std::string module, says, fix;
   };
   const Case cases[] = {
-      {DLREADY_STALE_MODULE, "exports no ABI version"},
-      {DLREADY_FOREIGN_ABI_MODULE, "module ABI version 999"},
-      {"/nonexistent/libdlready_train.so", "cannot open shared object file"},
+      {DLREADY_STALE_MODULE, "exports no ABI version", "scripts/setup.sh"},
+      {DLREADY_FOREIGN_ABI_MODULE, "module ABI version 999", "scripts/setup.sh"},
+      {"/nonexistent/libdlready_train.so", "cannot open shared object file", "DLREADY_TRAIN_MODULE names no file"},
   };
   for (const auto& c : cases) {
     for (const char* command : {"train --data /nonexistent", "verify --device cpu", "bench gemm --device cpu"}) {
@@ -129,7 +129,7 @@ TEST(ModuleBoundary, StaleOrForeignModulesAreRefusedAlike) {
       EXPECT_EQ(r.status, 3) << command << " with " << c.module << ":\n" << r.out;
       EXPECT_NE(r.out.find("cannot load the LibTorch module"), std::string::npos) << r.out;
       EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
-      EXPECT_NE(r.out.find("scripts/setup.sh"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(c.fix), std::string::npos) << r.out;
       EXPECT_EQ(r.out.find("Aborted"), std::string::npos) << "the module's entry was called:\n" << r.out;
     }
   }
@@ -155,6 +155,67 @@ TEST(ModuleBoundary, OptionsCrossAsJsonUnchanged) {
   EXPECT_THROW(train_options_from_json(bad), std::invalid_argument);
   bad.erase("model");
   EXPECT_THROW(train_options_from_json(bad), nlohmann::json::exception);
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// What a mistyped command line gets: one line naming the likely intent, exit 2 (issue 15, item 9).
+TEST(Cli, MistypedCommandsAndOptionsGetADidYouMean) {
+  auto r = run("trian");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("no command 'trian' (did you mean 'train'?)"), std::string::npos) << r.out;
+  r = run("train --epoch 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("unknown option --epoch (did you mean --epochs?)"), std::string::npos) << r.out;
+  r = run("doctor --jsn");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("did you mean --json?"), std::string::npos) << r.out;
+  r = run("frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out.find("did you mean"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("commands: doctor, train"), std::string::npos) << r.out;
+}
+
+// A device that is not one is a usage error before any LibTorch is loaded (issue 15, item 7).
+TEST(Cli, AnUnknownDeviceIsAUsageError) {
+  for (const char* args : {"verify --device gpu", "train --device gpu", "bench --device cuda:x", "train --device cuda:"}) {
+    auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("not a device"), std::string::npos) << args << ": " << r.out;
+  }
+}
+
+// --help shows each option's default, enums by name (issue 15, item 9).
+TEST(Cli, HelpShowsDefaultsAndEnumNames) {
+  auto r = run("train --help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* expected : {"]=5", "]=64", "=0.001", "=runs/latest", "TEXT=auto", "cnn|mlp=mlp", "adam|sgd=adam",
+                               "bf16|fp16|off=off", "]=60"})
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  EXPECT_EQ(r.out.find("->"), std::string::npos) << "no numeric enum mapping\n" << r.out;
+  EXPECT_EQ(r.out.find("=-1"), std::string::npos) << "unset is not a default to show\n" << r.out;
+  EXPECT_EQ(r.out.find("{false}"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// A dlready copied without its module names the real fix, not the setup script (issue 15, item 6).
+TEST(Cli, ACopiedBinaryWithoutItsModuleSaysWhatToCopy) {
+  Fixture f;
+  std::string copy = f.root + "/dlready";
+  ASSERT_EQ(std::system(("cp " + std::string(DLREADY_BINARY) + " " + copy).c_str()), 0);
+  auto r = run_with_env("env -u DLREADY_TRAIN_MODULE", "--version >/dev/null; " + copy + " train --epochs 1");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("the module is not beside this dlready"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cmake --install"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -98,6 +98,13 @@ TEST(LaunchCli, AFailingRankStopsTheOthersAndIsNamed) {
   EXPECT_NE(out.find("rc=3"), std::string::npos) << out;
 }
 
+// The README's `dlready launch ... -- dlready train`: `dlready` need not be on PATH (issue 15, item 6).
+TEST(LaunchCli, TheCommandDlreadyRunsTheLaunchersOwnExecutable) {
+  auto out = command_output("env PATH=/usr/bin:/bin " + bin() + " launch --nproc-per-node 1 -- dlready --version 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("0.1.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0"), std::string::npos) << out;
+}
+
 TEST(LaunchCli, ACommandThatCannotRunIsAnError) {
   auto out = command_output(bin() + " launch --nproc-per-node 1 -- /nonexistent/program 2>&1; echo rc=$?");
   EXPECT_NE(out.find("cannot run /nonexistent/program"), std::string::npos) << out;

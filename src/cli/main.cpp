@@ -1,16 +1,21 @@
 // dlready: make a GPU deep-learning machine ready and prove it.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "cli/doctor_command.hpp"
 #include "cli/launch_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "cli/train_command.hpp"
+#include "cli/usage_hints.hpp"
 #include "cli/verify_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dlready — make a GPU deep-learning machine ready and prove it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", DLREADY_VERSION);
+  // Every option's help shows its default (subcommands inherit this).
+  app.option_defaults()->always_capture_default();
   dlready::DoctorArgs doctor;
   dlready::add_doctor_command(app, doctor);
   dlready::TrainOptions train;
@@ -28,6 +33,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command or option gets one line that names the likely intent.
+    if (auto hint = dlready::usage_hint(app, argc, argv); !hint.empty() && e.get_exit_code() != 0) {
+      std::fprintf(stderr, "%s\n", hint.c_str());
+      return 2;
+    }
     int rc = app.exit(e);
     // Help and --version are successes; every real parse error is ExitCode::usage (2).
     return rc == 0 ? 0 : 2;

@@ -13,12 +13,16 @@
 namespace dlready {
 namespace {
 
+// Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
 std::string module_path() {
   if (const char* p = std::getenv("DLREADY_TRAIN_MODULE")) return p;
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "dlready";
-  return path_join(path_dirname(exe), "libdlready_train.so");
+  std::string beside = path_join(path_dirname(exe), "libdlready_train.so");
+  std::string installed = path_join(path_dirname(path_dirname(exe)), "lib/dlready/libdlready_train.so");
+  if (::access(beside.c_str(), F_OK) != 0 && ::access(installed.c_str(), F_OK) == 0) return installed;
+  return beside;
 }
 
 void explain_load_failure(const std::string& command, const std::string& path, const std::string& error,
@@ -36,14 +40,24 @@ void explain_load_failure(const std::string& command, const std::string& path, c
       }
     }
   }
-  std::fprintf(stderr,
-               "\nFix:\n  → run ./scripts/setup.sh (builds the dlready binary and its module together, against the "
-               "pinned PyTorch's LibTorch)\n");
+  std::fprintf(stderr, "\nFix:\n");
+  const bool from_env = std::getenv("DLREADY_TRAIN_MODULE") != nullptr;
+  if (from_env && ::access(path.c_str(), F_OK) != 0)
+    std::fprintf(stderr, "  → DLREADY_TRAIN_MODULE names no file: point it at libdlready_train.so, or unset it\n");
+  else if (::access(path.c_str(), F_OK) != 0)
+    std::fprintf(stderr,
+                 "  → the module is not beside this dlready: keep libdlready_train.so next to the binary when you\n"
+                 "    copy it, install both with `cmake --install build/release --prefix ~/.local`, or set\n"
+                 "    DLREADY_TRAIN_MODULE to the module's path\n");
+  else
+    std::fprintf(stderr,
+                 "  → run ./scripts/setup.sh (builds the dlready binary and its module together, against the "
+                 "pinned PyTorch's LibTorch)\n");
   if (ask_doctor)
     std::fprintf(stderr,
                  "  → if a CUDA library is named above: run dlready doctor and follow its findings; unset\n"
                  "    LD_LIBRARY_PATH if it points at another CUDA installation\n");
-  if (std::getenv("DLREADY_TRAIN_MODULE"))
+  if (from_env)
     std::fprintf(stderr, "  → or unset DLREADY_TRAIN_MODULE to use the module next to the dlready binary\n");
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cli/torch_module.hpp"
+#include "cli/usage_hints.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
@@ -21,43 +22,46 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
       "POSITIVE");
   auto* cmd = app.add_subcommand("train", "Train the tutorials' reference job (MNIST-format data) on LibTorch");
   cmd->add_option("--data", o.data, "Directory with the four MNIST-format IDX files (plain or .gz)");
-  cmd->add_option("--model", o.model, "mlp (SimpleNet 784-256-10) or cnn")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, ModelKind>{{"mlp", ModelKind::mlp}, {"cnn", ModelKind::cnn}}));
-  cmd->add_option("--optimizer", o.optimizer, "adam or sgd")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OptimizerKind>{{"adam", OptimizerKind::adam}, {"sgd", OptimizerKind::sgd}}));
-  cmd->add_option("--device", o.device, "auto, cpu, cuda or cuda:N");
-  cmd->add_option("--engine", o.engine, "auto, fused (hand-written MLP step) or autograd")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, Engine>{
-          {"auto", Engine::automatic}, {"fused", Engine::fused}, {"autograd", Engine::autograd}}));
+  add_enum_option(cmd, "--model", o.model, {{"mlp", ModelKind::mlp}, {"cnn", ModelKind::cnn}},
+                  "mlp (SimpleNet 784-256-10) or cnn", to_string(o.model));
+  add_enum_option(cmd, "--optimizer", o.optimizer, {{"adam", OptimizerKind::adam}, {"sgd", OptimizerKind::sgd}},
+                  "adam or sgd", to_string(o.optimizer));
+  cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N")
+      ->check(device_validator("auto"));
+  add_enum_option(cmd, "--engine", o.engine,
+                  {{"auto", Engine::automatic}, {"fused", Engine::fused}, {"autograd", Engine::autograd}},
+                  "auto, fused (hand-written MLP step) or autograd", to_string(o.engine));
   cmd->add_option("--epochs", o.epochs, "Epochs")->check(CLI::Range(1, 100000));
   cmd->add_option("--batch-size", o.batch_size, "Batch size")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--lr", o.lr, "Learning rate")->check(finite_positive);
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 0.999));
   cmd->add_option("--seed", o.seed, "Seed of initialisation and shuffling")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", o.threads, "Intra-op threads (0 = LibTorch default)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--out", o.out, "Run directory: checkpoint, metrics.jsonl, curves.svg");
+  cmd->add_option("--out", o.out, "Run directory: checkpoint.dlr, metrics.jsonl, curves.svg");
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Also checkpoint every N steps (0 = per epoch only)")
       ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
-  cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
-  cmd->add_option("--amp", o.amp, "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, AmpMode>{{"off", AmpMode::off}, {"bf16", AmpMode::bf16}, {"fp16", AmpMode::fp16}}));
+  auto* resume = cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
+  cmd->add_flag("--overwrite", o.overwrite, "Replace the run already in --out (refused without it)")->excludes(resume);
+  add_enum_option(cmd, "--amp", o.amp, {{"off", AmpMode::off}, {"bf16", AmpMode::bf16}, {"fp16", AmpMode::fp16}},
+                  "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)", to_string(o.amp));
   cmd->add_flag("--cuda-graphs", o.cuda_graphs,
                 "Capture the whole training step as a CUDA graph and replay it (CUDA, --model mlp, fp32)");
   cmd->add_flag("--empty-cache", o.empty_cache, "Return cached CUDA memory to the driver after every epoch");
   cmd->add_option("--rank", o.rank, "Data parallel: this process's rank (default: RANK / SLURM_PROCID)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(CLI::Range(0, 1 << 20))
+      ->default_str("");  // -1 is "unset": the environment decides
   cmd->add_option("--world-size", o.world_size, "Data parallel: number of ranks (default: WORLD_SIZE / SLURM_NTASKS)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(1, 1 << 20))
+      ->default_str("");
   cmd->add_option("--master-addr", o.master_addr, "Data parallel: rank 0's address (default: MASTER_ADDR, 127.0.0.1)");
   cmd->add_option("--master-port", o.master_port, "Data parallel: rendezvous port (default: MASTER_PORT, 29500)")
-      ->check(CLI::Range(1, 65535));
+      ->check(CLI::Range(1, 65535))
+      ->default_str("");
   cmd->add_option("--dist-timeout", o.dist_timeout, "Data parallel: seconds for the rendezvous and each collective")
       ->check(CLI::Range(1, 86400));
   cmd->add_flag("--json", o.json, "Print a JSON summary at the end");
-  cmd->add_flag("!--no-progress", o.progress, "No progress bar");
+  cmd->add_flag_callback("--no-progress", [&o] { o.progress = false; }, "No progress bar");
 }
 
 ExitCode run_train(const TrainOptions& opt) { return run_torch_module("train", to_json(opt)); }

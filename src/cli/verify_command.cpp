@@ -1,15 +1,19 @@
 #include "cli/verify_command.hpp"
 
 #include "cli/torch_module.hpp"
+#include "cli/usage_hints.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
 
 void add_verify_command(CLI::App& app, VerifyOptions& o) {
   auto* cmd = app.add_subcommand("verify", "Prove the stack with real work on every device: READY / NOT READY");
-  cmd->add_option("--device", o.device, "all (the CPU and every usable CUDA device), cpu, cuda or cuda:N");
+  cmd->add_option("--device", o.device, "all (the CPU and every usable CUDA device), cpu, cuda or cuda:N")
+      ->check(device_validator("all"));
   cmd->add_option("--level", o.level, "quick or full (larger transfers, memory filled until out-of-memory)")
       ->check(CLI::IsMember({"quick", "full"}));
+  cmd->add_flag("--require-gpu", o.require_gpu,
+                "NOT READY (exit 1) unless a CUDA device was checked: for `dlready verify --require-gpu && gpu-job`");
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.verify/1)");
 }
 
@@ -17,7 +21,8 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
   auto* cmd = app.add_subcommand("bench", "Measure GEMM, copies and training throughput against the device's peak");
   cmd->add_option("what", o.what, "gemm, copy, train, floor (CUDA: the launch-bound floor of a step) or all (default all)")
       ->check(CLI::IsMember({"gemm", "copy", "train", "floor", "all"}));
-  cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N");
+  cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N")
+      ->check(device_validator("auto"));
   cmd->add_option("--sizes", o.sizes, "GEMM sizes n (n x n times n x n); default depends on the device")
       ->check(CLI::Range(16, 65536))
       ->delimiter(',');

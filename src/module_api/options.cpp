@@ -57,12 +57,13 @@ void train_fields(Options& o, Visit&& v) {
   v("checkpoint_every", o.checkpoint_every), v("amp", o.amp), v("cuda_graphs", o.cuda_graphs);
   v("empty_cache", o.empty_cache), v("limit_train", o.limit_train), v("rank", o.rank);
   v("world_size", o.world_size), v("master_port", o.master_port), v("master_addr", o.master_addr);
-  v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("json", o.json), v("progress", o.progress);
+  v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("overwrite", o.overwrite), v("json", o.json);
+  v("progress", o.progress);
 }
 
 template <class Options, class Visit>
 void verify_fields(Options& o, Visit&& v) {
-  v("device", o.device), v("level", o.level), v("json", o.json);
+  v("device", o.device), v("level", o.level), v("require_gpu", o.require_gpu), v("json", o.json);
 }
 
 template <class Options, class Visit>

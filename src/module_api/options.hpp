@@ -46,6 +46,7 @@ struct TrainOptions {
   std::string master_addr;
   int dist_timeout = 60;  // seconds: rendezvous and every collective
   bool resume = false;
+  bool overwrite = false;  // replace a run already in `out` (without it, that is refused)
   bool json = false;
   bool progress = true;  // progress bar when stdout is a terminal
 };
@@ -53,6 +54,7 @@ struct TrainOptions {
 struct VerifyOptions {
   std::string device = "all";   // all | cpu | cuda | cuda:N
   std::string level = "quick";  // quick | full
+  bool require_gpu = false;     // NOT READY unless at least one CUDA device was checked
   bool json = false;
 };
 

@@ -117,6 +117,10 @@ Status prepare_output(const TrainOptions& o) {
     if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       return Status::failure("--out " + o.out + ": " + p + " exists and is not a regular file");
   }
+  // A quick run must not replace a long one that happens to share the (default) run directory.
+  if (!o.resume && !o.overwrite && ::access(checkpoint_path(o).c_str(), F_OK) == 0)
+    return Status::failure("--out " + o.out + " already holds a run (" + checkpoint_path(o) +
+                           "): continue it with --resume, replace it with --overwrite, or choose another --out");
   return {};
 }
 

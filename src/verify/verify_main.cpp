@@ -69,6 +69,27 @@ nlohmann::json verify_json(const VerifyOptions& o, const DevicePlan& p, const st
           {"devices", devs}};
 }
 
+// One line that says what was proven and what was not: passed/warned/skipped counts per device,
+// and a CPU-only READY says so (a GPU job must not start on it: --require-gpu).
+std::string verdict_line(const DevicePlan& plan, const std::vector<DeviceRun>& runs, bool any_fail,
+                         const std::string& cuda_note) {
+  if (!plan.problem.empty()) return "NOT READY: " + plan.problem;
+  if (any_fail) return "NOT READY: a check failed (see FAIL above)";
+  std::string line = plan.cuda_count > 0 ? "READY:" : "READY (CPU only, no GPU checked):";
+  for (const auto& run : runs) {
+    int passed = 0, warned = 0, skipped = 0;
+    for (const auto& [check, r] : run.results)
+      (r.status == CheckStatus::skipped ? skipped : r.status == CheckStatus::warn ? warned : passed) += 1;
+    line += " " + run.device + " " + std::to_string(passed) + " passed";
+    if (warned) line += ", " + std::to_string(warned) + " warned";
+    if (skipped) line += ", " + std::to_string(skipped) + " skipped";
+    line += ";";
+  }
+  line.pop_back();
+  if (!cuda_note.empty()) line += " (" + cuda_note + ")";
+  return line;
+}
+
 }  // namespace
 
 ExitCode run_verify_command(const VerifyOptions& o) {
@@ -97,15 +118,10 @@ ExitCode run_verify_command(const VerifyOptions& o) {
       cuda_note = "CUDA not usable: " + plan.doctor + "; see dlready doctor";
       std::fprintf(human, "cuda\n  %s\n", cuda_note.c_str());
     }
+    if (o.require_gpu && plan.cuda_count == 0 && plan.problem.empty())
+      plan.problem = "--require-gpu and no CUDA device was checked" + (cuda_note.empty() ? "" : " (" + cuda_note + ")");
     bool ready = plan.problem.empty() && !plan.devices.empty() && !any_fail;
-    std::string summary;
-    if (!plan.problem.empty()) summary = "NOT READY: " + plan.problem;
-    else if (any_fail) summary = "NOT READY: a check failed (see FAIL above)";
-    else {
-      summary = "READY: every check passed on";
-      for (const auto& d : plan.devices) summary += " " + d.str();
-      if (!cuda_note.empty() && o.device == "all") summary += " (" + cuda_note + ")";
-    }
+    std::string summary = verdict_line(plan, runs, any_fail, cuda_note);
     std::fprintf(human, "%s\n", summary.c_str());
     if (o.json) std::cout << json_text(verify_json(o, plan, runs, ready, summary), 2) << std::endl;
     return ready ? ExitCode::ok : ExitCode::failed;

@@ -360,7 +360,8 @@ TEST(TrainCli, BadDataAndBadFlags) {
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --model resnet"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --epochs 0"), 2);
   write_dataset_dir(f.root + "/data", 64, 16);
-  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --device tpu --data " + f.root + "/data --out " + f.root + "/r"), 1);
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " train --device tpu --data " + f.root + "/data --out " + f.root + "/r"), 2)
+      << "not a device: a usage error";
 }
 
 // A checkpoint file rebuilt around an edited header: a valid checksum over crafted content.
@@ -459,6 +460,28 @@ TEST(TrainCli, AnUnusableOutIsRefusedUpFront) {
     EXPECT_EQ(text.find("wrote"), std::string::npos) << text;
     EXPECT_EQ(text.find("epoch 1/1"), std::string::npos) << "refused only after training:\n" << text;
   }
+}
+
+// A run directory that holds a run is not replaced by a new run without --overwrite (issue 15,
+// item 2): the checkpoint stays byte for byte; --resume and --overwrite both proceed.
+TEST(TrainCli, AnExistingRunIsNotOverwrittenSilently) {
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 64, 16);
+  std::string train = std::string(DLREADY_BINARY) + " train --no-progress --data " + f.root + "/data --out " +
+                      f.root + "/run";
+  auto sh = [&](const std::string& extra) {
+    return WEXITSTATUS(std::system((train + extra + " > " + f.root + "/o.txt 2>&1").c_str()));
+  };
+  ASSERT_EQ(sh(" --epochs 1"), 0) << command_output("cat " + f.root + "/o.txt");
+  std::string before = command_output("cat " + f.root + "/run/checkpoint.dlr");
+  EXPECT_EQ(sh(" --epochs 1 --seed 7"), 2);
+  std::string text = command_output("cat " + f.root + "/o.txt");
+  EXPECT_NE(text.find("already holds a run"), std::string::npos) << text;
+  EXPECT_NE(text.find("--overwrite"), std::string::npos) << text;
+  EXPECT_EQ(command_output("cat " + f.root + "/run/checkpoint.dlr"), before);
+  EXPECT_EQ(sh(" --epochs 2 --resume"), 0) << command_output("cat " + f.root + "/o.txt");
+  EXPECT_EQ(sh(" --epochs 1 --seed 7 --overwrite"), 0) << command_output("cat " + f.root + "/o.txt");
+  EXPECT_EQ(sh(" --epochs 1 --resume --overwrite"), 2) << "the two exclude each other";
 }
 
 // A dataset without samples is an error naming the file, not a NaN loss about a checkpoint.

@@ -203,7 +203,19 @@ TEST(VerifyCli, BadArgumentsAreExitStatus2) {
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " verify --level extreme"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench flops"), 2);
   EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --sizes 8"), 2);
-  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --device tpu"), to_int(ExitCode::failed));
+  EXPECT_EQ(sh(std::string(DLREADY_BINARY) + " bench gemm --device tpu"), 2) << "not a device: a usage error";
+}
+
+// A CPU-only READY says so, and --require-gpu turns it into NOT READY (issue 15, item 7).
+TEST(VerifyCli, ACpuOnlyReadySaysSoAndRequireGpuRefusesIt) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "this machine has CUDA";
+  auto text = command_output(std::string(DLREADY_BINARY) + " verify 2>&1; echo rc=$?");
+  EXPECT_NE(text.find("READY (CPU only, no GPU checked): cpu "), std::string::npos) << text;
+  EXPECT_NE(text.find(" passed"), std::string::npos) << text;
+  EXPECT_NE(text.find("rc=0"), std::string::npos) << text;
+  text = command_output(std::string(DLREADY_BINARY) + " verify --require-gpu 2>&1; echo rc=$?");
+  EXPECT_NE(text.find("NOT READY: --require-gpu and no CUDA device was checked"), std::string::npos) << text;
+  EXPECT_NE(text.find("rc=1"), std::string::npos) << text;
 }
 
 TEST(LaunchFloor, IsACudaMeasurementAndSaysSo) {

@@ -1,0 +1,98 @@
+#include "cli/usage_hints.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace dlready {
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> long_options(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+  return names;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+// The first "--word" of the command's arguments (before a "--") that names no option of `cmd`.
+std::optional<std::string> unknown_option(const CLI::App& cmd, int argc, const char* const* argv) {
+  auto known = long_options(cmd);
+  for (int i = 2; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.substr(0, 2) != "--") continue;
+    std::string name(a.substr(0, a.find('=')));
+    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> closest_choice(std::string_view word, const std::vector<std::string>& choices) {
+  std::optional<std::string> best;
+  size_t best_distance = 3;
+  for (const auto& c : choices) {
+    size_t d = edit_distance(word, c);
+    if (d < best_distance) best_distance = d, best = c;
+  }
+  if (best) return best;
+  std::vector<std::string> prefixed;
+  for (const auto& c : choices)
+    if (word.size() >= 3 && c.rfind(word, 0) == 0) prefixed.push_back(c);
+  if (prefixed.size() == 1) return prefixed[0];
+  return std::nullopt;
+}
+
+std::string usage_hint(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  const std::string word = argv[1];
+  auto is_command = std::find(commands.begin(), commands.end(), word) != commands.end();
+  if (!is_command) {
+    auto guess = closest_choice(word, commands);
+    return "dlready: no command '" + word + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
+           "; commands: " + join(commands);
+  }
+  const CLI::App* cmd = app.get_subcommand(word);
+  auto bad = unknown_option(*cmd, argc, argv);
+  if (!bad) return "";
+  auto guess = closest_choice(*bad, long_options(*cmd));
+  return "dlready " + word + ": unknown option " + *bad + (guess ? " (did you mean " + *guess + "?)" : "") +
+         "; see dlready " + word + " --help";
+}
+
+CLI::Validator device_validator(const std::string& extra) {
+  return CLI::Validator(
+      [extra](std::string& s) -> std::string {
+        if (s == extra || s == "cpu" || s == "cuda") return "";
+        if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() <= 8 &&
+            std::all_of(s.begin() + 5, s.end(), [](unsigned char c) { return std::isdigit(c); }))
+          return "";
+        return "not a device: " + s + " (use " + extra + ", cpu, cuda or cuda:N)";
+      },
+      "");
+}
+
+}  // namespace dlready
