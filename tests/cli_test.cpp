@@ -220,3 +220,29 @@ TEST(Cli, ACopiedBinaryWithoutItsModuleSaysWhatToCopy) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Issue 15, item 10: no green ✓ beside "not loaded"/"not found" on a machine without a GPU, fixes
+// in Markdown are runnable code (prose stays prose), and every report names the dlready version.
+TEST(Cli, ReportsMarkWhatDoesNotApplyAndNameTheVersion) {
+  Fixture f;
+  add_base_system(f);
+  auto text = run("doctor --no-color --root " + f.root);
+  EXPECT_NE(text.out.find("– Kernel driver"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("– User-space driver"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("✓ Kernel driver"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("dlready 0.1.0"), std::string::npos) << text.out;
+  auto md = run("doctor --markdown --root " + f.root);
+  EXPECT_NE(md.out.find("| Kernel driver | n/a |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("    - train on the CPU: `dlready train --device cpu`"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("    - or move to a machine with an NVIDIA GPU"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find("`or move"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("dlready 0.1.0"), std::string::npos) << md.out;
+  auto j = nlohmann::json::parse(run("doctor --json --root " + f.root).out);
+  EXPECT_EQ(j.at("dlready_version"), "0.1.0");
+}
+
+}  // namespace
+}  // namespace dlready::test

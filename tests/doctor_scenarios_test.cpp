@@ -273,6 +273,14 @@ TEST(Scenario, AllocConfInvalid) {
   EXPECT_FALSE(has_finding(f.report(), "alloc-conf-invalid"));
 }
 
+// The value is wrong with or without a GPU (issue 15, item 10): said on a CPU machine too.
+TEST(Scenario, AllocConfInvalidWithoutAGpu) {
+  Fixture f;
+  add_base_system(f);
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments=true";
+  expect_finding(f.report(), "alloc-conf-invalid");
+}
+
 TEST(Scenario, ComputeModeProhibitedAndExclusive) {
   Fixture f;
   healthy_gpu_machine(f);

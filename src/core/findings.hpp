@@ -42,6 +42,9 @@ struct Report {
   std::vector<Finding> findings;
   Verdict verdict;
   std::vector<Recommendation> recommendations;
+  // Sections whose facts describe a layer that has nothing to stand on (no NVIDIA GPU: the
+  // kernel driver, device nodes, libcuda and cuInit): shown as "–", never as a green ✓.
+  std::vector<std::string> not_applicable;
 };
 
 }  // namespace dlready

@@ -305,7 +305,6 @@ void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   init_rules(f, d, out);
   device_rules(f, out);
   visible_devices_rules(f, d, out);
-  alloc_conf_rules(f, out);
   driver_age_rules(f, d, out);
 }
 

@@ -152,10 +152,13 @@ Report diagnose(const Facts& facts) {
   Derived d = derive(facts);
   rules_system(facts, d, rep.findings);
   rules_driver(facts, d, rep.findings);
+  // A malformed allocator setting is wrong with or without a GPU (the job fails once there is one).
+  alloc_conf_rules(facts, rep.findings);
   rules_software(facts, d, rep.findings);
   rules_libraries(facts, d, rep.findings);
   rep.verdict = make_verdict(facts, d, rep.findings);
   rep.recommendations = make_recommendations(facts, d);
+  if (!d.gpu_evidence) rep.not_applicable = {"kernel-driver", "device-nodes", "driver-library", "driver-api"};
   return rep;
 }
 

@@ -129,6 +129,7 @@ json report_json(const Facts& f, const Report& r) {
   json recs = json::array();
   for (const auto& rec : r.recommendations) recs.push_back({{"title", rec.title}, {"commands", rec.commands}});
   json j = {{"schema", "dlready.doctor/1"},
+            {"dlready_version", DLREADY_VERSION},
             {"compat_table_date", kCompatTableDate},
             {"facts", facts_json(f)},
             {"findings", findings},

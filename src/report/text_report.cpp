@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
@@ -30,15 +32,46 @@ std::optional<Severity> worst_severity(const Report& r, const std::string& secti
   return worst;
 }
 
+bool not_applicable(const Report& r, const std::string& section) {
+  return std::find(r.not_applicable.begin(), r.not_applicable.end(), section) != r.not_applicable.end();
+}
+
+// Whether text starts with a shell command a reader would paste (rather than prose).
+bool starts_with_command(const std::string& text) {
+  static const char* const kCommands[] = {
+      "sudo", "pip", "pip3", "uv", "python", "python3", "dlready", "export", "unset", "conda", "apt", "apt-get",
+      "nvidia-smi", "ldconfig", "modprobe", "systemctl", "update-alternatives", "usermod", "chmod", "chown", "ln",
+      "ls", "cat", "mkdir", "cmake", "git", ".", "source", "echo", "nvcc", "docker", "rm", "env", "mount"};
+  std::string first = text.substr(0, text.find(' '));
+  for (const char* c : kCommands)
+    if (first == c) return true;
+  return false;
+}
+
+// A fix as Markdown: commands in code spans (runnable when copied), prose as prose —
+// "train on the CPU: `dlready train --device cpu`", "`sudo apt-get install x` (why ...)".
+std::string markdown_fix(const std::string& fix) {
+  auto code = [](const std::string& cmd) {
+    auto paren = cmd.find(" (");
+    if (paren != std::string::npos && cmd.back() == ')') return "`" + cmd.substr(0, paren) + "`" + cmd.substr(paren);
+    return "`" + cmd + "`";
+  };
+  if (starts_with_command(fix)) return code(fix);
+  auto colon = fix.rfind(": ");
+  if (colon != std::string::npos && starts_with_command(fix.substr(colon + 2)))
+    return fix.substr(0, colon + 2) + code(fix.substr(colon + 2));
+  return fix;
+}
+
 }  // namespace
 
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style) {
   Paint p{style.color};
   std::string out = p("1", "dlready doctor") + (f.root == "/" ? "" : "  (root " + f.root + ")") +
-                    "  — compatibility tables of " + kCompatTableDate + "\n\n";
+                    "  — dlready " DLREADY_VERSION ", compatibility tables of " + kCompatTableDate + "\n\n";
   for (const auto& sec : check_sections()) {
     auto worst = worst_severity(r, sec.id);
-    std::string m = worst ? mark(*worst, p) : p("32;1", "✓");
+    std::string m = worst ? mark(*worst, p) : not_applicable(r, sec.id) ? p("2", "–") : p("32;1", "✓");
     auto facts = section_facts(f, sec.id);
     out += m + " " + p("1", sec.name) + "\n";
     for (const auto& l : facts) out += "    " + l + "\n";
@@ -78,7 +111,8 @@ std::string render_markdown(const Facts& f, const Report& r) {
     std::string facts = join(section_facts(f, sec.id), "<br>");
     std::string cell;
     for (char c : facts) cell += c == '|' ? std::string("\\|") : std::string(1, c);
-    out += std::string("| ") + sec.name + " | " + (worst ? to_string(*worst) : "ok") + " | " + cell + " |\n";
+    std::string status = worst ? to_string(*worst) : not_applicable(r, sec.id) ? "n/a" : "ok";
+    out += std::string("| ") + sec.name + " | " + status + " | " + cell + " |\n";
   }
   out += "\n";
   if (!r.findings.empty()) {
@@ -88,7 +122,7 @@ std::string render_markdown(const Facts& f, const Report& r) {
       for (const auto& e : x.evidence) out += "  - " + e + "\n";
       if (!x.fix.empty()) {
         out += "  - fix:\n";
-        for (const auto& c : x.fix) out += "    - `" + c + "`\n";
+        for (const auto& c : x.fix) out += "    - " + markdown_fix(c) + "\n";
       }
     }
     out += "\n";
@@ -105,7 +139,7 @@ std::string render_markdown(const Facts& f, const Report& r) {
     for (const auto& c : rec.commands) out += c + "\n";
     out += "```\n";
   }
-  out += "\n<sub>dlready, compatibility tables of " + std::string(kCompatTableDate) + "</sub>\n";
+  out += "\n<sub>dlready " DLREADY_VERSION ", compatibility tables of " + std::string(kCompatTableDate) + "</sub>\n";
   return out;
 }
 
