@@ -393,6 +393,28 @@ TEST(Scenario, ShmTooSmall) {
   EXPECT_NE(get(r, "shm-too-small").fix.at(0).find("--shm-size"), std::string::npos);
 }
 
+// Issue 15, item 11: a busy machine is named, with what is running; an idle one is not.
+TEST(Scenario, CpuOversubscribed) {
+  Fixture f;
+  add_base_system(f);  // 2 processors
+  f.write("/proc/loadavg", "0.40 0.50 0.60 1/300 4242\n");
+  EXPECT_FALSE(has_finding(f.report(), "cpu-oversubscribed"));
+  f.write("/proc/loadavg", "5.10 4.80 3.90 6/300 4242\n");
+  f.write("/proc/4001/stat", "4001 (cc1plus) R 1 1 1 0 -1 4194304 0 0 0 0 100 5 0 0 20 0 1 0\n");
+  f.write("/proc/4002/stat", "4002 (python3 (worker)) R 1 1 1 0 -1 0 0 0 0 0 100 5 0 0 20 0 1 0\n");
+  f.write("/proc/4003/stat", "4003 (sleepy) S 1 1 1 0 -1 0 0 0 0 0 1 0 0 0 20 0 1 0\n");
+  auto r = f.report();
+  expect_finding(r, "cpu-oversubscribed");
+  const auto& x = get(r, "cpu-oversubscribed");
+  EXPECT_NE(x.evidence.at(0).find("load average 5.10"), std::string::npos) << x.evidence.at(0);
+  EXPECT_NE(x.evidence.at(0).find("on 2 processor(s)"), std::string::npos) << x.evidence.at(0);
+  ASSERT_EQ(x.evidence.size(), 2u);
+  EXPECT_NE(x.evidence[1].find("cc1plus"), std::string::npos) << x.evidence[1];
+  EXPECT_NE(x.evidence[1].find("python3 (worker)"), std::string::npos) << x.evidence[1];
+  EXPECT_EQ(x.evidence[1].find("sleepy"), std::string::npos) << x.evidence[1];
+  EXPECT_EQ(exit_status(r), 1) << "no GPU here; the warning itself does not fail the doctor";
+}
+
 TEST(Scenario, TorchNotInstalled) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -673,7 +695,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
       "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
-      "torch-library-damaged", "gpu-presence-unknown"};
+      "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed"};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

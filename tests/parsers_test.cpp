@@ -250,3 +250,20 @@ TEST(GpuPeaks, SpecificNamesWinOverFamilies) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+TEST(Parsers, LoadAverage) {
+  auto l = parse_loadavg("0.52 0.58 0.59 3/456 12345\n");
+  ASSERT_TRUE(l.load_1min && l.runnable);
+  EXPECT_DOUBLE_EQ(*l.load_1min, 0.52);
+  EXPECT_EQ(*l.runnable, 3);
+  for (const char* bad : {"", "x y z w", "nan 1 1 1/2 3", "1e300 1 1 9999999999/2 3", "0.5 0.5"}) {
+    auto b = parse_loadavg(bad);
+    EXPECT_FALSE(b.load_1min && b.runnable) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace dlready::test

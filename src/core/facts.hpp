@@ -9,6 +9,14 @@
 
 namespace dlready {
 
+// How busy the CPUs are right now: /proc/loadavg, and which processes are running when the
+// load exceeds the processors (a CPU training run slows tenfold beside them).
+struct CpuLoad {
+  std::optional<double> load_1min;            // /proc/loadavg, first field
+  std::optional<int> runnable;                // /proc/loadavg, "R/T": R (includes the reader)
+  std::vector<std::string> running_commands;  // comm of processes in state R (other than ours), busy only
+};
+
 struct OsFacts {
   std::optional<std::string> pretty_name;  // /etc/os-release PRETTY_NAME
   std::optional<std::string> id;           // /etc/os-release ID (debian, ubuntu, rhel, ...)
@@ -24,6 +32,7 @@ struct OsFacts {
   std::optional<uint64_t> memory_bytes;    // MemTotal
   std::optional<int> cpu_count;            // processors in /proc/cpuinfo
   std::optional<std::string> cpu_model;
+  CpuLoad load;
 };
 
 struct PciFunction {

@@ -132,6 +132,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"shm-too-small", S::warning, "system", "/dev/shm is small",
        "PyTorch DataLoader workers and NCCL pass tensors through shared memory; Docker's default 64 MiB "
        "makes them fail with 'bus error' or 'unable to write to file </torch_…>'."},
+      {"cpu-oversubscribed", S::warning, "system", "The CPUs are busy with other work",
+       "More tasks want to run than there are processors (load average or running tasks above the processor "
+       "count): a CPU training run gets a fraction of each core and its threads wait on each other; the "
+       "tutorials' job went from under a second to over a minute per epoch this way."},
       {"torch-not-installed", S::warning, "pytorch", "No PyTorch found in any Python environment",
        "Neither the active environment nor the Python installations on PATH, conda or pyenv have torch "
        "('ModuleNotFoundError: No module named torch')."},

@@ -49,6 +49,10 @@ struct AllocConfCheck {
 AllocConfCheck check_alloc_conf(const std::string& value);
 void alloc_conf_rules(const Facts& f, std::vector<Finding>& out);
 
+// cpu-oversubscribed: more runnable work than processors (the doctor's finding, and the note
+// `dlready train` prints before a CPU run). nullopt when the CPUs are not oversubscribed.
+std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus);
+
 // The rule groups (each appends to `out`).
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);

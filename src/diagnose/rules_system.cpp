@@ -1,4 +1,7 @@
 // Rules about the machine itself: GPUs on the bus, kernel driver, device nodes, containers, WSL.
+#include <algorithm>
+#include <cstdio>
+
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
@@ -111,6 +114,28 @@ void shm_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+}  // namespace
+
+std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus) {
+  if (!cpus || *cpus <= 0) return std::nullopt;
+  // The reader itself is one of the runnable tasks; a load above the processors means waiting.
+  bool by_load = load.load_1min && *load.load_1min > *cpus * 1.5;
+  bool by_runnable = load.runnable && *load.runnable - 1 > *cpus;
+  if (!by_load && !by_runnable) return std::nullopt;
+  auto x = make_finding("cpu-oversubscribed");
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "load average %.2f over the last minute, %d task(s) running now, on %d processor(s)",
+                load.load_1min.value_or(0.0), std::max(0, load.runnable.value_or(1) - 1), *cpus);
+  x.evidence.push_back(buf);
+  if (!load.running_commands.empty()) x.evidence.push_back("running now: " + join(load.running_commands, ", "));
+  x.fix = {"let the other work finish, or stop it (top, sorted by CPU, shows it)",
+           "run the job with fewer threads so it does not fight them: dlready train --threads 1",
+           "or train on a GPU: dlready train --device cuda"};
+  return x;
+}
+
+namespace {
+
 std::vector<const PciFunction*> nvidia_gpus(const Facts& f) {
   std::vector<const PciFunction*> gpus;
   for (const auto& fn : f.pci.nvidia)
@@ -222,6 +247,7 @@ void kernel_driver_rules(const Facts& f, const Derived& d, const std::vector<con
 }  // namespace
 
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  if (auto x = cpu_oversubscribed(f.os.load, f.os.cpu_count)) out.push_back(*x);
   wsl_rules(f, out);
   presence_rules(f, d, out);
   shm_rules(f, d, out);

@@ -14,7 +14,9 @@
 #include "distributed/data_parallel.hpp"
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
+#include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
+#include "probe/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
 #include "train/stop_signal.hpp"
 #include "train/trainer.hpp"
@@ -101,6 +103,14 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
     say(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", p.dist.world,
         p.dist.source.c_str(), p.session->backend().c_str(), p.dist.master_addr.c_str(), p.dist.master_port,
         o.batch_size * p.dist.world);
+  // On a busy machine a CPU epoch takes ten times longer: say so before it starts, with the doctor's words.
+  if (p.device.is_cpu()) {
+    int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    if (auto x = cpu_oversubscribed(probe_cpu_load(RootFs("/"), cpus), cpus)) {
+      say(human, "  note: %s (%s) [%s]\n", x->title.c_str(), join(x->evidence, "; ").c_str(), x->id.c_str());
+      say(human, "        → %s\n", x->fix.at(1).c_str());
+    }
+  }
 }
 
 // Log lines and (on a terminal) the progress bar, on the human-readable stream.

@@ -121,6 +121,7 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
     }
     if (n > 0) f.cpu_count = n;
   }
+  f.load = probe_cpu_load(fs, f.cpu_count);
   return f;
 }
 

@@ -21,6 +21,8 @@ std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& nam
 
 EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+// /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
+CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
 PciFacts probe_pci(const RootFs& fs);
 KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
@@ -30,6 +32,8 @@ LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const Python
 BlasFacts probe_blas(const LibraryLocator& loc);
 
 // Parsers exposed for tests and fuzzing (pure functions over text).
+// "0.52 0.58 0.59 3/456 12345" -> load_1min 0.52, runnable 3.
+CpuLoad parse_loadavg(const std::string& text);
 std::optional<std::string> parse_nvidia_proc_version(const std::string& line);
 std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key);
 std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts);

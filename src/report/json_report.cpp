@@ -36,7 +36,9 @@ json facts_json(const Facts& f) {
              {"container", opt(f.os.container)}, {"wsl", f.os.wsl}, {"wsl_dxg", f.os.wsl_dxg},
              {"wsl_libcuda", f.os.wsl_libcuda}, {"shm_bytes", opt(f.os.shm_bytes)},
              {"memory_bytes", opt(f.os.memory_bytes)}, {"cpu_count", opt(f.os.cpu_count)},
-             {"cpu_model", opt(f.os.cpu_model)}};
+             {"cpu_model", opt(f.os.cpu_model)},
+             {"load", {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
+                       {"running_commands", f.os.load.running_commands}}}};
   json pci = json::array();
   for (const auto* list : {&f.pci.nvidia, &f.pci.other_gpus})
     for (const auto& g : *list)

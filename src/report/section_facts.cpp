@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "report/render.hpp"
@@ -23,6 +25,11 @@ void facts_system(const Facts& f, std::vector<std::string>& out) {
   if (f.os.cpu_model) m += " (" + *f.os.cpu_model + ")";
   if (f.os.memory_bytes) m += ", " + human_bytes(*f.os.memory_bytes) + " RAM";
   if (f.os.shm_bytes) m += ", /dev/shm " + human_bytes(*f.os.shm_bytes);
+  if (f.os.load.load_1min) {
+    char load[64];
+    std::snprintf(load, sizeof load, ", load average %.2f", *f.os.load.load_1min);
+    m += load;
+  }
   if (!m.empty()) out.push_back(m);
   if (f.os.container) out.push_back("container: " + *f.os.container);
   if (f.os.wsl) out.push_back(std::string("WSL2: /dev/dxg ") + (f.os.wsl_dxg ? "yes" : "no") + ", /usr/lib/wsl/lib/libcuda.so.1 " + (f.os.wsl_libcuda ? "yes" : "no"));
