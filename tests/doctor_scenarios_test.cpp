@@ -11,6 +11,7 @@
 
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
+#include "core/text.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -480,16 +481,34 @@ TEST(Scenario, LibtorchAbiMismatch) {
   EXPECT_EQ(f.facts().libtorch.installs.at(0).build_version, "1.13.1+cu117");
 }
 
+// Issue 15, item 4: the reference libblas.so.3 is a finding only for what really uses it.
 TEST(Scenario, BlasReference) {
   Fixture f;
-  healthy_gpu_machine(f);
+  healthy_gpu_machine(f);  // its PyTorch wheel: libtorch_cpu.so links no BLAS library (MKL inside)
+  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
+  f.copy(DLREADY_FAKE_TORCH_CPU, sp + "/torch/lib/libtorch_cpu.so");
   f.write("/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0", "");
   f.link("/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0");
   f.link("/usr/lib/x86_64-linux-gnu/libblas.so.3", "/etc/alternatives/libblas.so.3-x86_64-linux-gnu");
-  expect_finding(f.report(), "blas-reference");
+  // A numpy wheel in the same environment bundles OpenBLAS.
+  f.write(sp + "/numpy/__init__.py", "");
+  f.write(sp + "/numpy.libs/libscipy_openblas64_-ff651d7f.so", "");
+  auto r = f.report();
+  EXPECT_FALSE(has_finding(r, "blas-reference")) << "nothing found uses libblas.so.3";
+  ASSERT_EQ(f.facts().blas.consumers.size(), 2u);
+  EXPECT_EQ(f.facts().blas.consumers[0].blas, "linked in");
+  EXPECT_EQ(f.facts().blas.consumers[1].blas, "bundled: numpy.libs/libscipy_openblas64_-ff651d7f.so");
+  // Debian's python3-numpy links libblas.so.3: now the slow BLAS is on a path.
+  f.copy(DLREADY_FAKE_NUMPY_UMATH, "/usr/lib/python3/dist-packages/numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so");
+  r = f.report();
+  expect_finding(r, "blas-reference");
+  const auto& x = get(r, "blas-reference");
+  EXPECT_NE(join(x.evidence, "|").find("it does the matrix math of: numpy (/usr/lib/python3/dist-packages/numpy/core/"),
+            std::string::npos) << join(x.evidence, "|");
+  EXPECT_NE(join(x.evidence, "|").find("not of torch"), std::string::npos) << join(x.evidence, "|");
   f.write("/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", "");
   f.link("/etc/alternatives/libblas.so.3-x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3");
-  auto r = f.report();
+  r = f.report();
   EXPECT_FALSE(has_finding(r, "blas-reference"));
   EXPECT_EQ(f.facts().blas.implementation, "openblas");
 }

@@ -189,9 +189,20 @@ struct LibtorchFacts {
   std::vector<LibtorchInstall> installs;
 };
 
+// A program or library that does matrix math on the CPU, and the BLAS it really uses.
+struct BlasConsumer {
+  std::string name;     // "torch 2.11.0+cu130", "numpy", "LibTorch"
+  std::string where;    // its site-packages or install directory
+  std::string library;  // the file read: libtorch_cpu.so, numpy's _multiarray_umath*.so
+  std::string blas;     // "libblas.so.3", "libopenblas.so.0", "bundled: numpy.libs/libscipy_openblas64_...so",
+                        // "linked in" (no BLAS library on its loader path: MKL/OpenBLAS inside the file)
+  bool system_blas = false;  // through libblas.so.3 / libcblas.so.3, i.e. whatever the alternatives pick
+};
+
 struct BlasFacts {
   LibraryLocation library;             // libblas.so.3
   std::optional<std::string> implementation;  // reference, openblas, blis, mkl, atlas
+  std::vector<BlasConsumer> consumers;  // PyTorch, LibTorch and numpy installs found
 };
 
 // One library in a binary's dependency closure, as the dynamic loader would resolve it.

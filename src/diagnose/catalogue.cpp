@@ -180,8 +180,9 @@ const std::vector<CatalogueEntry>& catalogue() {
        "--as-needed (Ubuntu's default) dropped it because no symbol is referenced, so CUDA kernels never "
        "register and torch::cuda::is_available() is false."},
       {"blas-reference", S::warning, "cpu-math", "libblas.so.3 is the slow reference BLAS",
-       "Programs linked to the system BLAS (Debian's numpy/scipy, R, Octave, source builds of LibTorch) "
-       "use netlib's reference implementation, about 10x slower than OpenBLAS for the tutorials' SimpleNet."},
+       "A PyTorch, LibTorch or numpy found here links the system BLAS (Debian's python3-numpy, source builds "
+       "of LibTorch) and gets netlib's reference implementation, about 10x slower than OpenBLAS. Raised only "
+       "for such a consumer: the PyPI wheels of PyTorch (MKL) and numpy (OpenBLAS) carry their own BLAS."},
   };
   return c;
 }

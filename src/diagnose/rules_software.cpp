@@ -128,10 +128,18 @@ void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out)
              "or build your code with add_compile_definitions(_GLIBCXX_USE_CXX11_ABI=0)"};
     out.push_back(x);
   }
-  if (f.blas.implementation == std::string("reference")) {
+  // Only where the slow BLAS is on someone's path: the PyTorch wheels and numpy's wheels carry
+  // their own, so apt-get would change nothing for them (issue 15, item 4).
+  std::vector<std::string> users;
+  for (const auto& c : f.blas.consumers)
+    if (c.system_blas) users.push_back(c.name + " (" + c.library + ")");
+  if (f.blas.implementation == std::string("reference") && !users.empty()) {
     auto x = make_finding("blas-reference");
     x.evidence.push_back("libblas.so.3 resolves to " + f.blas.library.real_path.value_or(f.blas.library.path.value_or("?")) +
                          " (netlib reference BLAS)");
+    x.evidence.push_back("it does the matrix math of: " + join(users, ", "));
+    for (const auto& c : f.blas.consumers)
+      if (!c.system_blas) x.evidence.push_back("not of " + c.name + ": its BLAS is " + c.blas);
     x.fix = {"sudo apt-get install -y libopenblas0-pthread (Debian/Ubuntu switch libblas.so.3 to OpenBLAS through "
              "update-alternatives)",
              "check: update-alternatives --display libblas.so.3-$(gcc -dumpmachine)"};

@@ -63,7 +63,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
-  f.blas = probe_blas(loc);
+  f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   LdResolver resolver(fs, loc);
   auto scan_gpu_code = [&](const std::string& lib) {
     auto archs = read_fatbin_archs(fs, lib);

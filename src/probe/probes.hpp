@@ -29,7 +29,7 @@ DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
 CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
 PythonFacts probe_python(const RootFs& fs, const EnvFacts& env);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
-BlasFacts probe_blas(const LibraryLocator& loc);
+BlasFacts probe_blas(const RootFs& fs, const LibraryLocator& loc, const PythonFacts& py, const LibtorchFacts& lt);
 
 // Parsers exposed for tests and fuzzing (pure functions over text).
 // "0.52 0.58 0.59 3/456 12345" -> load_1min 0.52, runnable 3.

@@ -74,6 +74,10 @@ json facts_json(const Facts& f) {
     toolkits.push_back({{"path", t.path}, {"version", opt(t.version)}, {"nvcc", t.has_nvcc}});
   json libs = json::array();
   for (const auto& l : f.cuda_libs.libraries) libs.push_back(lib(l));
+  json blas_users = json::array();
+  for (const auto& c : f.blas.consumers)
+    blas_users.push_back({{"name", c.name}, {"where", c.where}, {"library", c.library}, {"blas", c.blas},
+                          {"system_blas", c.system_blas}});
   json envs = json::array();
   for (const auto& e : f.python.envs) {
     json torch = json::array();
@@ -111,7 +115,8 @@ json facts_json(const Facts& f) {
           {"cuda_libraries", libs},
           {"python_envs", envs},
           {"libtorch", libtorch},
-          {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)}}},
+          {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)},
+                    {"consumers", blas_users}}},
           {"binaries", binaries}};
 }
 

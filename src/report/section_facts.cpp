@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "report/render.hpp"
@@ -136,6 +137,11 @@ void facts_libtorch(const Facts& f, std::vector<std::string>& out) {
 
 void facts_cpu_math(const Facts& f, std::vector<std::string>& out) {
   out.push_back(lib_line(f.blas.library) + (f.blas.implementation ? " = " + *f.blas.implementation : ""));
+  for (const auto& c : f.blas.consumers)
+    out.push_back(c.name + " (" + c.where + "): " +
+                  (c.system_blas ? "libblas.so.3 (the system BLAS above)"
+                   : c.blas == "linked in" ? "its own BLAS, linked into " + path_basename(c.library)
+                                           : c.blas));
 }
 
 }  // namespace
