@@ -104,6 +104,8 @@ nlohmann::json report_of(const Fixture& f) {
   return report_json(facts, diagnose(facts));
 }
 
+std::string conda_text(const nlohmann::json& doc) { return export_stack(doc, "conda").text; }
+
 TEST(Export, RequirementsCondaAndDockerfileRebuildTheTorchStack) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -124,6 +126,39 @@ TEST(Export, RequirementsCondaAndDockerfileRebuildTheTorchStack) {
                              "torch==2.11.0+cu130"), std::string::npos) << docker.text;
   EXPECT_NE(docker.text.find("ENV PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True\""), std::string::npos) << docker.text;
   EXPECT_FALSE(export_stack(doc, "nix").error.empty());
+}
+
+// Issue 15, item 1: the export is a lock of the whole environment — every distribution at its
+// version, Python's patch version — and says which environment variables it leaves out, and why.
+TEST(Export, ALockOfTheWholeEnvironmentThatNamesInvalidVariables) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  const std::string venv = "/home/alice/venv", sp = venv + "/lib/python3.11/site-packages";
+  f.write(venv + "/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.7\n");
+  f.mkdir(sp + "/torchvision-0.26.0.dist-info");
+  f.mkdir(sp + "/numpy-2.4.6.dist-info");
+  f.mkdir(sp + "/pip-26.3.dist-info");
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments=true";
+  auto doc = make_snapshot(report_of(f), "gpu-a", "2026-12-02T22:00:00Z");
+  auto req = export_stack(doc, "requirements");
+  ASSERT_TRUE(req.error.empty()) << req.error;
+  for (const char* pin : {"\ntorch==2.11.0+cu130\n", "\ntorchvision==0.26.0\n", "\nnumpy==2.4.6\n",
+                          "\nnvidia-cudnn-cu13==9.19.0.56\n", "# Python 3.11.7\n"})
+    EXPECT_NE(req.text.find(pin), std::string::npos) << pin << "\n" << req.text;
+  EXPECT_EQ(req.text.find("pip=="), std::string::npos) << req.text;
+  EXPECT_NE(req.text.find("# warning: PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments=true\" is invalid"), std::string::npos)
+      << req.text;
+  ASSERT_EQ(req.warnings.size(), 1u);
+  EXPECT_NE(conda_text(doc).find("  - python=3.11.7\n"), std::string::npos);
+  auto docker = export_stack(doc, "dockerfile");
+  EXPECT_NE(docker.text.find("FROM python:3.11.7-slim\n"), std::string::npos) << docker.text;
+  EXPECT_NE(docker.text.find(" torchvision==0.26.0"), std::string::npos) << docker.text;
+  EXPECT_EQ(docker.text.find("ENV PYTORCH_CUDA_ALLOC_CONF"), std::string::npos) << "an invalid value is not carried\n"
+                                                                               << docker.text;
+  auto bad = doc;
+  bad["facts"]["python_envs"][0]["distributions"]["numpy\nRUN rm -rf /"] = "1.0";
+  for (const char* format : {"requirements", "conda", "dockerfile"})
+    EXPECT_FALSE(export_stack(bad, format).error.empty()) << format;
 }
 
 TEST(Export, NoTorchNoExport) {

@@ -43,6 +43,7 @@ ExitCode run_export(const ExportArgs& a) {
     std::fprintf(stderr, "dlready export: %s: %s\n", a.snapshot.c_str(), e.error.c_str());
     return e.not_a_snapshot ? ExitCode::usage : ExitCode::failed;
   }
+  for (const auto& w : e.warnings) std::fprintf(stderr, "dlready export: warning: %s\n", w.c_str());
   if (a.out.empty()) {
     std::fwrite(e.text.data(), 1, e.text.size(), stdout);
     return ExitCode::ok;

@@ -172,7 +172,11 @@ struct PythonEnv {
   std::vector<std::string> site_packages;
   bool active = false;  // VIRTUAL_ENV / CONDA_PREFIX
   std::optional<std::string> python_version;  // from lib/pythonX.Y
+  std::optional<std::string> python_full_version;  // 3.11.7: pyvenv.cfg, conda-meta, pyenv's folder
   std::vector<TorchInstall> torch;  // in import order (first wins)
+  // Every distribution of an environment that has torch (name -> version, from *.dist-info
+  // names): what `dlready export` pins so the lock rebuilds the environment, not torch alone.
+  std::map<std::string, std::string> distributions;
 };
 
 struct PythonFacts {

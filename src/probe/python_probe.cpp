@@ -32,6 +32,30 @@ std::optional<std::pair<std::string, std::string>> split_dist_info(const std::st
   return std::make_pair(normalize_dist_name(stem.substr(0, dash)), stem.substr(dash + 1));
 }
 
+// The interpreter's patch version: a venv's pyvenv.cfg "version = 3.11.7" (or version_info), a
+// conda prefix's conda-meta/python-3.11.7-*.json, a pyenv prefix's own name.
+std::optional<std::string> full_python_version(const RootFs& fs, const std::string& prefix, const std::string& kind) {
+  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
+  auto version_in = [](const std::string& s) -> std::optional<std::string> {
+    std::smatch m;
+    if (std::regex_search(s, m, dotted)) return m.str();
+    return std::nullopt;
+  };
+  if (auto cfg = fs.read(prefix + "/pyvenv.cfg", 64 * 1024))
+    for (const auto& line : lines(*cfg)) {
+      auto eq = line.find('=');
+      if (eq == std::string::npos) continue;
+      auto key = trim(line.substr(0, eq));
+      if (key == "version" || key == "version_info")
+        if (auto v = version_in(trim(line.substr(eq + 1)))) return v;
+    }
+  if (kind == "conda")
+    for (const auto& name : fs.list(prefix + "/conda-meta"))
+      if (starts_with(name, "python-3.")) return version_in(name.substr(7));
+  if (kind == "pyenv") return version_in(path_basename(prefix));
+  return std::nullopt;
+}
+
 TorchInstall read_torch(const RootFs& fs, const std::string& sp) {
   TorchInstall t;
   t.site_packages = sp;
@@ -142,6 +166,11 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
     pe.site_packages = fresh;
     for (const auto& sp : fresh)
       if (has_torch(fs, sp)) pe.torch.push_back(read_torch(fs, sp));
+    pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
+    if (!pe.torch.empty())
+      for (const auto& sp : fresh)
+        for (const auto& name : fs.list(sp))
+          if (auto d = split_dist_info(name)) pe.distributions.emplace(d->first, d->second);
     f.envs.push_back(pe);
   }
   return f;

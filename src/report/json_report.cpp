@@ -86,7 +86,8 @@ json facts_json(const Facts& f) {
                        {"dist_version", opt(t.dist_version)}, {"has_libtorch_cuda", t.has_libtorch_cuda},
                        {"nvidia_pins", t.nvidia_pins}, {"nvidia_installed", t.nvidia_installed}});
     envs.push_back({{"prefix", e.prefix}, {"kind", e.kind}, {"active", e.active},
-                    {"python_version", opt(e.python_version)}, {"site_packages", e.site_packages}, {"torch", torch}});
+                    {"python_version", opt(e.python_version)}, {"python_full_version", opt(e.python_full_version)},
+                    {"site_packages", e.site_packages}, {"torch", torch}, {"distributions", e.distributions}});
   }
   json libtorch = json::array();
   for (const auto& l : f.libtorch.installs)

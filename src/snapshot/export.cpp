@@ -1,9 +1,11 @@
 #include "snapshot/export.hpp"
 
 #include <cctype>
+#include <map>
 #include <optional>
 
 #include "core/json_text.hpp"
+#include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -16,7 +18,8 @@ std::string text_of(const json& j, const char* key) { return text(field(j, key))
 
 // The torch install Python would import: the active environment's first, else the first found.
 struct Primary {
-  std::string prefix, python, version, cuda;
+  std::string prefix, python, python_full, version, cuda;
+  std::map<std::string, std::string> distributions;  // every other distribution of the environment
 };
 std::optional<Primary> primary_torch(const json& facts) {
   const json& envs = field(facts, "python_envs");
@@ -26,7 +29,11 @@ std::optional<Primary> primary_torch(const json& facts) {
     if (!field(e, "torch").is_array()) continue;
     for (const auto& t : field(e, "torch")) {
       if (text_of(t, "version").empty()) continue;
-      Primary p{text_of(e, "prefix"), text_of(e, "python_version"), text_of(t, "version"), text_of(t, "cuda")};
+      Primary p{text_of(e, "prefix"), text_of(e, "python_version"), text_of(e, "python_full_version"),
+                text_of(t, "version"), text_of(t, "cuda"), {}};
+      if (field(e, "distributions").is_object())
+        for (const auto& [name, version] : field(e, "distributions").items())
+          if (name != "torch" && name != "pip") p.distributions[name] = text(version);
       if (field(e, "active") == true) return p;
       if (!first) first = p;
       break;
@@ -65,6 +72,11 @@ std::string invalid_field(const Primary& p) {
   if (!only(p.version, ".+!_-") || !std::isdigit(static_cast<unsigned char>(p.version[0])))
     return "torch version '" + p.version + "'";
   if (!p.python.empty() && !only(p.python, ".")) return "Python version '" + p.python + "'";
+  if (!p.python_full.empty() && !only(p.python_full, ".")) return "Python version '" + p.python_full + "'";
+  for (const auto& [name, version] : p.distributions) {
+    if (!only(name, "._-")) return "distribution name '" + name + "'";
+    if (!only(version, ".+!_-")) return "version '" + version + "' of " + name;
+  }
   if (!p.cuda.empty() && !only(p.cuda, ".")) return "CUDA version '" + p.cuda + "'";
   return "";
 }
@@ -74,6 +86,28 @@ std::string comment_text(std::string s) {
   for (char& c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   return s;
+}
+
+// The environment variables the doctor found invalid (its findings travel in the snapshot): a
+// lock must not carry them into the new machine without a word.
+std::vector<std::string> invalid_environment(const json& snapshot) {
+  std::vector<std::string> out;
+  const json& findings = field(snapshot, "findings");
+  if (!findings.is_array()) return out;
+  for (const auto& x : findings) {
+    std::string id = text_of(x, "id");
+    if (id != "alloc-conf-invalid" && id != "cuda-visible-devices-invalid") continue;
+    const json& ev = field(x, "evidence");
+    std::string what = ev.is_array() && !ev.empty() ? text(ev.at(0)) : id;
+    out.push_back(what + " is invalid (" + id + ", see dlready doctor); not exported");
+  }
+  return out;
+}
+
+bool names_invalid(const std::vector<std::string>& warnings, const std::string& var) {
+  for (const auto& w : warnings)
+    if (w.rfind(var + "=", 0) == 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -99,28 +133,42 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   std::string origin = "# dlready export of the PyTorch stack in " + comment_text(p->prefix);
   if (!text_of(meta, "host").empty())
     origin += " on " + comment_text(text_of(meta, "host")) + " (" + comment_text(text_of(meta, "created")) + ")";
-  std::string index = wheel_index(p->version), pin = "torch==" + p->version;
-  std::string python = major_minor(p->python.empty() ? "3.11" : p->python);
+  std::string index = wheel_index(p->version);
+  // The whole environment, exactly: torch as version.py names it (its CUDA variant, from
+  // PyTorch's index), every other distribution as its dist-info does (torchvision must match
+  // torch; numpy, triton, nvidia-* come along).
+  std::vector<std::string> pins = {"torch==" + p->version};
+  for (const auto& [name, version] : p->distributions) pins.push_back(name + "==" + version);
+  std::string python = p->python_full.empty() ? major_minor(p->python.empty() ? "3.11" : p->python) : p->python_full;
   std::string driver_note;
   if (!p->cuda.empty()) {
     auto min = min_driver_for_cuda(p->cuda);
     driver_note = "# CUDA " + p->cuda + " build: the GPU machine needs an NVIDIA driver" +
                   (min ? " >= " + *min : std::string(" new enough for CUDA ") + p->cuda) + "\n";
   }
+  std::string index_note = index.empty() ? "" : "# " + p->version + " and the other +" + index.substr(index.rfind('/') + 1) +
+                                                    " builds come from PyTorch's index, the rest from PyPI\n";
+  auto invalid = invalid_environment(snapshot);
+  for (const auto& w : invalid) out.warnings.push_back(w);
+  std::string warn_lines;
+  for (const auto& w : invalid) warn_lines += "# warning: " + comment_text(w) + "\n";
   if (format == "requirements") {
-    out.text = origin + "\n" + driver_note + (index.empty() ? "" : "--extra-index-url " + index + "\n") + pin + "\n";
+    out.text = origin + "\n" + driver_note + index_note + warn_lines + "# Python " + python + "\n" +
+               (index.empty() ? "" : "--extra-index-url " + index + "\n");
+    for (const auto& pin : pins) out.text += pin + "\n";
   } else if (format == "conda") {
-    out.text = origin + "\n" + driver_note + "name: dlready-torch\nchannels:\n  - conda-forge\ndependencies:\n  - python=" +
-               python + "\n  - pip\n  - pip:\n" + (index.empty() ? "" : "    - --extra-index-url " + index + "\n") +
-               "    - " + pin + "\n";
+    out.text = origin + "\n" + driver_note + index_note + warn_lines +
+               "name: dlready-torch\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + python +
+               "\n  - pip\n  - pip:\n" + (index.empty() ? "" : "    - --extra-index-url " + index + "\n");
+    for (const auto& pin : pins) out.text += "    - " + pin + "\n";
   } else if (format == "dockerfile") {
-    out.text = origin + "\n" + driver_note +
+    out.text = origin + "\n" + driver_note + index_note + warn_lines +
                "# The driver comes from the host: run with the NVIDIA Container Toolkit, docker run --gpus all ...\n"
                "FROM python:" + python + "-slim\n"
-               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + pin + "\n";
+               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + join(pins, " ") + "\n";
     for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
                           "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
-      if (auto v = text_of(field(facts, "environment"), k); !v.empty())
+      if (auto v = text_of(field(facts, "environment"), k); !v.empty() && !names_invalid(invalid, k))
         out.text += "ENV " + std::string(k) + "=" + json_text(json(v)) + "\n";
   } else {
     out.error = "unknown format '" + format + "' (requirements, conda or dockerfile)";

@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace dlready {
 
@@ -10,6 +11,7 @@ struct Exported {
   std::string error;  // why nothing could be exported ("" = fine)
   bool not_a_snapshot = false;  // the document is no snapshot at all (a usage error, like for diff)
   std::string text;
+  std::vector<std::string> warnings;  // for stderr: what the lock does not carry, and why
 };
 
 // format: requirements | conda | dockerfile

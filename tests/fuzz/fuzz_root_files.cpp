@@ -28,6 +28,9 @@ void put(const std::string& path, const uint8_t* data, size_t size) {
 }
 
 bool is_export_line(const std::string& l) {
+  // A requirements pin "name==version" (names and versions are checked to hold no space).
+  auto eq = l.find("==");
+  if (eq != std::string::npos && eq > 0 && l.find_first_of(" \t\r") == std::string::npos) return true;
   for (const char* start : {"#", "--extra-index-url ", "torch==", "FROM ", "RUN ", "ENV ", "name: ", "channels:",
                             "  - ", "dependencies:", "    - "})
     if (l.rfind(start, 0) == 0) return true;
