@@ -246,3 +246,29 @@ TEST(Cli, ReportsMarkWhatDoesNotApplyAndNameTheVersion) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Issue 15, item 3: with no Python torch anywhere, the doctor knows `dlready train` runs on its own
+// module's LibTorch and says so instead of "CPU training needs PyTorch/LibTorch first".
+TEST(Cli, TheDoctorKnowsDlreadysOwnLibTorch) {
+  auto r = run_with_env("env -u VIRTUAL_ENV -u CONDA_PREFIX -u LD_LIBRARY_PATH HOME=/nonexistent PATH=/usr/bin",
+                        "doctor --json");
+  auto j = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  const auto& m = j.at("facts").at("own_module");
+  if (!std::ifstream(std::string(DLREADY_BINARY).substr(0, std::string(DLREADY_BINARY).rfind('/')) + "/libdlready_train.so"))
+    GTEST_SKIP() << "built without the LibTorch module";
+  ASSERT_TRUE(m.at("libtorch_dir").is_string()) << m.dump();
+  EXPECT_EQ(m.at("torch_version"), "2.11.0+cu130") << m.dump();
+  EXPECT_TRUE(j.at("verdict").at("cpu_training_ok").get<bool>());
+  EXPECT_NE(j.at("verdict").at("summary").get<std::string>().find("CPU training works with dlready train"),
+            std::string::npos) << j.at("verdict").dump();
+  Fixture f;  // another root is not the machine this dlready runs on: its module is not read there
+  add_base_system(f);
+  auto other = run("doctor --json --root " + f.root);
+  EXPECT_TRUE(nlohmann::json::parse(other.out.substr(other.out.find('{'))).at("facts").at("own_module").at("path").is_null());
+}
+
+}  // namespace
+}  // namespace dlready::test

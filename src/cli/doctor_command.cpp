@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/torch_module.hpp"
 #include "doctor/examine.hpp"
 #include "report/render.hpp"
 
@@ -39,6 +40,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
   opt.binaries = a.binaries;
+  if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   auto e = examine(opt);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready doctor: %s\n", e.error.c_str());

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "cli/torch_module.hpp"
 #include "doctor/examine.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
@@ -60,6 +61,7 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
+  if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   auto e = examine(opt);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready snapshot: %s\n", e.error.c_str());

@@ -13,8 +13,10 @@
 namespace dlready {
 namespace {
 
+}  // namespace
+
 // Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
-std::string module_path() {
+std::string train_module_path() {
   if (const char* p = std::getenv("DLREADY_TRAIN_MODULE")) return p;
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -24,6 +26,8 @@ std::string module_path() {
   if (::access(beside.c_str(), F_OK) != 0 && ::access(installed.c_str(), F_OK) == 0) return installed;
   return beside;
 }
+
+namespace {
 
 void explain_load_failure(const std::string& command, const std::string& path, const std::string& error,
                           bool ask_doctor) {
@@ -63,7 +67,7 @@ void explain_load_failure(const std::string& command, const std::string& path, c
 
 // The module's run function once its ABI version is the one this binary speaks; else nullptr.
 ModuleRunFn load_module(const std::string& command) {
-  std::string path = module_path();
+  std::string path = train_module_path();
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* err = ::dlerror();

@@ -16,4 +16,7 @@ namespace dlready {
 // the module could not be handed unchanged).
 ExitCode run_torch_module(const std::string& command, const nlohmann::json& options);
 
+// Where the module is: DLREADY_TRAIN_MODULE, else beside this binary, else <prefix>/lib/dlready.
+std::string train_module_path();
+
 }  // namespace dlready

@@ -238,6 +238,15 @@ struct Resolution {
   std::optional<std::string> unlinked_torch_cuda;
 };
 
+// dlready's own LibTorch module (what `dlready train/verify/bench` load), and the LibTorch it
+// links: the doctor must not say "no PyTorch" while `dlready train` runs on this one.
+struct OwnModuleFacts {
+  std::optional<std::string> path;           // libdlready_train.so beside the binary (or installed)
+  std::optional<std::string> libtorch_dir;   // where its libtorch_cpu.so resolves (LD_LIBRARY_PATH, RUNPATH)
+  std::optional<std::string> torch_version;  // that LibTorch's version (torch/version.py, build-version)
+  std::string error;                         // why the module or its LibTorch could not be read
+};
+
 struct Facts {
   std::string root = "/";
   OsFacts os;
@@ -252,6 +261,7 @@ struct Facts {
   PythonFacts python;
   LibtorchFacts libtorch;
   BlasFacts blas;
+  OwnModuleFacts own_module;
   std::vector<Resolution> binaries;  // --binary PATH, and each PyTorch's libtorch_cuda.so
   std::vector<GpuCode> gpu_code;     // fat binaries of the same (scanned when a GPU's CC is known)
 };

@@ -92,9 +92,13 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
       v.torch.push_back(tv);
     }
   }
-  v.cpu_training_ok = any_torch;
+  const auto& own = f.own_module;
+  v.cpu_training_ok = any_torch || own.libtorch_dir.has_value();
   std::string cpu = any_torch ? "CPU training works (dlready train --device cpu)."
-                              : "CPU training needs PyTorch/LibTorch first (see torch-not-installed).";
+                    : own.libtorch_dir
+                        ? "CPU training works with dlready train (its own LibTorch " + own.torch_version.value_or("") +
+                              " in " + *own.libtorch_dir + "); no Python here has PyTorch (see torch-not-installed)."
+                        : "CPU training needs PyTorch/LibTorch first (see torch-not-installed).";
   if (v.cuda_usable == true) {
     v.summary = "CUDA is usable: " + std::to_string(*f.driver.device_count) + " GPU(s), driver " +
                 d.driver_version.value_or("?") + " (CUDA " + d.driver_max_cuda.value_or("?") + "). " + cpu;

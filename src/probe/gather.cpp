@@ -64,6 +64,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.python = probe_python(fs, f.env);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
+  if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
   LdResolver resolver(fs, loc);
   auto scan_gpu_code = [&](const std::string& lib) {
     auto archs = read_fatbin_archs(fs, lib);

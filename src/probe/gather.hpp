@@ -16,6 +16,7 @@ struct GatherOptions {
   int probe_timeout_ms = 10000;
   bool driver_probe = true;                // dlopen libcuda/libnvidia-ml in child processes
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
+  std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
 };
 
 struct GatherResult {

@@ -29,6 +29,7 @@ DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
 CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
 PythonFacts probe_python(const RootFs& fs, const EnvFacts& env);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
+OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
 BlasFacts probe_blas(const RootFs& fs, const LibraryLocator& loc, const PythonFacts& py, const LibtorchFacts& lt);
 
 // Parsers exposed for tests and fuzzing (pure functions over text).

@@ -116,6 +116,8 @@ json facts_json(const Facts& f) {
           {"cuda_libraries", libs},
           {"python_envs", envs},
           {"libtorch", libtorch},
+          {"own_module", {{"path", opt(f.own_module.path)}, {"libtorch_dir", opt(f.own_module.libtorch_dir)},
+                          {"torch_version", opt(f.own_module.torch_version)}, {"error", f.own_module.error}}},
           {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)},
                     {"consumers", blas_users}}},
           {"binaries", binaries}};

@@ -133,6 +133,12 @@ void facts_libtorch(const Facts& f, std::vector<std::string>& out) {
     out.push_back(l.path + " " + l.build_version.value_or("?") +
                   (l.cxx11_abi ? (*l.cxx11_abi ? ", C++11 ABI" : ", pre-C++11 ABI") : ""));
   if (out.empty()) out.push_back("no LibTorch install found");
+  const auto& m = f.own_module;
+  if (m.libtorch_dir)
+    out.push_back("dlready's module " + m.path.value_or("?") + " -> LibTorch " + m.torch_version.value_or("?") + " in " +
+                  *m.libtorch_dir);
+  else if (m.path || !m.error.empty())
+    out.push_back("dlready's module: " + m.error);
 }
 
 void facts_cpu_math(const Facts& f, std::vector<std::string>& out) {

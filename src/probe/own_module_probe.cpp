@@ -1,0 +1,60 @@
+// dlready's own LibTorch module and the LibTorch it links: `dlready train` runs on it whether or
+// not any Python has torch, so the doctor's verdict says so (issue 15, item 3: the doctor said
+// "CPU training needs PyTorch/LibTorch first" beside a working `dlready train`).
+#include "core/text.hpp"
+#include "probe/elf_reader.hpp"
+#include "probe/probes.hpp"
+
+namespace dlready {
+namespace {
+
+// The version of the LibTorch in `lib_dir`: a wheel's torch/version.py, an archive's build-version.
+std::optional<std::string> libtorch_version(const RootFs& fs, const std::string& lib_dir) {
+  std::string top = path_dirname(lib_dir);
+  if (auto v = fs.read(top + "/version.py", 64 * 1024))
+    for (const auto& line : lines(*v))
+      if (starts_with(line, "__version__")) {
+        auto q = line.find_first_of("'\"");
+        auto e = q == std::string::npos ? q : line.find(line[q], q + 1);
+        if (e != std::string::npos) return line.substr(q + 1, e - q - 1);
+      }
+  if (auto b = fs.read(top + "/build-version", 4096)) return trim(*b);
+  return std::nullopt;
+}
+
+std::string with_origin(std::string dir, const std::string& origin) {
+  for (const char* token : {"${ORIGIN}", "$ORIGIN"})
+    for (auto at = dir.find(token); at != std::string::npos; at = dir.find(token, at + origin.size()))
+      dir.replace(at, std::string(token).size(), origin);
+  return dir;
+}
+
+}  // namespace
+
+OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env) {
+  OwnModuleFacts m;
+  if (!fs.exists(module)) {
+    m.error = module + " not found";
+    return m;
+  }
+  m.path = module;
+  auto elf = read_elf(fs, module);
+  if (!elf.info) {
+    m.error = elf.error;
+    return m;
+  }
+  // As ld.so looks for a DT_NEEDED of an object with DT_RUNPATH: LD_LIBRARY_PATH, then RUNPATH.
+  std::vector<std::string> dirs = split(env.get("LD_LIBRARY_PATH").value_or(""), ':');
+  for (const auto& d : split(elf.info->runpath.value_or(elf.info->rpath.value_or("")), ':'))
+    dirs.push_back(with_origin(d, path_dirname(module)));
+  for (const auto& d : dirs)
+    if (!d.empty() && fs.exists(d + "/libtorch_cpu.so")) {
+      m.libtorch_dir = d;
+      m.torch_version = libtorch_version(fs, d);
+      return m;
+    }
+  m.error = "its libtorch_cpu.so is in none of: " + join(dirs, ":");
+  return m;
+}
+
+}  // namespace dlready
