@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "core/edit_distance.hpp"
 #include "core/status.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
@@ -40,21 +41,6 @@ constexpr std::array<Key, 16> kKeys{{
     {"pinned_num_register_threads", Kind::size},
     {"per_process_memory_fraction", Kind::fraction},
 }};
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 const Key* find_key(const std::string& name) {
   for (const auto& k : kKeys)
