@@ -12,14 +12,8 @@ namespace {
 std::optional<std::string> libtorch_version(const RootFs& fs, const std::string& lib_dir) {
   std::string top = path_dirname(lib_dir);
   if (auto v = fs.read(top + "/version.py", 64 * 1024))
-    for (const auto& line : lines(*v))
-      if (starts_with(line, "__version__")) {
-        auto q = line.find_first_of("'\"");
-        auto e = q == std::string::npos ? q : line.find(line[q], q + 1);
-        if (e != std::string::npos) return line.substr(q + 1, e - q - 1);
-      }
-  if (auto b = fs.read(top + "/build-version", 4096)) return trim(*b);
-  return std::nullopt;
+    if (auto version = find_assignment(*v, "__version__")) return version;
+  return fs.read_line(top + "/build-version");
 }
 
 std::string with_origin(std::string dir, const std::string& origin) {
