@@ -13,7 +13,13 @@ void StopProtocol::append_request(std::vector<torch::Tensor>& grads) {
   grads.push_back(flag_);
 }
 
-void StopProtocol::remove_request(std::vector<torch::Tensor>& grads) { grads.pop_back(); }
+// The all-reduce may hand back new tensors (views of its bucket) rather than write into ours: the
+// mean is read from the list, or each rank would go on with its own request and the ranks would
+// stop at different steps (a collective mismatch).
+void StopProtocol::remove_request(std::vector<torch::Tensor>& grads) {
+  flag_.copy_(grads.back());
+  grads.pop_back();
+}
 
 bool StopProtocol::stop_now(int64_t global_step) {
   if (!dp_.average) return requested();

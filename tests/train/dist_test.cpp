@@ -21,6 +21,7 @@
 #include "fixture.hpp"
 #include "checkpoint_params.hpp"
 #include "train/checkpoint.hpp"
+#include "train/stop_protocol.hpp"
 
 namespace dlready::test {
 namespace {
@@ -35,6 +36,26 @@ TEST(DataParallel, ShardsCoverTheGlobalBatchLikeDistributedSampler) {
   EXPECT_EQ(s1, (std::vector<int64_t>{8, 5, 2, 9})) << "padded with the start of the permutation";
   EXPECT_EQ(s2, (std::vector<int64_t>{7, 4, 1, 8}));
   EXPECT_EQ(rank_shard(perm, 0, 1), perm);
+}
+
+// The real all-reduce replaces the list's tensors with views of its bucket; a stop requested on
+// another rank only must still stop this one at the same poll.
+TEST(DataParallel, AStopRequestedOnAnotherRankStopsThisOne) {
+  DataParallel dp;
+  dp.rank = 0, dp.world = 2;
+  dp.average = [](std::vector<torch::Tensor>& ts) {
+    for (auto& t : ts) t = t.clone();
+    ts.back().fill_(0.5);  // the mean of this rank's 0 and the other rank's 1
+  };
+  StopProtocol stop([] { return false; }, dp, torch::TensorOptions().dtype(torch::kFloat));
+  std::vector<torch::Tensor> grads{torch::ones({3})};
+  for (int64_t step = 1; step <= 8; ++step) {
+    stop.append_request(grads);
+    dp.average(grads);
+    stop.remove_request(grads);
+    ASSERT_EQ(grads.size(), 1u);
+    EXPECT_EQ(stop.stop_now(step), step == 8) << "step " << step << ": polled every 8 steps";
+  }
 }
 
 TEST(DataParallel, GradientBucketsRespectTheCap) {
