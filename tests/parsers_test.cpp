@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "core/crc32c.hpp"
 #include "diagnose/gpu_peaks.hpp"
 
 #include <cstdio>
@@ -263,6 +264,20 @@ TEST(Parsers, LoadAverage) {
     auto b = parse_loadavg(bad);
     EXPECT_FALSE(b.load_1min && b.runnable) << bad;
   }
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// CRC-32C's check value and TensorBoard's masking (the values its Python reader computes).
+TEST(Crc32c, CheckValueAndMask) {
+  EXPECT_EQ(crc32c("123456789"), 0xE3069283u);
+  EXPECT_EQ(crc32c(""), 0u);
+  uint32_t c = 0xE3069283u;
+  EXPECT_EQ(masked_crc32c("123456789"), ((c >> 15) | (c << 17)) + 0xA282EAD8u);
 }
 
 }  // namespace

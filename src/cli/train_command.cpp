@@ -43,6 +43,8 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
   auto* resume = cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
   cmd->add_flag("--overwrite", o.overwrite, "Replace the run already in --out (refused without it)")->excludes(resume);
+  cmd->add_flag("--tensorboard", o.tensorboard,
+                "Also write TensorBoard event files to <out>/tensorboard (view: tensorboard --logdir <out>)");
   add_enum_option(cmd, "--amp", o.amp, {{"off", AmpMode::off}, {"bf16", AmpMode::bf16}, {"fp16", AmpMode::fp16}},
                   "Mixed precision: off, bf16 (CPU or CUDA) or fp16 (CUDA, dynamic loss scaling)", to_string(o.amp));
   cmd->add_flag("--cuda-graphs", o.cuda_graphs,

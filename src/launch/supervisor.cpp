@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,20 +28,48 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-// Forwards whole lines from buf to fd with the rank prefix; flush=true also sends a last partial line.
-void emit_lines(int fd, int rank, std::string& buf, bool flush) {
+// A line as a terminal would leave it: what follows its last carriage return, without the
+// "clear to the end of the line" a rank's console puts there.
+std::string as_shown(const std::string& line) {
+  size_t cr = line.rfind('\r');
+  std::string text = cr == std::string::npos ? line : line.substr(cr + 1);
+  if (text.rfind("\x1b[K", 0) == 0) text.erase(0, 3);
+  return text;
+}
+
+}  // namespace
+
+// Forwards whole lines from buf to fd with the rank prefix; flush=true also sends a last partial
+// line. A rank's progress line (text after a carriage return, no newline yet) is redrawn in place
+// on the launcher's terminal and dropped elsewhere; any other line first clears it.
+void Supervisor::emit_lines(int fd, int rank, std::string& buf, bool flush) {
   std::string prefix = "[rank " + std::to_string(rank) + "] ";
+  auto clear_progress = [&] {
+    if (progress_shown_) write_all(fd, "\r\x1b[K");
+    progress_shown_ = false;
+  };
   size_t start = 0, nl;
   while ((nl = buf.find('\n', start)) != std::string::npos) {
-    write_all(fd, prefix + buf.substr(start, nl - start + 1));
+    clear_progress();
+    write_all(fd, prefix + as_shown(buf.substr(start, nl - start)) + "\n");
     start = nl + 1;
   }
   buf.erase(0, start);
+  if (buf.find('\r') != std::string::npos && !flush) {
+    if (terminal_) {
+      write_all(fd, "\r\x1b[K" + prefix + as_shown(buf));
+      progress_shown_ = true;
+    }
+    buf.clear();
+  }
   if (flush && !buf.empty()) {
-    write_all(fd, prefix + buf + "\n");
+    clear_progress();
+    write_all(fd, prefix + as_shown(buf) + "\n");
     buf.clear();
   }
 }
+
+namespace {
 
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -88,7 +118,14 @@ void signal_process_group(pid_t pid, int sig) {
 
 }  // namespace
 
-Supervisor::Supervisor(const LaunchOptions& o) : o_(o) {}
+Supervisor::Supervisor(const LaunchOptions& o)
+    : o_(o), terminal_(::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1) {}
+
+int Supervisor::terminal_columns() const {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
 
 Supervisor::~Supervisor() {
   for (auto& r : ranks_) {
@@ -121,6 +158,11 @@ pid_t Supervisor::spawn(Rank& r) {
   int world = o_.nnodes * o_.nproc_per_node;
   auto env = torchrun_environment(r.global, world, r.local, o_.nproc_per_node, o_.node_rank, o_.master_addr,
                                   o_.master_port);
+  if (terminal_) {  // rank 0's progress line, shown here after its "[rank 0] " prefix
+    env["DLREADY_PROGRESS"] = "1";
+    int prefix = static_cast<int>(std::string("[rank ] ").size() + std::to_string(r.global).size());
+    env["COLUMNS"] = std::to_string(std::max(terminal_columns() - prefix, 20));
+  }
   pid_t pid = ::fork();
   if (pid == 0) exec_rank(o_, {env.begin(), env.end()}, old_mask_, out[1], err[1]);
   if (pid > 0) ::setpgid(pid, pid);  // also here, so no signal can race the child's own call

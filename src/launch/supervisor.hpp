@@ -48,6 +48,8 @@ class Supervisor {
   void reap();
   void escalate();
   bool any_running() const;
+  void emit_lines(int fd, int rank, std::string& buf, bool flush);
+  int terminal_columns() const;
   int open_fds() const;
 
   const LaunchOptions& o_;
@@ -58,6 +60,8 @@ class Supervisor {
   int result_ = 0;
   bool stopping_ = false;
   Clock::time_point kill_at_{};
+  bool terminal_;               // stdout and stderr are a terminal: show rank 0's progress line
+  bool progress_shown_ = false;  // a progress line is on the terminal, not ended by a newline
 };
 
 }  // namespace dlready

@@ -14,6 +14,7 @@
 #include "distributed/data_parallel.hpp"
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
+#include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
 #include "probe/probes.hpp"
@@ -113,23 +114,6 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
   }
 }
 
-// Log lines and (on a terminal) the progress bar, on the human-readable stream.
-TrainHooks console_hooks(std::FILE* human, const TrainOptions& o) {
-  TrainHooks hooks;
-  bool tty = o.progress && human && ::isatty(::fileno(human));
-  if (human)
-    hooks.log = [human, tty](const std::string& s) {
-      say(human, "%s%s\n", tty ? "\r\x1b[K" : "", s.c_str());
-      std::fflush(human);
-    };
-  if (tty)
-    hooks.progress = [human, epochs = o.epochs](int e, size_t done, size_t total, double sps) {
-      say(human, "\r\x1b[K%s", progress_line(e, epochs, done, total, sps).c_str());
-      std::fflush(human);
-    };
-  return hooks;
-}
-
 void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r, double total) {
   if (!r.confusion.empty()) {
     say(human,
@@ -153,17 +137,21 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
   std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
   print_header(human, o, p, ds, data);
-  TrainHooks hooks = console_hooks(human, o);
+  if (human) std::fflush(human);  // a pipe (under launch) would hold the header back until much later
+  TrainConsole console(human, o.progress, o.epochs);
+  TrainHooks hooks = console.hooks();
   StopOnSignal stop_signal;
   hooks.stop_requested = [&] { return stop_signal.requested(); };
   TrainResult r;
   try {
     r = train(o, data, p.device, hooks, dp);
   } catch (const std::exception& e) {
+    console.end_progress();
     if (!p.session) throw;
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), first_line(e.what()).c_str());
     std::_Exit(to_int(ExitCode::failed));  // a dead peer can leave c10d threads that never join: do not wait
   }
+  console.end_progress();
   if (r.status != ExitCode::ok) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), r.error.c_str());
     return r.status;

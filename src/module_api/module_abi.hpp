@@ -15,7 +15,8 @@ namespace dlready {
 
 // Bump whenever the options' JSON, the commands or the entry points change meaning.
 // 3: train --overwrite, verify --require-gpu (2026-12-03).
-inline constexpr unsigned kModuleAbiVersion = 3;
+// 4: train --tensorboard (2026-12-03).
+inline constexpr unsigned kModuleAbiVersion = 4;
 inline constexpr const char* kModuleAbiSymbol = "dlready_module_abi";
 inline constexpr const char* kModuleRunSymbol = "dlready_module_run";
 using ModuleAbiFn = unsigned (*)();

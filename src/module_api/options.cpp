@@ -58,7 +58,7 @@ void train_fields(Options& o, Visit&& v) {
   v("empty_cache", o.empty_cache), v("limit_train", o.limit_train), v("rank", o.rank);
   v("world_size", o.world_size), v("master_port", o.master_port), v("master_addr", o.master_addr);
   v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("overwrite", o.overwrite), v("json", o.json);
-  v("progress", o.progress);
+  v("progress", o.progress), v("tensorboard", o.tensorboard);
 }
 
 template <class Options, class Visit>

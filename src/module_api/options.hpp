@@ -49,6 +49,7 @@ struct TrainOptions {
   bool overwrite = false;  // replace a run already in `out` (without it, that is refused)
   bool json = false;
   bool progress = true;  // progress bar when stdout is a terminal
+  bool tensorboard = false;  // event files in <out>/tensorboard
 };
 
 struct VerifyOptions {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "torch_runtime/cuda_support.hpp"
+#include "train/curves_svg.hpp"
 
 namespace dlready {
 
@@ -33,9 +34,23 @@ std::string epoch_line(const EpochMetrics& m, int epochs, const torch::Device& d
   return line;
 }
 
-Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history) {
+std::string run_info(const TrainOptions& o, const torch::Device& device, int world) {
+  char lr[64];
+  std::snprintf(lr, sizeof lr, "lr %g", o.lr);
+  std::string s = std::string("model ") + to_string(o.model) + " \u00b7 " + to_string(o.optimizer) + " " + lr;
+  if (o.optimizer == OptimizerKind::sgd && o.momentum != 0) {
+    std::snprintf(lr, sizeof lr, " momentum %g", o.momentum);
+    s += lr;
+  }
+  s += " \u00b7 batch " + std::to_string(o.batch_size) + " \u00b7 " + device.str();
+  if (o.amp != AmpMode::off) s += std::string(" ") + to_string(o.amp);
+  if (world > 1) s += " \u00b7 " + std::to_string(world) + " ranks";
+  return s + " \u00b7 seed " + std::to_string(o.seed);
+}
+
+Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history, const std::string& info) {
   if (auto st = write_metrics_jsonl(out + "/metrics.jsonl", history); !st) return st;
-  return write_curves_svg(out + "/curves.svg", history);
+  return write_curves_svg(out + "/curves.svg", history, info);
 }
 
 }  // namespace dlready

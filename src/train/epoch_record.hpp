@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "module_api/options.hpp"
 #include "train/metrics.hpp"
 
 namespace dlready {
@@ -19,7 +20,10 @@ void record_device_memory(const torch::Device& device, EpochMetrics& m);
 // (+ device memory on CUDA, + the loss scale under fp16).
 std::string epoch_line(const EpochMetrics& m, int epochs, const torch::Device& device, bool loss_scaled);
 
+// "SimpleNet · SGD lr 0.01 momentum 0.9 · batch 64 · cpu · 2 ranks · seed 42": curves.svg's run line.
+std::string run_info(const TrainOptions& o, const torch::Device& device, int world);
+
 // Writes <out>/metrics.jsonl and <out>/curves.svg; fails naming the file that could not be written.
-Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history);
+Status write_run_files(const std::string& out, const std::vector<EpochMetrics>& history, const std::string& info);
 
 }  // namespace dlready

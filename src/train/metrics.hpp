@@ -1,4 +1,4 @@
-// Training metrics: per-epoch records, the JSONL log, loss/accuracy curves as SVG, a progress line.
+// Training metrics: per-epoch records, the JSONL log, a progress line (curves_svg.hpp draws them).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -7,6 +7,13 @@
 #include "core/status.hpp"
 
 namespace dlready {
+
+// One point of the loss curve: the mean training loss of an epoch's steps up to `end_step`
+// (1-based, in the epoch) since the point before.
+struct LossPoint {
+  int64_t end_step = 0;
+  double loss = 0;
+};
 
 struct EpochMetrics {
   int epoch = 0;
@@ -17,18 +24,21 @@ struct EpochMetrics {
   double device_allocated_mib = 0, device_reserved_mib = 0, device_peak_mib = 0;
   double loss_scale = 0;      // fp16 AMP only
   int64_t skipped_steps = 0;  // fp16 AMP only: cumulative
+  int64_t steps = 0;          // steps in the epoch (of one rank)
+  std::vector<LossPoint> loss_curve;  // rank 0's loss every few steps
 };
 
 nlohmann::json to_json(const EpochMetrics& m);
 EpochMetrics epoch_metrics_from_json(const nlohmann::json& j);
+// [[end_step, loss], ...]; malformed points are dropped.
+std::vector<LossPoint> loss_curve_from_json(const nlohmann::json& a);
 
-// Both rewrite the whole file atomically from the history (so a resumed run's files are whole).
+// Rewrites the whole file atomically from the history (so a resumed run's files are whole).
 Status write_metrics_jsonl(const std::string& path, const std::vector<EpochMetrics>& history);
-Status write_curves_svg(const std::string& path, const std::vector<EpochMetrics>& history);
-std::string render_curves_svg(const std::vector<EpochMetrics>& history);
 
-// "epoch 2/5 [#######.....] 31.2k samples/s ETA 3s"
-std::string progress_line(int epoch, int epochs, size_t done, size_t total, double samples_per_s);
+// "epoch 2/5 [#######.....] 31000/60000  31.2k samples/s  ETA 3s", fitted to `columns` (one column
+// is left free so the line never wraps).
+std::string progress_line(int epoch, int epochs, size_t done, size_t total, double samples_per_s, int columns = 80);
 
 double peak_rss_mib();  // from /proc/self/status VmHWM
 

@@ -35,6 +35,19 @@ Status check_identity(const nlohmann::json& meta, const nlohmann::json& identity
   return {};
 }
 
+// [[end_step, loss], ...]: steps 1..steps_per_epoch, rising; finite losses.
+bool is_loss_curve(const nlohmann::json& a, int64_t steps_per_epoch) {
+  if (!a.is_array()) return false;
+  int64_t last = 0;
+  for (const auto& p : a) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() || !p[1].is_number()) return false;
+    auto step = p[0].get<int64_t>();
+    if (step <= last || step > steps_per_epoch || !std::isfinite(p[1].get<double>())) return false;
+    last = step;
+  }
+  return true;
+}
+
 // The run position and history: integers in range, finite times, history records of numbers.
 Status check_run_state(const nlohmann::json& meta, int64_t steps_per_epoch) {
   auto integer_in = [&](const char* key, int64_t lo, int64_t hi) -> Status {
@@ -54,10 +67,16 @@ Status check_run_state(const nlohmann::json& meta, int64_t steps_per_epoch) {
     return Status::failure("'history' is missing or not a list");
   for (const auto& h : meta["history"]) {
     if (!h.is_object()) return Status::failure("a 'history' record is not an object");
-    for (const auto& [k, v] : h.items())
-      if (!v.is_number() || !std::isfinite(v.get<double>()))
+    for (const auto& [k, v] : h.items()) {
+      if (k == "loss_curve") {
+        if (!is_loss_curve(v, steps_per_epoch)) return Status::failure("a history record's 'loss_curve' is malformed");
+      } else if (!v.is_number() || !std::isfinite(v.get<double>())) {
         return Status::failure("history field '" + k + "' is not a finite number");
+      }
+    }
   }
+  if (meta.contains("loss_curve") && !is_loss_curve(meta["loss_curve"], steps_per_epoch))
+    return Status::failure("'loss_curve' is malformed");
   return {};
 }
 
@@ -152,6 +171,7 @@ Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int wor
   state.start_step = meta.value("step_in_epoch", int64_t{0});
   state.global_step = meta.value("global_step", int64_t{0});
   state.carried_seconds = meta.value("epoch_seconds", 0.0);
+  state.carried_curve = loss_curve_from_json(meta.value("loss_curve", nlohmann::json::array()));
   for (const auto& h : meta.value("history", nlohmann::json::array())) state.history.push_back(epoch_metrics_from_json(h));
   state.resumed = true;
   return {};
@@ -167,6 +187,8 @@ Status save_run(const std::string& path, const nlohmann::json& identity, const R
              {"run", identity},
              {"history", nlohmann::json::array()}};
   for (const auto& h : state.history) ck.meta["history"].push_back(to_json(h));
+  ck.meta["loss_curve"] = nlohmann::json::array();
+  for (const auto& p : at.loss_curve) ck.meta["loss_curve"].push_back({p.end_step, p.loss});
   ck.tensors = state.params;
   for (auto& s : state.optim.state()) ck.tensors.push_back(s);
   if (state.scaler)

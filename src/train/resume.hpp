@@ -33,6 +33,7 @@ struct RunPosition {
   int epoch = 0;
   int64_t step_in_epoch = 0;
   double epoch_seconds = 0;
+  std::vector<LossPoint> loss_curve;  // the epoch's curve so far (mid-epoch)
 };
 
 // Writes the checkpoint atomically; loss_total/correct_total are the epoch's counters of every rank.

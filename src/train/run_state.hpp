@@ -29,6 +29,7 @@ struct RunState {
   int64_t start_step = 0;   // in start_epoch (a mid-epoch checkpoint)
   int64_t global_step = 0;  // steps of this rank since the run began
   double carried_seconds = 0;  // time the interrupted epoch had already run
+  std::vector<LossPoint> carried_curve;  // the interrupted epoch's loss curve so far
   std::vector<EpochMetrics> history;
   bool resumed = false;
 

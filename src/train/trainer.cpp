@@ -9,10 +9,12 @@
 #include "train/epoch_record.hpp"
 #include "train/evaluation.hpp"
 #include "train/graph_replay.hpp"
+#include "train/loss_curve.hpp"
 #include "train/resume.hpp"
 #include "train/run_state.hpp"
 #include "train/step_runner.hpp"
 #include "train/stop_protocol.hpp"
+#include "train/tensorboard_events.hpp"
 
 namespace dlready {
 namespace {
@@ -36,7 +38,8 @@ class TrainingRun {
         n_rank_((n_ + dp.world - 1) / dp.world),
         steps_per_epoch_((n_rank_ + o.batch_size - 1) / o.batch_size),
         identity_(run_identity(o, n_, dp.world)),
-        stop_(hooks.stop_requested, dp, state_.loss_sum.options()) {
+        stop_(hooks.stop_requested, dp, state_.loss_sum.options()),
+        curve_(steps_per_epoch_, o.batch_size, n_rank_, device) {
     if (o.amp == AmpMode::fp16) state_.scaler.emplace(device, LossScaler::Options{});
     runner_ = std::make_unique<StepRunner>(uses_fused_step(o), o.amp, device, model_, state_,
                                            StepRunner::Hooks{hooks.log, hooks.before_step});
@@ -61,6 +64,7 @@ class TrainingRun {
   void run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs);
   bool checkpoint_mid_epoch(int epoch, int64_t step, double elapsed, bool stop);
   bool end_epoch(int epoch, double seconds);
+  bool write_step_losses(int epoch, const std::vector<LossPoint>& points);
   bool save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total);
   std::pair<torch::Tensor, torch::Tensor> global_counters();
   void not_finite(int epoch, const std::string& what);
@@ -76,8 +80,10 @@ class TrainingRun {
   const int64_t n_, n_rank_, steps_per_epoch_;
   nlohmann::json identity_;
   StopProtocol stop_;
+  LossCurve curve_;
   std::unique_ptr<StepRunner> runner_;
   std::unique_ptr<GraphReplay> graph_;
+  std::unique_ptr<TensorBoardRun> tensorboard_;  // --tensorboard, rank 0
   TrainResult res_;
 };
 
@@ -93,6 +99,14 @@ bool TrainingRun::start() {
     }
     log("resumed from " + checkpoint_path(o_) + " at epoch " + std::to_string(state_.start_epoch + 1) + ", step " +
         std::to_string(state_.start_step));
+  }
+  if (o_.tensorboard && leader()) {
+    auto [events, error] = TensorBoardRun::open(o_.out, state_.resumed ? state_.global_step : 0, steps_per_epoch_);
+    if (!events) {
+      fail(ExitCode::failed, error);
+      return false;
+    }
+    tensorboard_ = std::move(events);
   }
   // Every rank starts from rank 0's parameters (they match already when seeded alike; this makes
   // it true for any initialisation and any resumed state).
@@ -112,6 +126,16 @@ void TrainingRun::prepare_graph() {
     return;
   }
   graph_ = std::make_unique<GraphReplay>(device_, o_.batch_size, [this](const std::string& s) { log(s); });
+}
+
+// TensorBoard's copy of the loss curve; a write that fails ends the run like a checkpoint's.
+bool TrainingRun::write_step_losses(int epoch, const std::vector<LossPoint>& points) {
+  if (!tensorboard_) return true;
+  if (auto st = tensorboard_->step_losses(epoch, points); !st) {
+    fail(ExitCode::failed, st.error());
+    return false;
+  }
+  return true;
 }
 
 // A checkpoint that cannot be written ends the run (exit 1): it is never reported as written.
@@ -175,7 +199,9 @@ bool TrainingRun::checkpoint_mid_epoch(int epoch, int64_t step, double elapsed, 
     not_finite(epoch, "the training loss or the parameters became inf/NaN by step " + std::to_string(step + 1));
     return false;
   }
-  if (!save({epoch, step + 1, elapsed}, loss_total, correct_total)) return false;
+  auto points = curve_.points();
+  if (!write_step_losses(epoch, points) || !save({epoch, step + 1, elapsed, points}, loss_total, correct_total))
+    return false;
   if (stop) {
     fail(ExitCode::interrupted, interrupted_message(epoch, step + 1, steps_per_epoch_));
     return false;
@@ -191,13 +217,18 @@ bool TrainingRun::run_epoch(int epoch) {
   auto perm = torch::from_blob(perm_vec.data(), {n_rank_}, torch::kLong).to(device_);
   model_.module->train();
   auto last_progress = Clock::now();
-  for (int64_t step = (epoch == state_.start_epoch ? state_.start_step : 0); step < steps_per_epoch_; ++step) {
+  const bool resumed_here = epoch == state_.start_epoch;
+  curve_.begin(resumed_here ? state_.start_step : 0, state_.loss_sum,
+               resumed_here ? std::move(state_.carried_curve) : std::vector<LossPoint>{});
+  for (int64_t step = resumed_here ? state_.start_step : 0; step < steps_per_epoch_; ++step) {
     int64_t begin = step * o_.batch_size, bs = std::min<int64_t>(o_.batch_size, n_rank_ - begin);
     bool replayed = graph_ && graph_->step(perm, begin, bs, data_.train_x, data_.train_y, *runner_->fused(), state_);
     if (!replayed) run_eager_step(perm, begin, bs);
     ++state_.global_step;
+    curve_.after_step(step, state_.loss_sum);
     double elapsed = state_.carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
     report_progress(epoch, step, elapsed, last_progress);
+    if (tensorboard_ && tensorboard_->due() && !write_step_losses(epoch, curve_.points())) return false;
     const bool last_step = step + 1 == steps_per_epoch_;  // at the epoch's end the stop waits for its checkpoint
     bool stop = !last_step && stop_.stop_now(state_.global_step);
     bool periodic = o_.checkpoint_every > 0 && state_.global_step % o_.checkpoint_every == 0 && !last_step;
@@ -212,6 +243,9 @@ bool TrainingRun::end_epoch(int epoch, double seconds) {
   EpochMetrics m;
   m.epoch = epoch + 1;
   m.seconds = seconds;
+  m.steps = steps_per_epoch_;
+  m.loss_curve = curve_.points();
+  if (!write_step_losses(epoch, m.loss_curve)) return false;
   bool stop_after = stop_.sum_counters_and_stop(state_.loss_sum, state_.correct);
   const double seen = static_cast<double>(n_rank_ * dp_.world);  // padded samples of all ranks
   m.train_loss = state_.loss_sum.item<double>() / seen;
@@ -235,9 +269,14 @@ bool TrainingRun::end_epoch(int epoch, double seconds) {
   state_.loss_sum.zero_();
   state_.correct.zero_();
   log(epoch_line(m, o_.epochs, device_, state_.scaler.has_value()));
+  if (tensorboard_)
+    if (auto st = tensorboard_->epoch_end(state_.global_step, m); !st) {
+      fail(ExitCode::failed, st.error());
+      return false;
+    }
   if (!save({epoch + 1, 0, 0}, state_.loss_sum, state_.correct)) return false;
   if (leader())
-    if (auto st = write_run_files(o_.out, state_.history); !st) {
+    if (auto st = write_run_files(o_.out, state_.history, run_info(o_, device_, dp_.world)); !st) {
       fail(ExitCode::failed, st.error());
       return false;
     }

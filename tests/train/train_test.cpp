@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 #include <signal.h>
+#include <pty.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "fixture.hpp"
 #include "synthetic.hpp"
 #include "train/checkpoint.hpp"
+#include "train/metrics.hpp"
 #include "train/model.hpp"
 #include "train/trainer.hpp"
 
@@ -263,6 +265,61 @@ std::string run_uninterrupted(const Fixture& f, const std::string& flags) {
   return base;
 }
 
+// Each epoch's loss curve from <run>/metrics.jsonl.
+std::vector<std::vector<LossPoint>> loss_curves(const std::string& run) {
+  std::ifstream in(run + "/metrics.jsonl");
+  std::vector<std::vector<LossPoint>> out;
+  for (std::string line; std::getline(in, line);)
+    out.push_back(epoch_metrics_from_json(nlohmann::json::parse(line)).loss_curve);
+  return out;
+}
+
+// --tensorboard: the event files are read by TensorBoard's own reader (both CRCs, the Event
+// protobuf, its accumulator) from the pinned venv, and hold what metrics.jsonl holds.
+nlohmann::json read_tensorboard(const std::string& dir) {
+  return nlohmann::json::parse(command_output(std::string(DLREADY_VENV_PYTHON) + " " + DLREADY_TENSORBOARD_READER +
+                                              " " + dir + " 2>&1"));
+}
+
+TEST(TrainCli, TensorBoardEventsAreReadByTensorBoard) {
+  if (!std::filesystem::exists(DLREADY_VENV_PYTHON)) GTEST_SKIP() << "no pinned venv (run scripts/setup.sh)";
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 640, 64);
+  std::string train = std::string(DLREADY_BINARY) + " train --no-progress --threads 1 --batch-size 32 --tensorboard" +
+                      " --data " + f.root + "/data";
+  ASSERT_EQ(sh(train + " --epochs 2 --out " + f.root + "/a"), 0);
+  auto tb = read_tensorboard(f.root + "/a/tensorboard");
+  EXPECT_EQ(tb["records"], 1 + 40 + 2) << "the version, 20 steps per epoch, one record per epoch";
+  auto steps = tb["scalars"]["loss/train_steps"];
+  auto curves = loss_curves(f.root + "/a");
+  ASSERT_EQ(curves.size(), 2u);
+  ASSERT_EQ(steps.size(), 40u) << tb.dump();
+  for (size_t i = 0; i < 40; ++i) {
+    const auto& point = curves[i / 20][i % 20];
+    EXPECT_EQ(steps[i][0], static_cast<int64_t>(i + 1));
+    EXPECT_NEAR(steps[i][1].get<double>(), point.loss, 1e-6 * std::max(1.0, point.loss));
+  }
+  std::ifstream in(f.root + "/a/metrics.jsonl");
+  std::string line;
+  for (int64_t step : {20, 40}) {
+    ASSERT_TRUE(std::getline(in, line));
+    auto m = epoch_metrics_from_json(nlohmann::json::parse(line));
+    auto test_acc = tb["scalars"]["accuracy/test"][step / 20 - 1];
+    EXPECT_EQ(test_acc[0], step);
+    EXPECT_NEAR(test_acc[1].get<double>(), 100 * m.test_acc, 1e-4) << "percent, as the console prints it";
+  }
+  for (const char* tag : {"loss/train", "loss/test", "accuracy/train", "speed/samples_per_s", "time/epoch_seconds"})
+    EXPECT_EQ(tb["scalars"][tag].size(), 2u) << tag;
+
+  // A resumed run adds a file; TensorBoard shows each step once.
+  ASSERT_EQ(sh(train + " --epochs 1 --out " + f.root + "/b"), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the file name holds the second
+  ASSERT_EQ(sh(train + " --epochs 2 --resume --out " + f.root + "/b"), 0);
+  auto resumed = read_tensorboard(f.root + "/b/tensorboard")["scalars"]["loss/train_steps"];
+  ASSERT_EQ(resumed.size(), 40u);
+  for (size_t i = 0; i < 40; ++i) EXPECT_EQ(resumed[i][0], static_cast<int64_t>(i + 1));
+}
+
 TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   Fixture f;
   std::string base = run_uninterrupted(f, " --checkpoint-every 37");
@@ -283,6 +340,104 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
 
   ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
   expect_same_checkpoint(f.root + "/a/checkpoint.dlr", b + "/checkpoint.dlr", at_step);
+  // The loss curve survives the kill: the same windows; only the one cut by the checkpoint differs.
+  auto ca = loss_curves(f.root + "/a"), cb = loss_curves(b);
+  ASSERT_EQ(ca.size(), 3u);
+  ASSERT_EQ(cb.size(), 3u);
+  int differing = 0;
+  for (size_t e = 0; e < 3; ++e) {
+    ASSERT_EQ(ca[e].size(), cb[e].size()) << "epoch " << e + 1;
+    ASSERT_EQ(ca[e].size(), 79u) << "313 steps in windows of 4";
+    for (size_t i = 0; i < ca[e].size(); ++i) {
+      EXPECT_EQ(ca[e][i].end_step, cb[e][i].end_step);
+      differing += std::fabs(ca[e][i].loss - cb[e][i].loss) > 1e-5;
+    }
+  }
+  EXPECT_LE(differing, 1);
+}
+
+// Runs `cmd` on a pseudo-terminal `columns` wide; `on_output` sees the output so far and may signal
+// the process. Returns everything it wrote and its wait status.
+std::pair<std::string, int> run_on_terminal(const std::string& cmd, unsigned short columns,
+                                            const std::function<void(pid_t, const std::string&)>& on_output) {
+  winsize ws{};
+  ws.ws_row = 24, ws.ws_col = columns;
+  int master = -1;
+  pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) {  // EIO once the child is gone
+    out.append(buf, static_cast<size_t>(n));
+    on_output(pid, out);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ::close(master);
+  return {out, st};
+}
+
+// Each line as the terminal last drew it (text after the last carriage return, escapes removed).
+std::vector<std::string> drawn_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::string cur;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\r') {
+      if (!cur.empty()) lines.push_back(cur);
+      cur.clear();
+    } else if (out[i] == '\n') {
+      lines.push_back(cur);
+      cur.clear();
+    } else if (out.compare(i, 3, "\x1b[K") == 0) {
+      i += 2;
+    } else {
+      cur += out[i];
+    }
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
+// The progress line fits 60 columns; Ctrl-C's message starts on its own line.
+TEST(TrainCli, OnANarrowTerminalTheProgressFitsAndCtrlCEndsIt) {
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 20000, 500);
+  std::string cmd = std::string(DLREADY_BINARY) + " train --device cpu --threads 1 --epochs 3 --engine autograd --data " +
+                    f.root + "/data --out " + f.root + "/run";
+  bool sent = false;
+  auto [out, st] = run_on_terminal(cmd, 60, [&](pid_t pid, const std::string& so_far) {
+    if (!sent && so_far.find("\r\x1b[Kepoch 1/3 [") != std::string::npos) sent = ::kill(pid, SIGINT) == 0;
+  });
+  ASSERT_TRUE(sent) << "no progress line on a terminal: " << out;
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  EXPECT_EQ(WEXITSTATUS(st), to_int(ExitCode::interrupted)) << out;
+  for (const auto& line : drawn_lines(out))
+    if (line.rfind("epoch ", 0) == 0 && line.find('[') != std::string::npos)
+      EXPECT_LE(line.size(), 59u) << "a progress line wider than the terminal wraps: " << line;
+  auto at = out.find("dlready train: stopped by a signal");
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_TRUE(at > 0 && (out[at - 1] == '\n' || out[at - 1] == '\r')) << "glued to the progress line: " << out;
+}
+
+// Under launch, rank 0's header comes first and its progress line is shown after its prefix.
+TEST(LaunchCli, RankZerosProgressIsShownOnTheLaunchersTerminal) {
+  Fixture f;
+  write_dataset_dir(f.root + "/data", 20000, 500);
+  std::string cmd = std::string(DLREADY_BINARY) + " launch --nproc-per-node 2 --master-port 29721 -- " + DLREADY_BINARY +
+                    " train --device cpu --epochs 1 --engine autograd --data " + f.root + "/data --out " + f.root + "/run";
+  auto [out, st] = run_on_terminal(cmd, 60, [](pid_t, const std::string&) {});
+  ASSERT_TRUE(WIFEXITED(st)) << out;
+  ASSERT_EQ(WEXITSTATUS(st), 0) << out;
+  auto header = out.find("[rank 0] dlready train: mlp on cpu");
+  auto progress = out.find("\r\x1b[K[rank 0] epoch 1/1 [");
+  ASSERT_NE(header, std::string::npos) << out;
+  ASSERT_NE(progress, std::string::npos) << "no progress under launch: " << out;
+  EXPECT_LT(header, progress);
+  for (const auto& line : drawn_lines(out))
+    if (line.find("] epoch 1/1 [") != std::string::npos) EXPECT_LE(line.size(), 59u) << line;
 }
 
 // SIGTERM (or Ctrl-C): the run stops at the next step with a checkpoint and exit status 130, and
@@ -326,7 +481,9 @@ TEST(TrainCli, RealFashionMnistOneEpoch) {
   EXPECT_EQ(j["schema"], "dlready.train/1");
   EXPECT_GE(j["test_acc"].get<double>(), 0.84) << "SimpleNet reaches ~85.5% after one epoch on Fashion-MNIST";
   EXPECT_EQ(j["confusion"].size(), 100u);
-  EXPECT_TRUE(std::filesystem::exists(f.root + "/run/metrics.jsonl"));
+  auto curves = loss_curves(f.root + "/run");
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].size(), 94u) << "938 steps: the loss every 10 steps";
   std::ifstream svg(f.root + "/run/curves.svg");
   std::string s((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   EXPECT_NE(s.find("<svg"), std::string::npos);
@@ -408,6 +565,9 @@ TEST(Checkpoint, CraftedButChecksumValidFilesAreRefusedFieldByField) {
       {"step_in_epoch", [](nlohmann::json& h) { h["meta"]["step_in_epoch"] = -1; }, payload},
       {"epoch", [](nlohmann::json& h) { h["meta"]["epoch"] = "two"; }, payload},
       {"history", [](nlohmann::json& h) { h["meta"]["history"] = 7; }, payload},
+      {"loss_curve", [](nlohmann::json& h) { h["meta"]["loss_curve"] = {{5, 0.3}, {5, 0.2}}; }, payload},
+      {"loss_curve", [](nlohmann::json& h) { h["meta"]["loss_curve"] = {{1 << 30, 0.3}}; }, payload},
+      {"loss_curve", [](nlohmann::json& h) { h["meta"]["history"][0]["loss_curve"] = {{1, "x"}}; }, payload},
       {"appears twice", [](nlohmann::json& h) { h["tensors"].push_back(h["tensors"][0]); }, payload},
       {"bad shape", [](nlohmann::json& h) {
          h["tensors"].push_back({{"name", "x"}, {"shape", {0, int64_t{1} << 62, int64_t{1} << 62}}, {"offset", 0}, {"bytes", 0}});

@@ -1,0 +1,118 @@
+// The training curves: the loss every few steps (so a one-epoch run has a curve), and curves.svg
+// with round ticks, gridlines, percent accuracy, a legend outside the plot and the run's settings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "train/curves_svg.hpp"
+#include "train/loss_curve.hpp"
+#include "train/metrics.hpp"
+
+namespace dlready::test {
+namespace {
+
+TEST(Curves, NiceTicksAreRoundAndCoverTheRange) {
+  EXPECT_EQ(nice_ticks(0.31, 1.4, 5), (std::vector<double>{0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4}));
+  auto pct = nice_ticks(83.87, 85.99, 5);
+  ASSERT_GE(pct.size(), 4u);
+  EXPECT_DOUBLE_EQ(pct.front(), 83.5);
+  EXPECT_DOUBLE_EQ(pct.back(), 86.0);
+  EXPECT_EQ(nice_ticks(0, 1, 5).size(), 6u) << "0, 0.2, ... 1: a one-epoch axis has ticks";
+  EXPECT_GE(nice_ticks(0.5, 0.5, 5).size(), 2u) << "one value still gets an axis";
+  EXPECT_GE(nice_ticks(NAN, INFINITY, 5).size(), 2u);
+}
+
+TEST(Curves, WindowMeansAreTheMeanLossOfTheirSteps) {
+  // 250 steps of 4 samples, the last one short (998 samples): windows of 3 steps.
+  LossCurve curve(250, 4, 998, torch::kCPU);
+  ASSERT_EQ(curve.every(), 3);
+  auto loss_sum = torch::zeros({});
+  curve.begin(0, loss_sum, {});
+  for (int64_t step = 0; step < 250; ++step) {
+    int64_t bs = step == 249 ? 2 : 4;
+    loss_sum.add_(static_cast<double>(step) * bs);  // the loss of step i is i
+    curve.after_step(step, loss_sum);
+  }
+  auto points = curve.points();
+  ASSERT_EQ(points.size(), 84u) << "83 windows of 3 steps and the last, short one";
+  EXPECT_EQ(points[0].end_step, 3);
+  EXPECT_NEAR(points[0].loss, 1.0, 1e-6);  // steps 0, 1, 2
+  EXPECT_EQ(points.back().end_step, 250);
+  EXPECT_NEAR(points.back().loss, 249.0, 1e-3) << "step 249 alone";
+}
+
+TEST(Curves, AResumedEpochKeepsTheWindowsBeforeTheCheckpoint) {
+  LossCurve curve(250, 4, 1000, torch::kCPU);
+  auto loss_sum = torch::full({}, 123.0);  // the leader's restored counter
+  curve.begin(7, loss_sum, {{3, 1.0}, {6, 4.0}});
+  for (int64_t step = 7; step < 12; ++step) {
+    loss_sum.add_(static_cast<double>(step) * 4);
+    curve.after_step(step, loss_sum);
+  }
+  auto points = curve.points();
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[1].end_step, 6);
+  EXPECT_EQ(points[2].end_step, 9) << "the window cut by the stop ends where it would have";
+  EXPECT_NEAR(points[2].loss, 7.5, 1e-4) << "the steps trained after the resume: 7 and 8";
+  EXPECT_NEAR(points[3].loss, 10.0, 1e-4);
+}
+
+std::vector<EpochMetrics> one_epoch() {
+  EpochMetrics m;
+  m.epoch = 1, m.train_loss = 0.4476, m.train_acc = 0.8387, m.test_loss = 0.3898, m.test_acc = 0.8599, m.steps = 938;
+  for (int64_t s = 10; s <= 938; s += 10) m.loss_curve.push_back({s, 2.3 / (1 + static_cast<double>(s) / 50)});
+  return {m};
+}
+
+TEST(Curves, OneEpochHasALossCurveTicksPercentAndTheRun) {
+  auto svg = render_curves_svg(one_epoch(), "model mlp \u00b7 sgd lr 0.01 \u00b7 batch <64> & more");
+  EXPECT_NE(svg.find("batch &lt;64&gt; &amp; more"), std::string::npos) << "the run line, escaped";
+  EXPECT_NE(svg.find("after epoch 1: test accuracy 85.99%"), std::string::npos);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, std::regex("<polyline[^>]*points=\"([^\"]*)\""))) << svg;
+  const std::string coords = m[1].str();
+  auto points = std::count(coords.begin(), coords.end(), ',');
+  EXPECT_EQ(points, 93) << "the loss every 10 steps";
+  EXPECT_NE(svg.find(">86.0%<"), std::string::npos) << "accuracy in percent, as the console prints it";
+  EXPECT_NE(svg.find(">85.99%<"), std::string::npos) << "the last test accuracy beside its point";
+  EXPECT_NE(svg.find(">0.2<"), std::string::npos) << "x ticks inside a one-epoch run";
+  EXPECT_NE(svg.find("train, every 10 steps"), std::string::npos);
+  EXPECT_NE(svg.find("stroke=\"#e0e0e0\""), std::string::npos) << "gridlines";
+  // Every curve point lies inside the plot (y 104..334); the legend sits above it (y 88).
+  const std::regex y_of_point(",([0-9.]+)");
+  for (auto it = std::sregex_iterator(coords.begin(), coords.end(), y_of_point); it != std::sregex_iterator(); ++it) {
+    double y = std::stod((*it)[1]);
+    EXPECT_GE(y, 104 - 1e-6);
+    EXPECT_LE(y, 334 + 1e-6);
+  }
+}
+
+TEST(Curves, NoEpochAndNonFiniteValuesStillDraw) {
+  auto svg = render_curves_svg({}, "run");
+  EXPECT_NE(svg.find("no epoch finished yet"), std::string::npos);
+  auto h = one_epoch();
+  h[0].test_loss = NAN;
+  h[0].loss_curve[3].loss = INFINITY;
+  svg = render_curves_svg(h, "run");
+  EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
+}
+
+TEST(Progress, TheLineFitsTheTerminal) {
+  for (int columns : {10, 20, 30, 40, 60, 80, 200}) {
+    auto line = progress_line(2, 5, 31000, 60000, 31234.5, columns);
+    EXPECT_LE(line.size(), static_cast<size_t>(std::max(columns - 1, 8))) << columns << ": " << line;
+    EXPECT_EQ(line.rfind("epoch 2/5", 0), 0u) << line;
+  }
+  auto wide = progress_line(2, 5, 31000, 60000, 31234.5, 200);
+  EXPECT_NE(wide.find("31000/60000"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("31.2k samples/s"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("[############"), std::string::npos) << wide;
+  auto narrow = progress_line(2, 5, 31000, 60000, 31234.5, 60);
+  EXPECT_NE(narrow.find("samples/s"), std::string::npos) << "the speed stays at 60 columns: " << narrow;
+  EXPECT_NE(narrow.find('['), std::string::npos) << narrow;
+}
+
+}  // namespace
+}  // namespace dlready::test
