@@ -18,6 +18,7 @@ fi
 
 TORCH_VERSION=2.11.0
 TORCHVISION_VERSION=0.26.0
+SAFETENSORS_VERSION=0.7.0
 export DLREADY_VENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch$TORCH_VERSION-tv$TORCHVISION_VERSION}
 
 packages=(build-essential cmake g++ clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev
@@ -41,10 +42,16 @@ if [ ! -f "$DLREADY_VENV/.dlready-complete" ]; then
   mkdir -p "$(dirname "$DLREADY_VENV")"
   python3 -m venv "$DLREADY_VENV"
   "$DLREADY_VENV/bin/pip" install -q --upgrade pip
-  "$DLREADY_VENV/bin/pip" install -q "torch==$TORCH_VERSION" "torchvision==$TORCHVISION_VERSION" tensorboard
+  "$DLREADY_VENV/bin/pip" install -q "torch==$TORCH_VERSION" "torchvision==$TORCHVISION_VERSION" tensorboard \
+    "safetensors==$SAFETENSORS_VERSION"
   touch "$DLREADY_VENV/.dlready-complete"
 else
   echo "setup: venv present: $DLREADY_VENV"
+fi
+# Added after the venv was first made (the export-model interop tests read .safetensors with it).
+if ! "$DLREADY_VENV/bin/python" -c "import safetensors" 2>/dev/null; then
+  echo "setup: adding safetensors==$SAFETENSORS_VERSION to the venv"
+  "$DLREADY_VENV/bin/pip" install -q "safetensors==$SAFETENSORS_VERSION"
 fi
 
 cmake --preset release

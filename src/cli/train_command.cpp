@@ -43,6 +43,10 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--limit-train", o.limit_train, "Use only the first N training samples")->check(CLI::Range(0, 1 << 30));
   auto* resume = cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
   cmd->add_flag("--overwrite", o.overwrite, "Replace the run already in --out (refused without it)")->excludes(resume);
+  cmd->add_option("--init", o.init,
+                  "Start from these weights: a .safetensors state_dict (safetensors.torch.save_file(model.state_dict(), "
+                  "FILE)) or a dlready checkpoint")
+      ->excludes(resume);
   cmd->add_flag("--tensorboard", o.tensorboard,
                 "Also write TensorBoard event files to <out>/tensorboard (view: tensorboard --logdir <out>)");
   add_enum_option(cmd, "--amp", o.amp, {{"off", AmpMode::off}, {"bf16", AmpMode::bf16}, {"fp16", AmpMode::fp16}},

@@ -36,6 +36,24 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 
+void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval) {
+  export_model.action = "export";
+  auto* ex = app.add_subcommand("export-model",
+                                "Write a checkpoint's weights as the tutorial's state_dict in .safetensors "
+                                "(safetensors.torch.load_file(FILE) in Python)");
+  ex->add_option("checkpoint", export_model.input, "A dlready checkpoint (or a .pt / .safetensors model)")->required();
+  ex->add_option("--out", export_model.out, "The file to write (.safetensors)")->required();
+  ex->add_option("--format", export_model.format, "safetensors (pt: refused, with the reason; default: from --out)")
+      ->check(CLI::IsMember({"pt", "safetensors"}));
+  eval.action = "eval";
+  auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
+  ev->add_option("model", eval.input, "A dlready checkpoint or a .safetensors state_dict")->required();
+  ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
+  ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
+}
+
+ExitCode run_model(const ModelOptions& opt) { return run_torch_module("model", to_json(opt)); }
+
 ExitCode run_verify(const VerifyOptions& opt) { return run_torch_module("verify", to_json(opt)); }
 
 ExitCode run_bench(const BenchOptions& opt) { return run_torch_module("bench", to_json(opt)); }

@@ -41,6 +41,8 @@ ExitCode run_module_command(const std::string& command, const std::string& optio
     return parse_then_run<TrainOptions>(command, options_json, train_options_from_json, run_train_command);
   if (command == "verify")
     return parse_then_run<VerifyOptions>(command, options_json, verify_options_from_json, run_verify_command);
+  if (command == "model")
+    return parse_then_run<ModelOptions>(command, options_json, model_options_from_json, run_model_command);
   if (command == "bench")
     return parse_then_run<BenchOptions>(command, options_json, bench_options_from_json, run_bench_command);
   std::fprintf(stderr, "dlready: the LibTorch module has no command '%s': rebuild both with ./scripts/setup.sh\n",

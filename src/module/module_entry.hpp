@@ -1,5 +1,5 @@
 // The LibTorch module's one entry: a command name and its options as JSON text (see
-// module_api/module_abi.hpp), dispatched to train, verify or bench.
+// module_api/module_abi.hpp), dispatched to train, verify, bench or model.
 #pragma once
 #include <string>
 
@@ -12,5 +12,8 @@ ExitCode run_module_command(const std::string& command, const std::string& optio
 
 // `dlready train` inside the module: data, device, data-parallel session, training, summary.
 ExitCode run_train_command(const TrainOptions& o);
+
+// `dlready export-model` and `dlready eval` inside the module.
+ExitCode run_model_command(const ModelOptions& o);
 
 }  // namespace dlready

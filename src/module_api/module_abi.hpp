@@ -16,7 +16,8 @@ namespace dlready {
 // Bump whenever the options' JSON, the commands or the entry points change meaning.
 // 3: train --overwrite, verify --require-gpu (2026-12-03).
 // 4: train --tensorboard (2026-12-03).
-inline constexpr unsigned kModuleAbiVersion = 4;
+// 5: the "model" command (export-model, eval), train --init (2026-12-03).
+inline constexpr unsigned kModuleAbiVersion = 5;
 inline constexpr const char* kModuleAbiSymbol = "dlready_module_abi";
 inline constexpr const char* kModuleRunSymbol = "dlready_module_run";
 using ModuleAbiFn = unsigned (*)();
@@ -25,9 +26,11 @@ using ModuleRunFn = int (*)(const char* command, const char* options_json);
 nlohmann::json to_json(const TrainOptions& o);
 nlohmann::json to_json(const VerifyOptions& o);
 nlohmann::json to_json(const BenchOptions& o);
+nlohmann::json to_json(const ModelOptions& o);
 // Throw nlohmann::json::exception or std::invalid_argument on a field of the wrong type or value.
 TrainOptions train_options_from_json(const nlohmann::json& j);
 VerifyOptions verify_options_from_json(const nlohmann::json& j);
 BenchOptions bench_options_from_json(const nlohmann::json& j);
+ModelOptions model_options_from_json(const nlohmann::json& j);
 
 }  // namespace dlready

@@ -58,7 +58,13 @@ void train_fields(Options& o, Visit&& v) {
   v("empty_cache", o.empty_cache), v("limit_train", o.limit_train), v("rank", o.rank);
   v("world_size", o.world_size), v("master_port", o.master_port), v("master_addr", o.master_addr);
   v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("overwrite", o.overwrite), v("json", o.json);
-  v("progress", o.progress), v("tensorboard", o.tensorboard);
+  v("progress", o.progress), v("tensorboard", o.tensorboard), v("init", o.init);
+}
+
+template <class Options, class Visit>
+void model_fields(Options& o, Visit&& v) {
+  v("action", o.action), v("input", o.input), v("out", o.out), v("format", o.format), v("data", o.data);
+  v("json", o.json);
 }
 
 template <class Options, class Visit>
@@ -122,6 +128,12 @@ nlohmann::json to_json(const BenchOptions& o) {
 }
 BenchOptions bench_options_from_json(const nlohmann::json& j) {
   return read<BenchOptions>(j, [](auto& x, auto&& v) { bench_fields(x, v); });
+}
+nlohmann::json to_json(const ModelOptions& o) {
+  return write(o, [](auto& x, auto&& v) { model_fields(x, v); });
+}
+ModelOptions model_options_from_json(const nlohmann::json& j) {
+  return read<ModelOptions>(j, [](auto& x, auto&& v) { model_fields(x, v); });
 }
 
 }  // namespace dlready

@@ -50,6 +50,7 @@ struct TrainOptions {
   bool json = false;
   bool progress = true;  // progress bar when stdout is a terminal
   bool tensorboard = false;  // event files in <out>/tensorboard
+  std::string init;          // start from these weights (a .safetensors state_dict or a checkpoint)
 };
 
 struct VerifyOptions {
@@ -67,6 +68,16 @@ struct BenchOptions {
   std::string data = "/usr/share/datasets/fashion-mnist";  // for the training benchmark
   int64_t kernels = 0;  // launch-bound floor: kernels per step (0 = those of the captured training step)
   int64_t steps = 0;    // launch-bound floor: steps per epoch (0 = the training benchmark's)
+  bool json = false;
+};
+
+// `dlready export-model` and `dlready eval`: one model file in, a file or a report out.
+struct ModelOptions {
+  std::string action;  // export | eval
+  std::string input;   // a checkpoint or a .safetensors state_dict
+  std::string out;     // export: the file to write
+  std::string format;  // export: safetensors (pt is refused with the reason; "" = from --out)
+  std::string data = "/usr/share/datasets/fashion-mnist";  // eval: the test set
   bool json = false;
 };
 

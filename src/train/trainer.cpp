@@ -10,6 +10,7 @@
 #include "train/evaluation.hpp"
 #include "train/graph_replay.hpp"
 #include "train/loss_curve.hpp"
+#include "train/model_files.hpp"
 #include "train/resume.hpp"
 #include "train/run_state.hpp"
 #include "train/step_runner.hpp"
@@ -59,6 +60,7 @@ class TrainingRun {
     return res_;
   }
   bool start();                   // output directory, resume, the same parameters on every rank
+  bool init_from_file();          // --init
   void prepare_graph();           // --cuda-graphs
   bool run_epoch(int epoch);      // false: the run ended (error or stop), res_ says why
   void run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs);
@@ -100,6 +102,7 @@ bool TrainingRun::start() {
     log("resumed from " + checkpoint_path(o_) + " at epoch " + std::to_string(state_.start_epoch + 1) + ", step " +
         std::to_string(state_.start_step));
   }
+  if (!init_from_file()) return false;
   if (o_.tensorboard && leader()) {
     auto [events, error] = TensorBoardRun::open(o_.out, state_.resumed ? state_.global_step : 0, steps_per_epoch_);
     if (!events) {
@@ -116,6 +119,26 @@ bool TrainingRun::start() {
     torch::NoGradGuard ng;
     dp_.broadcast(ps);
   }
+  return true;
+}
+
+// --init: the parameters from a state_dict file or a checkpoint; the optimizer starts afresh, as
+// after the tutorial's load_state_dict.
+bool TrainingRun::init_from_file() {
+  if (o_.init.empty() || o_.resume) return true;
+  auto loaded = load_weights(o_.init);
+  if (!loaded.weights) {
+    fail(ExitCode::failed, "--init " + loaded.error);
+    return false;
+  }
+  if (loaded.weights->kind != o_.model) {
+    fail(ExitCode::usage, "--init " + o_.init + " holds a " + to_string(loaded.weights->kind) +
+                              " model and this run trains --model " + to_string(o_.model) + ": use --model " +
+                              to_string(loaded.weights->kind));
+    return false;
+  }
+  load_into(model_, *loaded.weights);
+  log("initialised from " + o_.init + " (" + to_string(loaded.weights->format) + ")");
   return true;
 }
 

@@ -1,0 +1,101 @@
+// `dlready export-model` and `dlready eval`: the weights of a checkpoint in the files PyTorch
+// users load in one line, and the test-set evaluation of any of them, as the tutorial's test loop
+// does it.
+#include <cstdio>
+#include <iostream>
+
+#include "core/json_text.hpp"
+#include "data/idx.hpp"
+#include "module/module_entry.hpp"
+#include "train/batches.hpp"
+#include "train/evaluation.hpp"
+#include "train/model_files.hpp"
+
+namespace dlready {
+namespace {
+
+ExitCode export_model(const ModelOptions& o, const ModelWeights& w) {
+  auto format = o.format == "pt"            ? std::optional(WeightsFormat::pt)
+                : o.format == "safetensors" ? std::optional(WeightsFormat::safetensors)
+                                            : format_of_name(o.out);
+  if (!format || *format == WeightsFormat::checkpoint) {
+    std::fprintf(stderr, "dlready export-model: --out %s: name it .safetensors (or give --format safetensors)\n", o.out.c_str());
+    return ExitCode::usage;
+  }
+  if (*format == WeightsFormat::pt) {
+    std::fprintf(stderr, "dlready export-model: %s\n", save_weights(o.out, *format, w).error().c_str());
+    return ExitCode::usage;
+  }
+  if (auto st = save_weights(o.out, *format, w); !st) {
+    std::fprintf(stderr, "dlready export-model: %s\n", st.error().c_str());
+    return ExitCode::failed;
+  }
+  std::printf("wrote %s: the %s state_dict (%zu tensors, %s); in Python: "
+              "model.load_state_dict(safetensors.torch.load_file(\"%s\"))\n",
+              o.out.c_str(), to_string(w.kind), w.tensors.size(), to_string(*format), o.out.c_str());
+  return ExitCode::ok;
+}
+
+nlohmann::json eval_json(const ModelOptions& o, const ModelWeights& w, const Evaluation& e, const torch::Tensor& logits,
+                         int64_t samples) {
+  std::vector<std::vector<float>> rows;
+  for (int64_t i = 0; i < logits.size(0); ++i) {
+    auto r = logits[i].contiguous();
+    rows.emplace_back(r.data_ptr<float>(), r.data_ptr<float>() + r.numel());
+  }
+  return {{"schema", "dlready.eval/1"}, {"model", o.input},       {"kind", to_string(w.kind)},
+          {"format", to_string(w.format)}, {"samples", samples}, {"test_acc", e.test_acc},
+          {"test_loss", e.test_loss},    {"confusion", e.confusion}, {"first_logits", rows}};
+}
+
+ExitCode eval_model(const ModelOptions& o, const ModelWeights& w) {
+  auto ds = load_mnist(o.data);
+  if (!ds.dataset) {
+    std::fprintf(stderr, "dlready eval: %s\n", ds.error.c_str());
+    return ExitCode::failed;
+  }
+  auto data = to_tensors(*ds.dataset, 0, torch::kCPU);
+  auto model = make_model(w.kind, torch::kCPU);
+  load_into(model, w);
+  auto e = evaluate(model, data.test_x, data.test_y, torch::kCPU);
+  torch::Tensor logits;
+  {
+    torch::NoGradGuard ng;
+    model.module->eval();
+    logits = model.forward(normalize_batch(data.test_x.narrow(0, 0, std::min<int64_t>(4, data.test_x.size(0)))));
+  }
+  int64_t n = data.test_x.size(0);
+  if (o.json) {
+    std::cout << json_text(eval_json(o, w, e, logits, n), 2) << std::endl;
+    return ExitCode::ok;
+  }
+  std::printf("%s (%s, %s): test accuracy %.2f%%, test loss %.4f on %lld images of %s\n", o.input.c_str(),
+              to_string(w.kind), to_string(w.format), 100 * e.test_acc, e.test_loss, static_cast<long long>(n),
+              ds.dataset->directory.c_str());
+  std::printf("confusion matrix (rows: true class, columns: predicted)\n");
+  for (int i = 0; i < 10; ++i) {
+    std::printf("  %d |", i);
+    for (int j = 0; j < 10; ++j) std::printf(" %5lld", static_cast<long long>(e.confusion[static_cast<size_t>(i * 10 + j)]));
+    std::printf("\n");
+  }
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+ExitCode run_model_command(const ModelOptions& o) {
+  const std::string command = o.action == "export" ? "export-model" : "eval";
+  try {
+    auto loaded = load_weights(o.input);
+    if (!loaded.weights) {
+      std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
+      return ExitCode::failed;
+    }
+    return o.action == "export" ? export_model(o, *loaded.weights) : eval_model(o, *loaded.weights);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), e.what());
+    return ExitCode::failed;
+  }
+}
+
+}  // namespace dlready

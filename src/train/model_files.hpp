@@ -1,0 +1,40 @@
+// Model weights in the files PyTorch users exchange: the tutorial's state_dict (fc1.weight,
+// fc1.bias, fc2.weight, fc2.bias; the CNN's conv1/conv2/fc1/fc2 likewise) as .safetensors, and
+// dlready's own checkpoint.dlr. A .pt file is recognised and refused with the reason (LibTorch's
+// pickler is not torch.save's). Every reader checks names, shapes, dtype and finiteness against
+// the model before anything is used, and names the file in every error.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/status.hpp"
+#include "train/model.hpp"
+
+namespace dlready {
+
+enum class WeightsFormat { checkpoint, pt, safetensors };
+const char* to_string(WeightsFormat f);
+// From a file name: .pt/.pth, .safetensors, .dlr; nullopt otherwise.
+std::optional<WeightsFormat> format_of_name(const std::string& path);
+
+struct ModelWeights {
+  ModelKind kind = ModelKind::mlp;
+  NamedTensors tensors;  // the model's parameters in its order, float32 on the CPU
+  WeightsFormat format = WeightsFormat::checkpoint;
+};
+
+struct WeightsLoad {
+  std::optional<ModelWeights> weights;
+  std::string error;
+};
+// Recognises the format by its first bytes (checkpoint magic, zip, safetensors header).
+WeightsLoad load_weights(const std::string& path);
+// The same from bytes already read (tests, fuzzing); `name` is used in errors.
+WeightsLoad parse_weights(const std::string& bytes, const std::string& name);
+
+Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& weights);
+
+// Copies the weights into a model of the same kind (names and shapes were checked when loaded).
+void load_into(const ReferenceModel& model, const ModelWeights& weights);
+
+}  // namespace dlready
