@@ -39,11 +39,11 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
 void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval) {
   export_model.action = "export";
   auto* ex = app.add_subcommand("export-model",
-                                "Write a checkpoint's weights as the tutorial's state_dict in .safetensors "
-                                "(safetensors.torch.load_file(FILE) in Python)");
+                                "Write a checkpoint's weights as the tutorial's state_dict: .pt (torch.load(FILE, "
+                                "weights_only=True)) or .safetensors (safetensors.torch.load_file(FILE))");
   ex->add_option("checkpoint", export_model.input, "A dlready checkpoint (or a .pt / .safetensors model)")->required();
-  ex->add_option("--out", export_model.out, "The file to write (.safetensors)")->required();
-  ex->add_option("--format", export_model.format, "safetensors (pt: refused, with the reason; default: from --out)")
+  ex->add_option("--out", export_model.out, "The file to write (.pt, .pth or .safetensors)")->required();
+  ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
       ->check(CLI::IsMember({"pt", "safetensors"}));
   eval.action = "eval";
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");

@@ -19,20 +19,17 @@ ExitCode export_model(const ModelOptions& o, const ModelWeights& w) {
                 : o.format == "safetensors" ? std::optional(WeightsFormat::safetensors)
                                             : format_of_name(o.out);
   if (!format || *format == WeightsFormat::checkpoint) {
-    std::fprintf(stderr, "dlready export-model: --out %s: name it .safetensors (or give --format safetensors)\n", o.out.c_str());
-    return ExitCode::usage;
-  }
-  if (*format == WeightsFormat::pt) {
-    std::fprintf(stderr, "dlready export-model: %s\n", save_weights(o.out, *format, w).error().c_str());
+    std::fprintf(stderr, "dlready export-model: --out %s: name it .pt or .safetensors, or give --format\n", o.out.c_str());
     return ExitCode::usage;
   }
   if (auto st = save_weights(o.out, *format, w); !st) {
     std::fprintf(stderr, "dlready export-model: %s\n", st.error().c_str());
     return ExitCode::failed;
   }
-  std::printf("wrote %s: the %s state_dict (%zu tensors, %s); in Python: "
-              "model.load_state_dict(safetensors.torch.load_file(\"%s\"))\n",
-              o.out.c_str(), to_string(w.kind), w.tensors.size(), to_string(*format), o.out.c_str());
+  const std::string load = *format == WeightsFormat::pt ? "torch.load(\"" + o.out + "\", weights_only=True)"
+                                                         : "safetensors.torch.load_file(\"" + o.out + "\")";
+  std::printf("wrote %s: the %s state_dict (%zu tensors, %s); in Python: model.load_state_dict(%s)\n", o.out.c_str(),
+              to_string(w.kind), w.tensors.size(), to_string(*format), load.c_str());
   return ExitCode::ok;
 }
 

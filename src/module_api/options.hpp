@@ -76,7 +76,7 @@ struct ModelOptions {
   std::string action;  // export | eval
   std::string input;   // a checkpoint or a .safetensors state_dict
   std::string out;     // export: the file to write
-  std::string format;  // export: safetensors (pt is refused with the reason; "" = from --out)
+  std::string format;  // export: pt | safetensors ("" = from --out's extension)
   std::string data = "/usr/share/datasets/fashion-mnist";  // eval: the test set
   bool json = false;
 };

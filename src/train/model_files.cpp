@@ -8,6 +8,7 @@
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "train/checkpoint.hpp"
+#include "train/torch_save_format.hpp"
 
 namespace dlready {
 namespace {
@@ -56,13 +57,11 @@ WeightsLoad from_checkpoint(const std::string& bytes, const std::string& name) {
   return match_model(std::move(params), WeightsFormat::checkpoint, name);
 }
 
-// LibTorch's unpickler turns the OrderedDict a state_dict is into None, and its pickler tags every
-// dict with torch.jit._pickle.restore_type_tag, which torch.load(weights_only=True) refuses: neither
-// direction of .pt works through LibTorch, so .pt is refused with the way that does work.
+// LibTorch's unpickler turns the OrderedDict a state_dict is into None: a .pt file is written (as
+// torch.save writes it, torch_save_format.cpp) but not read; the message says what works.
 constexpr const char* kPtUnsupported =
-    "a .pt file is not read or written yet (LibTorch's pickler is not torch.save's: its files fail "
-    "torch.load(weights_only=True), and it reads a state_dict as None); use .safetensors: in Python "
-    "safetensors.torch.save_file(model.state_dict(), FILE) and load_file(FILE)";
+    "a .pt file is not read yet (LibTorch's unpickler reads a state_dict's OrderedDict as None); use "
+    ".safetensors: in Python safetensors.torch.save_file(model.state_dict(), FILE)";
 
 WeightsLoad from_safetensors(const std::string& bytes, const std::string& name) {
   uint64_t header_len = 0;
@@ -155,7 +154,7 @@ WeightsLoad load_weights(const std::string& path) {
 
 Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& w) {
   switch (format) {
-    case WeightsFormat::pt: return Status::failure(path + ": " + kPtUnsupported);
+    case WeightsFormat::pt: return write_file_atomically(path, torch_save_state_dict(w.tensors));
     case WeightsFormat::safetensors: return write_file_atomically(path, safetensors_bytes(w.tensors));
     case WeightsFormat::checkpoint: break;
   }

@@ -1,7 +1,7 @@
 """What a PyTorch user does with dlready's model files, with the tutorial's own SimpleNet class.
 
-  pytorch_interop.py load FILE DATA_DIR  -> loads FILE (safetensors.torch.load_file) into
-      SimpleNet and prints its test accuracy, mean loss and the logits of the first four test
+  pytorch_interop.py load FILE DATA_DIR  -> loads FILE (torch.load(FILE, weights_only=True) or
+      safetensors.torch.load_file) into SimpleNet and prints its test accuracy, mean loss and the logits of the first four test
       images, as JSON
   pytorch_interop.py save FILE SEED      -> saves a freshly initialised SimpleNet's state_dict
       (FILE.safetensors: safetensors.torch.save_file; FILE.pt: torch.save, as the tutorial does)
@@ -33,8 +33,11 @@ def idx(path, skip):
 
 
 def load(path, data_dir):
-    from safetensors.torch import load_file
-    state_dict = load_file(path)
+    if path.endswith(".safetensors"):
+        from safetensors.torch import load_file
+        state_dict = load_file(path)
+    else:
+        state_dict = torch.load(path, weights_only=True)
     model = SimpleNet()
     model.load_state_dict(state_dict)
     model.eval()
