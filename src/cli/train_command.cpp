@@ -44,8 +44,8 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   auto* resume = cmd->add_flag("--resume", o.resume, "Continue from <out>/checkpoint.dlr");
   cmd->add_flag("--overwrite", o.overwrite, "Replace the run already in --out (refused without it)")->excludes(resume);
   cmd->add_option("--init", o.init,
-                  "Start from these weights: a .safetensors state_dict (safetensors.torch.save_file(model.state_dict(), "
-                  "FILE)) or a dlready checkpoint")
+                  "Start from these weights: a state_dict saved by torch.save (.pt) or safetensors, or a dlready "
+                  "checkpoint")
       ->excludes(resume);
   cmd->add_flag("--tensorboard", o.tensorboard,
                 "Also write TensorBoard event files to <out>/tensorboard (view: tensorboard --logdir <out>)");

@@ -41,13 +41,13 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   auto* ex = app.add_subcommand("export-model",
                                 "Write a checkpoint's weights as the tutorial's state_dict: .pt (torch.load(FILE, "
                                 "weights_only=True)) or .safetensors (safetensors.torch.load_file(FILE))");
-  ex->add_option("checkpoint", export_model.input, "A dlready checkpoint (or a .pt / .safetensors model)")->required();
+  ex->add_option("checkpoint", export_model.input, "A dlready checkpoint (or a .pt / .safetensors state_dict)")->required();
   ex->add_option("--out", export_model.out, "The file to write (.pt, .pth or .safetensors)")->required();
   ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
       ->check(CLI::IsMember({"pt", "safetensors"}));
   eval.action = "eval";
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
-  ev->add_option("model", eval.input, "A dlready checkpoint or a .safetensors state_dict")->required();
+  ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
   ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
 }

@@ -50,7 +50,7 @@ struct TrainOptions {
   bool json = false;
   bool progress = true;  // progress bar when stdout is a terminal
   bool tensorboard = false;  // event files in <out>/tensorboard
-  std::string init;          // start from these weights (a .safetensors state_dict or a checkpoint)
+  std::string init;          // start from these weights (a .pt or .safetensors state_dict, or a checkpoint)
 };
 
 struct VerifyOptions {
@@ -74,7 +74,7 @@ struct BenchOptions {
 // `dlready export-model` and `dlready eval`: one model file in, a file or a report out.
 struct ModelOptions {
   std::string action;  // export | eval
-  std::string input;   // a checkpoint or a .safetensors state_dict
+  std::string input;   // a checkpoint, a .pt or a .safetensors state_dict
   std::string out;     // export: the file to write
   std::string format;  // export: pt | safetensors ("" = from --out's extension)
   std::string data = "/usr/share/datasets/fashion-mnist";  // eval: the test set

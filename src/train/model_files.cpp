@@ -57,11 +57,15 @@ WeightsLoad from_checkpoint(const std::string& bytes, const std::string& name) {
   return match_model(std::move(params), WeightsFormat::checkpoint, name);
 }
 
-// LibTorch's unpickler turns the OrderedDict a state_dict is into None: a .pt file is written (as
-// torch.save writes it, torch_save_format.cpp) but not read; the message says what works.
-constexpr const char* kPtUnsupported =
-    "a .pt file is not read yet (LibTorch's unpickler reads a state_dict's OrderedDict as None); use "
-    ".safetensors: in Python safetensors.torch.save_file(model.state_dict(), FILE)";
+// torch.save's file, read by our own zip reader and restricted unpickler (torch_save_format.cpp):
+// LibTorch's unpickler turns the OrderedDict a state_dict is into None.
+WeightsLoad from_pt(const std::string& bytes, const std::string& name) {
+  auto read = read_torch_save_state_dict(bytes);
+  if (auto* why = std::get_if<std::string>(&read)) return {std::nullopt, name + ": " + *why};
+  std::map<std::string, torch::Tensor> params;
+  for (auto& [param, t] : std::get<NamedTensors>(read)) params[param] = t;
+  return match_model(std::move(params), WeightsFormat::pt, name);
+}
 
 WeightsLoad from_safetensors(const std::string& bytes, const std::string& name) {
   uint64_t header_len = 0;
@@ -136,7 +140,7 @@ std::optional<WeightsFormat> format_of_name(const std::string& path) {
 
 WeightsLoad parse_weights(const std::string& bytes, const std::string& name) {
   if (bytes.size() >= 8 && bytes.compare(0, 7, "DLRCKPT") == 0) return from_checkpoint(bytes, name);
-  if (bytes.size() >= 4 && bytes.compare(0, 4, "PK\x03\x04") == 0) return {std::nullopt, name + ": " + kPtUnsupported};
+  if (bytes.size() >= 4 && bytes.compare(0, 4, "PK\x03\x04") == 0) return from_pt(bytes, name);
   if (bytes.size() >= 10 && bytes[8] == '{') return from_safetensors(bytes, name);
   return {std::nullopt, name + ": not a model file dlready knows (a dlready checkpoint, a .pt state_dict saved by "
                                "torch.save, or .safetensors)"};

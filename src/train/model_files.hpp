@@ -1,8 +1,8 @@
 // Model weights in the files PyTorch users exchange: the tutorial's state_dict (fc1.weight,
 // fc1.bias, fc2.weight, fc2.bias; the CNN's conv1/conv2/fc1/fc2 likewise) as .safetensors or as
-// the .pt torch.save writes (written only: a .pt file is recognised and refused with the way that
-// works), and dlready's own checkpoint.dlr. Every reader checks names, shapes, dtype and
-// finiteness against the model before anything is used, and names the file in every error.
+// the .pt torch.save writes (torch_save_format.hpp), and dlready's own checkpoint.dlr. Every
+// reader checks names, shapes, dtype and finiteness against the model before anything is used,
+// and names the file in every error.
 #pragma once
 #include <optional>
 #include <string>
