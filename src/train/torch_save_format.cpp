@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -378,10 +379,15 @@ std::variant<NamedTensors, std::string> read_torch_save_state_dict(const std::st
       if (key->kind != PickleValue::text || t->kind != PickleValue::tensor) return std::string("a state_dict entry is not name -> tensor");
       auto rec = entries.find(prefix + "data/" + t->s);
       if (rec == entries.end()) return "no storage record for '" + key->s + "'";
-      int64_t extent = t->i + 1;  // the last element's index + 1
+      // In bounds, and no more elements than the storage holds (a stride of 0 must not turn a
+      // few bytes into a huge copy).
+      int64_t extent = t->i + 1, numel = 1;  // extent: the last element's index + 1
+      if (t->size.size() > 8) return "a bad shape for '" + key->s + "'";
       for (size_t d = 0; d < t->size.size() && d < t->stride.size(); ++d) {
         if (t->size[d] < 0 || t->stride[d] < 0 || t->size[d] > (1 << 24) || t->stride[d] > (int64_t{1} << 32))
           return "a bad shape for '" + key->s + "'";
+        numel *= t->size[d];  // at most 2^24 times a count already within the storage
+        if (numel > static_cast<int64_t>(rec->second.second / 4)) return "'" + key->s + "' has more elements than its storage";
         extent += (t->size[d] - 1) * t->stride[d];
       }
       if (t->size.size() != t->stride.size() || t->i < 0 || t->i > (int64_t{1} << 32) ||
