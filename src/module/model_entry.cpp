@@ -69,12 +69,7 @@ ExitCode eval_model(const ModelOptions& o, const ModelWeights& w) {
   std::printf("%s (%s, %s): test accuracy %.2f%%, test loss %.4f on %lld images of %s\n", o.input.c_str(),
               to_string(w.kind), to_string(w.format), 100 * e.test_acc, e.test_loss, static_cast<long long>(n),
               ds.dataset->directory.c_str());
-  std::printf("confusion matrix (rows: true class, columns: predicted)\n");
-  for (int i = 0; i < 10; ++i) {
-    std::printf("  %d |", i);
-    for (int j = 0; j < 10; ++j) std::printf(" %5lld", static_cast<long long>(e.confusion[static_cast<size_t>(i * 10 + j)]));
-    std::printf("\n");
-  }
+  std::fputs(confusion_text(e.confusion).c_str(), stdout);
   return ExitCode::ok;
 }
 

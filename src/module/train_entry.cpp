@@ -19,6 +19,7 @@
 #include "probe/gather.hpp"
 #include "probe/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
+#include "train/evaluation.hpp"
 #include "train/stop_signal.hpp"
 #include "train/trainer.hpp"
 
@@ -117,14 +118,8 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
 void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r, double total) {
   if (!r.confusion.empty()) {
     say(human,
-        "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\nconfusion matrix (rows: true class, "
-        "columns: predicted)\n",
-        100 * r.test_acc, r.train_seconds, total, peak_rss_mib());
-    for (int i = 0; i < 10; ++i) {
-      say(human, "  %d |", i);
-      for (int j = 0; j < 10; ++j) say(human, " %5lld", static_cast<long long>(r.confusion[static_cast<size_t>(i * 10 + j)]));
-      say(human, "\n");
-    }
+        "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\n%s", 100 * r.test_acc,
+        r.train_seconds, total, peak_rss_mib(), confusion_text(r.confusion).c_str());
   }
   say(human, "wrote %s/checkpoint.dlr, %s/metrics.jsonl, %s/curves.svg\n", o.out.c_str(), o.out.c_str(), o.out.c_str());
 }
