@@ -26,6 +26,7 @@ dlready_layer(dlready_train train
   src/train/model.cpp src/train/amp.cpp src/train/stop_signal.cpp src/train/checkpoint.cpp src/train/metrics.cpp
   src/train/batches.cpp src/train/run_state.cpp src/train/resume.cpp src/train/fused_mlp_step.cpp
   src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/curves_svg.cpp src/train/loss_curve.cpp src/train/tensorboard_events.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
+  src/train/safetensors_format.cpp src/train/quantized_model.cpp src/train/quantized_model_file.cpp
   src/train/stop_protocol.cpp src/train/trainer.cpp)
 target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api ${DLREADY_SODIUM})
 # sodium.h from wherever libsodium was found (a private prefix on the GPU check's machine).
@@ -40,7 +41,7 @@ dlready_layer(dlready_bench bench
   src/bench/cpu_peak.cpp src/bench/gemm_bench.cpp src/bench/copy_bench.cpp src/bench/train_bench.cpp
   src/bench/launch_floor.cpp src/bench/bench_report.cpp src/bench/bench_main.cpp)
 target_link_libraries(dlready_bench PUBLIC dlready_train dlready_module_api)
-dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/module_entry.cpp)
+dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/module_entry.cpp)
 target_link_libraries(dlready_module PUBLIC dlready_train dlready_verify dlready_bench dlready_distributed)
 
 # Every LibTorch layer, for the tests.

@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   dlready::add_verify_command(app, verify);
   dlready::BenchOptions bench;
   dlready::add_bench_command(app, bench);
-  dlready::ModelOptions export_model, eval;
-  dlready::add_model_commands(app, export_model, eval);
+  dlready::ModelOptions export_model, eval, quantize;
+  dlready::add_model_commands(app, export_model, eval, quantize);
   dlready::LaunchOptions launch;
   dlready::add_launch_command(app, launch);
   dlready::SnapshotArgs snapshot;
@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("bench")) return dlready::to_int(dlready::run_bench(bench));
   if (app.got_subcommand("export-model")) return dlready::to_int(dlready::run_model(export_model));
   if (app.got_subcommand("eval")) return dlready::to_int(dlready::run_model(eval));
+  if (app.got_subcommand("quantize")) return dlready::to_int(dlready::run_model(quantize));
   if (app.got_subcommand("launch")) return dlready::run_launch(launch);
   if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));
   if (app.got_subcommand("diff")) return dlready::to_int(dlready::run_diff(diff));

@@ -36,7 +36,7 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 
-void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval) {
+void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval, ModelOptions& quantize) {
   export_model.action = "export";
   auto* ex = app.add_subcommand("export-model",
                                 "Write a checkpoint's weights as the tutorial's state_dict: .pt (torch.load(FILE, "
@@ -50,6 +50,20 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
   ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
+  quantize.action = "quantize";
+  auto* q = app.add_subcommand("quantize",
+                               "Write an int8 model (LibTorch's fbgemm kernels) and compare it with fp32: test accuracy, "
+                               "file size, CPU latency at batch 1 and throughput at batch 256");
+  q->add_option("checkpoint", quantize.input, "A dlready checkpoint (or a .pt / .safetensors state_dict)")->required();
+  q->add_option("--out", quantize.out, "The int8 model to write (.safetensors; dlready eval reads it)")->required();
+  q->add_option("--scheme", quantize.scheme,
+                "dynamic: int8 weights, activations quantized per batch as they come (torch's quantize_dynamic); "
+                "static: activation ranges calibrated once on training images")
+      ->check(CLI::IsMember({"dynamic", "static"}));
+  q->add_option("--calibration", quantize.calibration, "static: training images to calibrate on (default 1000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{60000}));
+  q->add_option("--data", quantize.data, "MNIST-format directory: calibration from its training files, test set from t10k");
+  q->add_flag("--json", quantize.json, "Print the comparison as JSON (schema dlready.quantize/1)");
 }
 
 ExitCode run_model(const ModelOptions& opt) { return run_torch_module("model", to_json(opt)); }

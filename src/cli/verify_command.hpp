@@ -11,7 +11,7 @@ void add_verify_command(CLI::App& app, VerifyOptions& opt);
 void add_bench_command(CLI::App& app, BenchOptions& opt);
 ExitCode run_verify(const VerifyOptions& opt);
 ExitCode run_bench(const BenchOptions& opt);
-void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval);
+void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval, ModelOptions& quantize);
 ExitCode run_model(const ModelOptions& opt);
 
 }  // namespace dlready

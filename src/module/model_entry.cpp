@@ -5,11 +5,13 @@
 #include <iostream>
 
 #include "core/json_text.hpp"
+#include "core/text.hpp"
 #include "data/idx.hpp"
 #include "module/module_entry.hpp"
 #include "train/batches.hpp"
 #include "train/evaluation.hpp"
 #include "train/model_files.hpp"
+#include "train/quantized_model.hpp"
 
 namespace dlready {
 namespace {
@@ -33,59 +35,94 @@ ExitCode export_model(const ModelOptions& o, const ModelWeights& w) {
   return ExitCode::ok;
 }
 
-nlohmann::json eval_json(const ModelOptions& o, const ModelWeights& w, const Evaluation& e, const torch::Tensor& logits,
+// What eval evaluates: fp32 weights in a model of their kind, or an int8 model.
+struct EvalModel {
+  ReferenceModel model;
+  std::string kind, format;  // "mlp"; "checkpoint" | "pt" | "safetensors" | "int8 dynamic" | "int8 static"
+};
+
+nlohmann::json eval_json(const ModelOptions& o, const EvalModel& m, const Evaluation& e, const torch::Tensor& logits,
                          int64_t samples) {
   std::vector<std::vector<float>> rows;
   for (int64_t i = 0; i < logits.size(0); ++i) {
     auto r = logits[i].contiguous();
     rows.emplace_back(r.data_ptr<float>(), r.data_ptr<float>() + r.numel());
   }
-  return {{"schema", "dlready.eval/1"}, {"model", o.input},       {"kind", to_string(w.kind)},
-          {"format", to_string(w.format)}, {"samples", samples}, {"test_acc", e.test_acc},
+  return {{"schema", "dlready.eval/1"}, {"model", o.input},       {"kind", m.kind},
+          {"format", m.format}, {"samples", samples}, {"test_acc", e.test_acc},
           {"test_loss", e.test_loss},    {"confusion", e.confusion}, {"first_logits", rows}};
 }
 
-ExitCode eval_model(const ModelOptions& o, const ModelWeights& w) {
+ExitCode eval_model(const ModelOptions& o, const EvalModel& m) {
   auto ds = load_mnist(o.data);
   if (!ds.dataset) {
     std::fprintf(stderr, "dlready eval: %s\n", ds.error.c_str());
     return ExitCode::failed;
   }
   auto data = to_tensors(*ds.dataset, 0, torch::kCPU);
-  auto model = make_model(w.kind, torch::kCPU);
-  load_into(model, w);
-  auto e = evaluate(model, data.test_x, data.test_y, torch::kCPU);
+  auto e = evaluate(m.model, data.test_x, data.test_y, torch::kCPU);
   torch::Tensor logits;
   {
     torch::NoGradGuard ng;
-    model.module->eval();
-    logits = model.forward(normalize_batch(data.test_x.narrow(0, 0, std::min<int64_t>(4, data.test_x.size(0)))));
+    m.model.module->eval();
+    logits = m.model.forward(normalize_batch(data.test_x.narrow(0, 0, std::min<int64_t>(4, data.test_x.size(0)))));
   }
   int64_t n = data.test_x.size(0);
   if (o.json) {
-    std::cout << json_text(eval_json(o, w, e, logits, n), 2) << std::endl;
+    std::cout << json_text(eval_json(o, m, e, logits, n), 2) << std::endl;
     return ExitCode::ok;
   }
   std::printf("%s (%s, %s): test accuracy %.2f%%, test loss %.4f on %lld images of %s\n", o.input.c_str(),
-              to_string(w.kind), to_string(w.format), 100 * e.test_acc, e.test_loss, static_cast<long long>(n),
+              m.kind.c_str(), m.format.c_str(), 100 * e.test_acc, e.test_loss, static_cast<long long>(n),
               ds.dataset->directory.c_str());
   std::fputs(confusion_text(e.confusion).c_str(), stdout);
   return ExitCode::ok;
 }
 
+// An int8 model (dlready quantize) is a safetensors file with its own format metadata; anything
+// else goes through the fp32 readers.
+std::variant<EvalModel, std::string> load_eval_model(const std::string& path) {
+  std::string error;
+  auto bytes = read_model_file(path, &error);
+  if (!bytes) return error;
+  auto st = read_safetensors(*bytes);
+  if (auto* file = std::get_if<SafetensorsFile>(&st); file && file->metadata.count("format") &&
+                                                     file->metadata.at("format") == kInt8ModelFormat) {
+    auto q = from_file(*file);
+    if (auto* why = std::get_if<std::string>(&q)) return path + ": " + *why;
+    auto model = std::make_shared<QuantizedModel>(std::move(std::get<QuantizedModel>(q)));
+    return EvalModel{{std::make_shared<torch::nn::Module>(), [model](const torch::Tensor& x) { return model->forward(x); }},
+                     to_string(model->kind),
+                     std::string("int8 ") + to_string(model->scheme)};
+  }
+  auto loaded = parse_weights(*bytes, path);
+  if (!loaded.weights) return loaded.error;
+  auto model = make_model(loaded.weights->kind, torch::kCPU);
+  load_into(model, *loaded.weights);
+  return EvalModel{model, to_string(loaded.weights->kind), to_string(loaded.weights->format)};
+}
+
 }  // namespace
 
 ExitCode run_model_command(const ModelOptions& o) {
-  const std::string command = o.action == "export" ? "export-model" : "eval";
+  const std::string command = o.action == "export" ? "export-model" : o.action;
   try {
+    if (o.action == "eval") {
+      auto m = load_eval_model(o.input);
+      if (auto* why = std::get_if<std::string>(&m)) {
+        std::fprintf(stderr, "dlready eval: %s\n", why->c_str());
+        return ExitCode::failed;
+      }
+      return eval_model(o, std::get<EvalModel>(m));
+    }
     auto loaded = load_weights(o.input);
     if (!loaded.weights) {
       std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
       return ExitCode::failed;
     }
-    return o.action == "export" ? export_model(o, *loaded.weights) : eval_model(o, *loaded.weights);
+    return o.action == "export" ? export_model(o, *loaded.weights) : run_quantize_command(o, *loaded.weights);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), e.what());
+    std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), first_line(e.what()).c_str());
     return ExitCode::failed;
   }
 }

@@ -8,12 +8,16 @@
 
 namespace dlready {
 
+struct ModelWeights;  // train/model_files.hpp
+
 ExitCode run_module_command(const std::string& command, const std::string& options_json);
 
 // `dlready train` inside the module: data, device, data-parallel session, training, summary.
 ExitCode run_train_command(const TrainOptions& o);
 
-// `dlready export-model` and `dlready eval` inside the module.
+// `dlready export-model`, `dlready eval` and `dlready quantize` inside the module.
 ExitCode run_model_command(const ModelOptions& o);
+// `dlready quantize` from the fp32 weights already read (quantize_entry.cpp).
+ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w);
 
 }  // namespace dlready

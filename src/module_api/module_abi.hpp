@@ -17,7 +17,8 @@ namespace dlready {
 // 3: train --overwrite, verify --require-gpu (2026-12-03).
 // 4: train --tensorboard (2026-12-03).
 // 5: the "model" command (export-model, eval), train --init (2026-12-03).
-inline constexpr unsigned kModuleAbiVersion = 5;
+// 6: the "model" command's quantize action (2026-12-03).
+inline constexpr unsigned kModuleAbiVersion = 6;
 inline constexpr const char* kModuleAbiSymbol = "dlready_module_abi";
 inline constexpr const char* kModuleRunSymbol = "dlready_module_run";
 using ModuleAbiFn = unsigned (*)();

@@ -64,7 +64,7 @@ void train_fields(Options& o, Visit&& v) {
 template <class Options, class Visit>
 void model_fields(Options& o, Visit&& v) {
   v("action", o.action), v("input", o.input), v("out", o.out), v("format", o.format), v("data", o.data);
-  v("json", o.json);
+  v("scheme", o.scheme), v("calibration", o.calibration), v("json", o.json);
 }
 
 template <class Options, class Visit>

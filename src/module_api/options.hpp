@@ -73,11 +73,13 @@ struct BenchOptions {
 
 // `dlready export-model` and `dlready eval`: one model file in, a file or a report out.
 struct ModelOptions {
-  std::string action;  // export | eval
-  std::string input;   // a checkpoint, a .pt or a .safetensors state_dict
-  std::string out;     // export: the file to write
+  std::string action;  // export | eval | quantize
+  std::string input;   // a checkpoint, a .pt or a .safetensors state_dict (eval: also an int8 model)
+  std::string out;     // export, quantize: the file to write
   std::string format;  // export: pt | safetensors ("" = from --out's extension)
-  std::string data = "/usr/share/datasets/fashion-mnist";  // eval: the test set
+  std::string data = "/usr/share/datasets/fashion-mnist";  // eval, quantize: the test (and calibration) set
+  std::string scheme = "dynamic";  // quantize: dynamic | static
+  int64_t calibration = 1000;      // quantize --scheme static: training images the activation ranges come from
   bool json = false;
 };
 

@@ -8,13 +8,13 @@
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "train/checkpoint.hpp"
+#include "train/safetensors_format.hpp"
 #include "train/torch_save_format.hpp"
 
 namespace dlready {
 namespace {
 
-constexpr size_t kMaxModelBytes = size_t{1} << 30;      // far above any model of the reference job
-constexpr uint64_t kMaxSafetensorsHeader = 100u << 20;  // the safetensors library's own limit
+constexpr size_t kMaxModelBytes = size_t{1} << 30;  // far above any model of the reference job
 
 // The parameter names and shapes of each kind, from the model itself.
 std::vector<std::pair<std::string, std::vector<int64_t>>> expected_shapes(ModelKind kind) {
@@ -68,55 +68,13 @@ WeightsLoad from_pt(const std::string& bytes, const std::string& name) {
 }
 
 WeightsLoad from_safetensors(const std::string& bytes, const std::string& name) {
-  uint64_t header_len = 0;
-  std::memcpy(&header_len, bytes.data(), sizeof header_len);
-  if (header_len > kMaxSafetensorsHeader || header_len > bytes.size() - 8)
-    return {std::nullopt, name + ": safetensors header length " + std::to_string(header_len) + " is past the file's end"};
-  nlohmann::json header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len),
-                                                nullptr, /*allow_exceptions=*/false);
-  if (!header.is_object()) return {std::nullopt, name + ": the safetensors header is not a JSON object"};
-  const size_t data_start = 8 + header_len, data_size = bytes.size() - data_start;
-  std::map<std::string, torch::Tensor> params;
-  for (const auto& [key, info] : header.items()) {
-    if (key == "__metadata__") continue;
-    auto bad = [&](const std::string& why) { return WeightsLoad{std::nullopt, name + ": tensor '" + key + "': " + why}; };
-    if (!info.is_object() || info.value("dtype", "") != "F32") return bad("dtype is not F32");
-    auto shape = info.value("shape", nlohmann::json());
-    auto offsets = info.value("data_offsets", nlohmann::json());
-    if (!shape.is_array() || shape.size() > 4 || !offsets.is_array() || offsets.size() != 2) return bad("malformed entry");
-    std::vector<int64_t> dims;
-    int64_t numel = 1;
-    for (const auto& d : shape) {
-      if (!d.is_number_unsigned() || d.get<uint64_t>() > (1u << 24)) return bad("malformed shape");
-      dims.push_back(d.get<int64_t>());
-      numel *= dims.back();
-    }
-    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) return bad("malformed data_offsets");
-    auto begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
-    if (begin > end || end > data_size || end - begin != static_cast<uint64_t>(numel) * 4)
-      return bad("data_offsets do not fit the shape or the file");
-    auto t = torch::empty(dims, torch::kFloat);
-    std::memcpy(t.data_ptr<float>(), bytes.data() + data_start + begin, end - begin);
-    params[key] = t;
-  }
-  return match_model(std::move(params), WeightsFormat::safetensors, name);
-}
-
-std::string safetensors_bytes(const NamedTensors& tensors) {
-  nlohmann::json header = {{"__metadata__", {{"format", "pt"}}}};
-  std::string data;
-  for (const auto& [name, t] : tensors) {
-    auto c = t.detach().to(torch::kCPU, torch::kFloat).contiguous();
-    size_t begin = data.size(), n = static_cast<size_t>(c.numel()) * sizeof(float);
-    data.append(reinterpret_cast<const char*>(c.data_ptr<float>()), n);
-    header[name] = {{"dtype", "F32"}, {"shape", c.sizes().vec()}, {"data_offsets", {begin, begin + n}}};
-  }
-  std::string h = json_text(header);
-  h.append((8 - h.size() % 8) % 8, ' ');  // the data starts 8-byte aligned, as the library writes it
-  std::string out(8, '\0');
-  uint64_t len = h.size();
-  std::memcpy(out.data(), &len, sizeof len);
-  return out + h + data;
+  auto read = read_safetensors(bytes);
+  if (auto* why = std::get_if<std::string>(&read)) return {std::nullopt, name + ": " + *why};
+  auto& file = std::get<SafetensorsFile>(read);
+  if (file.metadata.count("format") && file.metadata.at("format") == kInt8ModelFormat)
+    return {std::nullopt, name + ": an int8 model written by dlready quantize; dlready eval reads it, but this needs the "
+                                 "float32 weights (the checkpoint it was quantized from)"};
+  return match_model({file.tensors.begin(), file.tensors.end()}, WeightsFormat::safetensors, name);
 }
 
 }  // namespace
@@ -146,11 +104,18 @@ WeightsLoad parse_weights(const std::string& bytes, const std::string& name) {
                                "torch.save, or .safetensors)"};
 }
 
-WeightsLoad load_weights(const std::string& path) {
+std::optional<std::string> read_model_file(const std::string& path, std::string* error) {
   auto read = read_regular_file(path, kMaxModelBytes, "a model file");
-  if (!read.bytes) return {std::nullopt, read.error};
+  if (!read.bytes) *error = read.error;
+  return std::move(read.bytes);
+}
+
+WeightsLoad load_weights(const std::string& path) {
+  std::string error;
+  auto bytes = read_model_file(path, &error);
+  if (!bytes) return {std::nullopt, error};
   try {
-    return parse_weights(*read.bytes, path);
+    return parse_weights(*bytes, path);
   } catch (const std::exception& e) {
     return {std::nullopt, path + ": " + first_line(e.what())};
   }
@@ -159,7 +124,8 @@ WeightsLoad load_weights(const std::string& path) {
 Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& w) {
   switch (format) {
     case WeightsFormat::pt: return write_file_atomically(path, torch_save_state_dict(w.tensors));
-    case WeightsFormat::safetensors: return write_file_atomically(path, safetensors_bytes(w.tensors));
+    case WeightsFormat::safetensors:
+      return write_file_atomically(path, safetensors_bytes({{{"format", "pt"}}, w.tensors}));
     case WeightsFormat::checkpoint: break;
   }
   Checkpoint ck;

@@ -12,6 +12,9 @@
 
 namespace dlready {
 
+// The "format" metadata of the int8 models `dlready quantize` writes (quantized_model.hpp).
+inline constexpr const char* kInt8ModelFormat = "dlready.int8/1";
+
 enum class WeightsFormat { checkpoint, pt, safetensors };
 const char* to_string(WeightsFormat f);
 // From a file name: .pt/.pth, .safetensors, .dlr; nullopt otherwise.
@@ -27,6 +30,8 @@ struct WeightsLoad {
   std::optional<ModelWeights> weights;
   std::string error;
 };
+// The bytes of a model file (a regular file, at most 1 GiB); nullopt with *error naming the file.
+std::optional<std::string> read_model_file(const std::string& path, std::string* error);
 // Recognises the format by its first bytes (checkpoint magic, zip, safetensors header).
 WeightsLoad load_weights(const std::string& path);
 // The same from bytes already read (tests, fuzzing); `name` is used in errors.

@@ -3,6 +3,9 @@
   pytorch_interop.py load FILE DATA_DIR  -> loads FILE (torch.load(FILE, weights_only=True) or
       safetensors.torch.load_file) into SimpleNet and prints its test accuracy, mean loss and the logits of the first four test
       images, as JSON
+  pytorch_interop.py int8 FILE DATA_DIR  -> reads an int8 SimpleNet from `dlready quantize` with
+      safetensors.torch.load_file, dequantizes its weights (int8 x per-channel scale) into SimpleNet
+      and prints the same JSON as load
   pytorch_interop.py save FILE SEED      -> saves a freshly initialised SimpleNet's state_dict
       (FILE.safetensors: safetensors.torch.save_file; FILE.pt: torch.save, as the tutorial does)
 """
@@ -32,8 +35,21 @@ def idx(path, skip):
         return np.frombuffer(f.read()[skip:], np.uint8)
 
 
-def load(path, data_dir):
-    if path.endswith(".safetensors"):
+def dequantized(path):
+    from safetensors import safe_open
+    from safetensors.torch import load_file
+    with safe_open(path, "pt") as f:
+        assert f.metadata()["format"] == "dlready.int8/1", f.metadata()
+    t = load_file(path)
+    return {f"{layer}.{part}": (t[f"{layer}.weight"].float() * t[f"{layer}.weight_scale"].float()[:, None]
+                                if part == "weight" else t[f"{layer}.bias"])
+            for layer in ("fc1", "fc2") for part in ("weight", "bias")}
+
+
+def load(path, data_dir, int8=False):
+    if int8:
+        state_dict = dequantized(path)
+    elif path.endswith(".safetensors"):
         from safetensors.torch import load_file
         state_dict = load_file(path)
     else:
@@ -51,8 +67,8 @@ def load(path, data_dir):
                       "first_logits": logits[:4].tolist()}))
 
 
-if sys.argv[1] == "load":
-    load(sys.argv[2], sys.argv[3])
+if sys.argv[1] in ("load", "int8"):
+    load(sys.argv[2], sys.argv[3], int8=sys.argv[1] == "int8")
 else:
     torch.manual_seed(int(sys.argv[3]))
     if sys.argv[2].endswith(".safetensors"):
