@@ -4,12 +4,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "core/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
+#include "diagnose/gpu_code.hpp"
 #include "probe/fatbin_reader.hpp"
+#include "probe/gather.hpp"
 
 namespace dlready::test {
 namespace {
@@ -81,6 +85,46 @@ TEST_F(FatbinTest, PinnedWheelMatchesCuobjdump) {
   std::string lib = venv_site() + "/torch/lib/libtorch_cuda.so";
   if (!path_exists(lib)) GTEST_SKIP() << "pinned venv not installed";
   expect_matches(lib);
+  // And the doctor's report of it (issue 16: "lists exactly the architectures cuobjdump lists").
+  auto j = nlohmann::json::parse(command_output(std::string(DLREADY_BINARY) + " doctor --binary " + lib + " --json"));
+  auto [sass, ptx] = cuobjdump_archs(cuobjdump_, lib);
+  std::set<std::string> theirs;
+  for (int a : sass) theirs.insert("sm_" + std::to_string(a));
+  ASSERT_EQ(j["facts"]["gpu_code"].size(), 1u);
+  EXPECT_EQ(j["facts"]["gpu_code"][0]["sass"].get<std::set<std::string>>(), theirs);
+  EXPECT_EQ(j["facts"]["gpu_code"][0]["ptx"].size(), ptx.size());
+  EXPECT_EQ(j["facts"]["gpu_code"][0]["owner"], "torch 2.11.0+cu130");
+}
+
+// What the doctor reports for a --binary is what cuobjdump lists, and each GPU is told whether it
+// runs it: SASS of its major up to its minor, else PTX it can JIT, else nothing.
+TEST_F(FatbinTest, DoctorShowsTheGpuCodeAndWhichGpusRunIt) {
+  auto lib = build("mixed.so", "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90");
+  auto j = nlohmann::json::parse(command_output(std::string(DLREADY_BINARY) + " doctor --binary " + lib + " --json"));
+  auto [sass, ptx] = cuobjdump_archs(cuobjdump_, lib);
+  ASSERT_EQ(j["facts"]["gpu_code"].size(), 1u) << j["facts"]["gpu_code"];
+  const auto& code = j["facts"]["gpu_code"][0];
+  std::set<std::string> theirs_sass, theirs_ptx;
+  for (int a : sass) theirs_sass.insert("sm_" + std::to_string(a));
+  for (int a : ptx) theirs_ptx.insert("compute_" + std::to_string(a));
+  EXPECT_EQ(code["sass"].get<std::set<std::string>>(), theirs_sass);
+  EXPECT_EQ(code["ptx"].get<std::set<std::string>>(), theirs_ptx);
+  EXPECT_EQ(code["summary"].get<std::string>().rfind("SASS sm_80, PTX compute_90", 0), 0u) << code;
+  // On a machine with GPUs (the fake driver's), each is compared.
+  Fixture m;
+  healthy_gpu_machine(m);
+  m.copy(lib, "/opt/app/mixed.so");
+  for (auto [cc, runs, how] : {std::tuple{"8.6", true, "SASS sm_80"}, std::tuple{"9.0", true, "PTX compute_90, JIT"},
+                               std::tuple{"7.5", false, "no SASS sm_7x up to sm_75, no PTX up to compute_75"}}) {
+    replace_driver(m, "580.65.06", std::string("devices=1\ndev0.name=GPU\ndev0.cc=") + cc + "\ncuda.driver_version=13000\n");
+    auto o = m.options();
+    o.binaries = {"/opt/app/mixed.so"};
+    auto views = gpu_code_views(gather_facts(o).facts);
+    ASSERT_EQ(views.size(), 1u);
+    ASSERT_EQ(views[0].gpus.size(), 1u) << cc;
+    EXPECT_EQ(views[0].gpus[0].runs, runs) << cc;
+    EXPECT_EQ(views[0].gpus[0].how.rfind(how, 0), 0u) << cc << ": " << views[0].gpus[0].how;
+  }
 }
 
 TEST(Fatbin, GarbageIsRejectedCleanly) {

@@ -226,6 +226,7 @@ struct GpuCode {
   std::vector<int> sass, ptx;  // 75 = sm_75 / compute_75
   bool compressed = false;
   std::string error;  // a malformed header stopped the scan (what was read before is kept)
+  std::optional<std::string> torch_version;  // the library sits in a PyTorch's torch/lib: its torch/version.py
 };
 
 struct Resolution {

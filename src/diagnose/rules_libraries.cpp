@@ -3,6 +3,7 @@
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/gpu_code.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -26,22 +27,6 @@ std::string wheel_hint(const std::string& name) {
 
 namespace {
 
-std::string arch_text(const std::vector<int>& archs, const char* prefix) {
-  std::string s;
-  for (int a : archs) s += (s.empty() ? "" : " ") + std::string(prefix) + std::to_string(a);
-  return s;
-}
-
-// SASS runs on the same major with minor <= the device's; PTX JIT-compiles for any newer device.
-bool code_runs_on(const GpuCode& g, int major, int minor) {
-  int cc = major * 10 + minor;
-  for (int a : g.sass)
-    if (a / 10 == major && a % 10 <= minor) return true;
-  for (int a : g.ptx)
-    if (a <= cc) return true;
-  return false;
-}
-
 void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   for (const auto& env : f.python.envs) {
     for (const auto& t : env.torch) {
@@ -56,7 +41,7 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       for (const auto& g : d.gpu_archs) {
         bool ok;
         if (scanned && !(scanned->sass.empty() && scanned->ptx.empty())) {
-          ok = code_runs_on(*scanned, g.major, g.minor);
+          ok = gpu_code_on(*scanned, g.major, g.minor).runs;
           has = arch_text(scanned->sass, "sm_") + (scanned->ptx.empty() ? "" : " " + arch_text(scanned->ptx, "compute_")) +
                 " (read from " + lib + ")";
         } else if (published) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/root_fs.hpp"
+#include "core/text.hpp"
 #include "probe/driver_api.hpp"
 #include "probe/elf_reader.hpp"
 #include "probe/fatbin_reader.hpp"
@@ -23,6 +24,18 @@ std::map<std::string, std::string> process_environment() {
   }
   return env;
 }
+
+namespace {
+
+// <site-packages>/torch/lib/<library> -> the version in <site-packages>/torch/version.py.
+std::optional<std::string> torch_version_beside(const RootFs& fs, const std::string& lib) {
+  std::string dir = path_dirname(lib);
+  if (path_basename(dir) != "lib" || path_basename(path_dirname(dir)) != "torch") return std::nullopt;
+  auto text = fs.read(path_dirname(dir) + "/version.py", 64 * 1024);
+  return text ? find_assignment(*text, "__version__") : std::nullopt;
+}
+
+}  // namespace
 
 GatherResult gather_facts(const GatherOptions& opt) {
   GatherResult r;
@@ -71,7 +84,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
     if (!archs) return;
     f.gpu_code.push_back({lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
                           std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd,
-                          archs->error});
+                          archs->error, torch_version_beside(fs, lib)});
   };
   // Scanning a 1 GB libtorch_cuda.so costs a few hundred ms: only when there is a GPU to compare.
   bool know_gpu_arch = false;

@@ -3,12 +3,19 @@
 #include "core/device_fields.hpp"
 #include "core/json_text.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
 namespace {
 
 using nlohmann::json;
+
+std::vector<std::string> arch_names(const std::vector<int>& archs, const char* prefix) {
+  std::vector<std::string> out;
+  for (int a : archs) out.push_back(prefix + std::to_string(a));
+  return out;
+}
 
 template <typename T>
 json opt(const std::optional<T>& v) {
@@ -102,6 +109,16 @@ json facts_json(const Facts& f) {
                          {"later_copies", l.later_copies}});
     binaries.push_back({{"binary", b.binary}, {"libraries", libs_of}});
   }
+  json gpu_code = json::array();
+  for (const auto& v : gpu_code_views(f)) {
+    json gpus = json::array();
+    for (const auto& g : v.gpus) gpus.push_back({{"gpu", g.gpu}, {"arch", g.arch}, {"runs", g.runs}, {"how", g.how}});
+    for (const auto& c : f.gpu_code)
+      if (c.library == v.library)
+        gpu_code.push_back({{"library", c.library}, {"owner", v.owner}, {"sass", arch_names(c.sass, "sm_")},
+                            {"ptx", arch_names(c.ptx, "compute_")}, {"compressed", c.compressed}, {"error", c.error},
+                            {"summary", v.summary}, {"gpus", gpus}});
+  }
   return {{"root", f.root},
           {"os", os},
           {"pci", pci},
@@ -120,7 +137,8 @@ json facts_json(const Facts& f) {
                           {"torch_version", opt(f.own_module.torch_version)}, {"error", f.own_module.error}}},
           {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)},
                     {"consumers", blas_users}}},
-          {"binaries", binaries}};
+          {"binaries", binaries},
+          {"gpu_code", gpu_code}};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -107,10 +108,21 @@ void facts_environment(const Facts& f, std::vector<std::string>& out) {
   if (out.empty()) out.push_back("no CUDA-related variables set");
 }
 
+// The GPU code of each scanned library (--binary, PyTorch's libtorch_cuda.so), and per GPU whether it runs.
+void facts_gpu_code(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& v : gpu_code_views(f)) {
+    out.push_back(path_basename(v.library) + (v.owner.empty() ? "" : " (" + v.owner + ")") + ": " + v.summary +
+                  " [" + v.library + "]");
+    for (const auto& g : v.gpus)
+      out.push_back("  " + g.gpu + " (" + g.arch + "): " + (g.runs ? "runs: " : "cannot run it: ") + g.how);
+  }
+}
+
 void facts_cuda_libraries(const Facts& f, std::vector<std::string>& out) {
   for (const auto& tk : f.cuda_libs.toolkits)
     out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
   for (const auto& l : f.cuda_libs.libraries) out.push_back(lib_line(l));
+  facts_gpu_code(f, out);
   for (const auto& b : f.binaries) {
     size_t missing = 0;
     for (const auto& l : b.libraries) missing += l.path ? 0 : 1;
