@@ -30,3 +30,29 @@ print(f"dlready doctor --json      median {md*1000:8.1f} ms   peak RSS {max(dr)/
 print(f"torch.utils.collect_env    median {mc*1000:8.1f} ms   peak RSS {max(cr)/1024:6.1f} MiB")
 print(f"speed-up (median wall time): {mc/md:.1f}x   target >= 40x, <= 20 MiB RSS")
 PY
+# The scan cache (issue 16): on a fixture machine with a GPU (the suite's fake driver, an H100) and
+# the pinned wheel's real libtorch_cuda.so, the doctor reads that library's GPU code; warm, from
+# the cache, it should cost within 1.5x of the same machine without a GPU (nothing to scan).
+fixture_root=${DLREADY_FIXTURE_ROOT_BIN:-$(dirname "$dlready")/tests/dlready_fixture_root}
+wheel_lib=$venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so
+if [ -x "$fixture_root" ] && [ -f "$wheel_lib" ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  "$fixture_root" gpu "$tmp/gpu" --libtorch-cuda "$wheel_lib" >/dev/null
+  "$fixture_root" no-gpu "$tmp/nogpu" --libtorch-cuda "$wheel_lib" >/dev/null
+  export XDG_CACHE_HOME=$tmp/cache VIRTUAL_ENV=/home/alice/venv
+  "$dlready" doctor --root "$tmp/gpu" --json >/dev/null || true   # fills the cache
+  w=(); c=(); n=()
+  for ((i = 0; i < runs; i++)); do
+    read -r t _ < <(python3 bench/measure.py "$dlready" doctor --root "$tmp/gpu" --json); w+=("$t")
+    read -r t _ < <(python3 bench/measure.py "$dlready" doctor --root "$tmp/gpu" --json --no-cache); c+=("$t")
+    read -r t _ < <(python3 bench/measure.py "$dlready" doctor --root "$tmp/nogpu" --json); n+=("$t")
+  done
+  python3 - "${w[*]}" "${c[*]}" "${n[*]}" <<'PY'
+import statistics, sys
+w, c, n = (statistics.median(float(x) for x in a.split()) for a in sys.argv[1:4])
+print(f"GPU machine + real libtorch_cuda.so: warm (cache) {w*1000:6.1f} ms, --no-cache {c*1000:6.1f} ms; "
+      f"same machine without GPU {n*1000:6.1f} ms")
+print(f"warm GPU run / GPU-less run: {w/n:.2f}x (target <= 1.5x); the cache saves {c/w:.1f}x")
+PY
+fi

@@ -7,6 +7,7 @@
 
 #include "cli/torch_module.hpp"
 #include "doctor/examine.hpp"
+#include "probe/scan_cache.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -25,6 +26,8 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
       ->check(CLI::Range(50, 600000));
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
   cmd->add_option("--binary", a.binaries, "Also resolve this program's shared libraries like ld.so (repeatable)");
+  cmd->add_flag("--no-cache", a.no_cache,
+                "Neither read nor write the cache of library scans ($XDG_CACHE_HOME/dlready, else ~/.cache/dlready)");
   cmd->add_flag("--list-findings", a.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
 }
 
@@ -40,6 +43,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
   opt.binaries = a.binaries;
+  if (!a.no_cache) opt.cache_file = default_scan_cache_file(opt.env);
   if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   auto e = examine(opt);
   if (!e.error.empty()) {

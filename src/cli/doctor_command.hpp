@@ -10,6 +10,7 @@ namespace dlready {
 struct DoctorArgs {
   std::string root = "/";
   bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false;
+  bool no_cache = false;
   std::string fail_on = "error";
   std::string user;
   int timeout_ms = 10000;

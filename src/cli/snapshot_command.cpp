@@ -10,6 +10,7 @@
 #include "core/json_text.hpp"
 #include "cli/torch_module.hpp"
 #include "doctor/examine.hpp"
+#include "probe/scan_cache.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
 #include "snapshot/export.hpp"
@@ -61,6 +62,7 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
+  opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
   if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   auto e = examine(opt);
   if (!e.error.empty()) {

@@ -17,14 +17,20 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     return Status::failure(path + ": " + file_kind(st.st_mode) + "; nothing written (give the path of a file)");
-  std::string tmp = path + ".tmp";
+  // A temp name of its own (mkstemp), so two processes saving the same file at once (two doctors
+  // updating the scan cache) each rename a whole file of their own: the last one wins, none is torn.
+  std::string tmp = path + ".tmp-XXXXXX";
   auto fail = [&](const char* step) {
     std::string msg = path + ": " + step + " failed: " + std::strerror(errno);
     ::unlink(tmp.c_str());
     return Status::failure(msg);
   };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) return Status::failure(path + ": cannot create " + tmp + ": " + std::strerror(errno));
+  if (::fchmod(fd, 0644) != 0) {  // mkstemp's 0600 would make a snapshot or model unreadable to others
+    ::close(fd);
+    return fail("chmod");
+  }
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {

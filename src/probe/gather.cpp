@@ -10,6 +10,7 @@
 #include "probe/ld_resolver.hpp"
 #include "probe/library_locator.hpp"
 #include "probe/probes.hpp"
+#include "probe/scan_cache.hpp"
 
 extern char** environ;
 
@@ -33,6 +34,17 @@ std::optional<std::string> torch_version_beside(const RootFs& fs, const std::str
   if (path_basename(dir) != "lib" || path_basename(path_dirname(dir)) != "torch") return std::nullopt;
   auto text = fs.read(path_dirname(dir) + "/version.py", 64 * 1024);
   return text ? find_assignment(*text, "__version__") : std::nullopt;
+}
+
+// What a closure depended on: the binary, each library found, each directory searched (a file
+// that appears there changes the answer), ld.so.cache.
+std::vector<std::string> closure_inputs(const RootFs& fs, const std::string& binary, const Resolution& r) {
+  std::vector<std::string> in = {fs.host(binary), fs.host("/etc/ld.so.cache")};
+  for (const auto& l : r.libraries) {
+    if (l.path) in.push_back(fs.host(*l.path));
+    for (const auto& s : l.searched) in.push_back(fs.host(s.substr(0, s.find(" ("))));
+  }
+  return in;
 }
 
 }  // namespace
@@ -79,18 +91,33 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
   LdResolver resolver(fs, loc);
+  ScanCache cache(opt.cache_file);
   auto scan_gpu_code = [&](const std::string& lib) {
-    auto archs = read_fatbin_archs(fs, lib);
-    if (!archs) return;
-    f.gpu_code.push_back({lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
-                          std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd,
-                          archs->error, torch_version_beside(fs, lib)});
+    auto code = cache.gpu_code(fs.host(lib));
+    if (!code) {
+      auto archs = read_fatbin_archs(fs, lib);
+      if (!archs) return;  // not an ELF file, or no fat binary (not cached: the check is cheap)
+      code = GpuCode{lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
+                     std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd, archs->error};
+      cache.put_gpu_code(fs.host(lib), *code);
+    }
+    code->library = lib;
+    code->torch_version = torch_version_beside(fs, lib);
+    f.gpu_code.push_back(*code);
+  };
+  auto resolve = [&](const std::string& binary, bool library) {
+    std::string key = std::string(library ? "library" : "binary") + "|" + fs.root() + "|" +
+                      f.env.get("LD_LIBRARY_PATH").value_or("") + "|" + binary;
+    if (auto hit = cache.closure(key)) return *hit;
+    auto r = library ? resolver.resolve_library(binary) : resolver.resolve(binary);
+    if (r.error.empty()) cache.put_closure(key, r, closure_inputs(fs, binary, r));
+    return r;
   };
   // Scanning a 1 GB libtorch_cuda.so costs a few hundred ms: only when there is a GPU to compare.
   bool know_gpu_arch = false;
   for (const auto& d : f.driver.devices) know_gpu_arch |= d.cc_major.has_value();
   for (const auto& b : opt.binaries) {
-    auto res = resolver.resolve(b);
+    auto res = resolve(b, false);
     res.requested = true;
     bool has_cuda = false;
     std::optional<std::string> cpu;
@@ -110,10 +137,12 @@ GatherResult gather_facts(const GatherOptions& opt) {
     for (const auto& t : e.torch) {
       std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
       if (!t.has_libtorch_cuda || !elf_machine(fs, lib)) continue;  // placeholder files are not ELF
-      f.binaries.push_back(resolver.resolve_library(lib));
+      f.binaries.push_back(resolve(lib, true));
       if (know_gpu_arch) scan_gpu_code(lib);
     }
   }
+  // A cache that cannot be written only makes the next run slower; the report is complete without it.
+  static_cast<void>(cache.save());
   return r;
 }
 

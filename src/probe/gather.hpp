@@ -17,6 +17,7 @@ struct GatherOptions {
   bool driver_probe = true;                // dlopen libcuda/libnvidia-ml in child processes
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
+  std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)
 };
 
 struct GatherResult {

@@ -1,0 +1,132 @@
+// The doctor's scan cache: an answer comes back only while every file it depended on is unchanged;
+// a corrupt file is ignored and rewritten; concurrent writers never leave a half-written file;
+// --no-cache neither reads nor writes; XDG_CACHE_HOME is honoured.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/bounded_file.hpp"
+#include "core/posix_fs.hpp"
+#include "fixture.hpp"
+#include "probe/scan_cache.hpp"
+
+namespace dlready::test {
+namespace {
+
+void put_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::trunc) << text; }
+
+TEST(ScanCache, AnAnswerLastsWhileItsFileIsUnchanged) {
+  Fixture f;
+  std::string lib = f.root + "/lib.so", file = f.root + "/cache/doctor-cache.json";
+  put_text(lib, "one");
+  GpuCode code;
+  code.sass = {80, 90};
+  code.ptx = {90};
+  {
+    ScanCache c(file);
+    EXPECT_FALSE(c.gpu_code(lib));
+    c.put_gpu_code(lib, code);
+    ASSERT_TRUE(c.save());
+  }
+  auto hit = ScanCache(file).gpu_code(lib);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->sass, code.sass);
+  EXPECT_EQ(hit->ptx, code.ptx);
+  put_text(lib, "two, longer");  // another size and mtime: stale
+  EXPECT_FALSE(ScanCache(file).gpu_code(lib));
+  EXPECT_FALSE(ScanCache("").gpu_code(lib)) << "disabled";
+  EXPECT_TRUE(ScanCache("").save()) << "disabled: nothing to write";
+}
+
+TEST(ScanCache, ACorruptFileIsIgnoredAndRewritten) {
+  Fixture f;
+  std::string file = f.root + "/doctor-cache.json";
+  for (const std::string& junk : std::vector<std::string>{"{not json", "[]", R"({"schema":"dlready.doctor-cache/0"})",
+                                                           std::string(100, '\0')}) {
+    put_text(file, junk);
+    ScanCache c(file);
+    EXPECT_FALSE(c.loaded()) << junk;
+    c.put_gpu_code(file, GpuCode{});
+    ASSERT_TRUE(c.save());
+    EXPECT_TRUE(ScanCache(file).loaded()) << "rewritten after " << junk;
+  }
+}
+
+TEST(ScanCache, ConcurrentDoctorsNeverLeaveAHalfWrittenFile) {
+  Fixture f;
+  std::string file = f.root + "/doctor-cache.json";
+  std::vector<pid_t> kids;
+  for (int k = 0; k < 4; ++k) {
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      for (int i = 0; i < 40; ++i) {
+        ScanCache c(file);
+        GpuCode g;
+        g.sass = {k, i};
+        c.put_gpu_code(f.root + "/lib" + std::to_string(k) + "_" + std::to_string(i), g);
+        if (!c.save()) ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    kids.push_back(pid);
+  }
+  int torn = 0;
+  for (int i = 0; i < 200; ++i) torn += path_exists(file) && !ScanCache(file).loaded();
+  for (pid_t pid : kids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(torn, 0);
+  EXPECT_TRUE(ScanCache(file).loaded());
+}
+
+TEST(ScanCache, TheDoctorReadsItsClosuresFromItUntilTheBinaryChanges) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.copy(DLREADY_FAKE_NEEDS_ZLIB, "/opt/app/libapp.so");
+  auto o = f.options();
+  o.binaries = {"/opt/app/libapp.so"};
+  o.cache_file = f.root + "-cache.json";  // outside the root: the cache is not part of the machine
+  auto fresh = gather_facts(o).facts.binaries.at(0);
+  ASSERT_FALSE(fresh.libraries.empty());
+  // Mark the cached answer: a run that shows the mark read the cache.
+  auto bytes = read_regular_file(o.cache_file, 1 << 24, "cache").bytes;
+  ASSERT_TRUE(bytes);
+  auto j = nlohmann::json::parse(*bytes);
+  for (auto& [key, entry] : j["closures"].items()) entry["resolution"]["libraries"][0]["via"] = "from the cache";
+  put_text(o.cache_file, j.dump());
+  EXPECT_EQ(gather_facts(o).facts.binaries.at(0).libraries.at(0).via, "from the cache");
+  // --no-cache: neither read nor written.
+  auto no_cache = o;
+  no_cache.cache_file = "";
+  EXPECT_EQ(gather_facts(no_cache).facts.binaries.at(0).libraries.at(0).via, fresh.libraries.at(0).via);
+  // The binary changes (another mtime): the closure is resolved again.
+  struct timespec times[2] = {{0, UTIME_OMIT}, {1234567, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, f.host("/opt/app/libapp.so").c_str(), times, 0), 0);
+  EXPECT_EQ(gather_facts(o).facts.binaries.at(0).libraries.at(0).via, fresh.libraries.at(0).via);
+  ::unlink(o.cache_file.c_str());
+}
+
+TEST(ScanCache, XdgCacheHomeFirstThenHome) {
+  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}}), "/x/dlready/doctor-cache.json");
+  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/h"}}),
+            "/h/.cache/dlready/doctor-cache.json");
+  EXPECT_EQ(default_scan_cache_file({}), "");
+  Fixture f;
+  std::string cmd = "XDG_CACHE_HOME=" + f.root + "/xdg " + DLREADY_BINARY + " doctor --no-driver-probe --binary " +
+                    DLREADY_FAKE_NEEDS_ZLIB + " > /dev/null";
+  static_cast<void>(std::system((cmd).c_str()));
+  EXPECT_TRUE(path_exists(f.root + "/xdg/dlready/doctor-cache.json"));
+  static_cast<void>(std::system(("XDG_CACHE_HOME=" + f.root + "/none " + DLREADY_BINARY +
+                                 " doctor --no-cache --no-driver-probe --binary " + DLREADY_FAKE_NEEDS_ZLIB + " > /dev/null").c_str()));
+  EXPECT_FALSE(path_exists(f.root + "/none"));
+}
+
+}  // namespace
+}  // namespace dlready::test
