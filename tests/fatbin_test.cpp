@@ -127,6 +127,31 @@ TEST_F(FatbinTest, DoctorShowsTheGpuCodeAndWhichGpusRunIt) {
   }
 }
 
+// A PyTorch whose libtorch_cuda.so has only PTX older than the GPU: it runs, through the driver's
+// JIT, and the doctor says what that costs (ptx-jit-only); SASS for the GPU: no finding.
+TEST_F(FatbinTest, PtxOnlyCoverageIsAFinding) {
+  auto ptx_only = build("ptx.so", "-gencode arch=compute_90,code=compute_90");
+  auto with_sass = build("sass.so", "-gencode arch=compute_90,code=sm_90 -gencode arch=compute_100,code=sm_100");
+  Fixture m;
+  healthy_gpu_machine(m);
+  replace_driver(m, "580.65.06", "devices=1\ndev0.name=NVIDIA B200\ndev0.cc=10.0\ncuda.driver_version=13000\n");
+  const std::string lib = "/home/alice/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so";
+  m.remove(lib);
+  m.copy(ptx_only, lib);
+  m.env["CUDA_CACHE_DISABLE"] = "1";
+  auto r = m.report();
+  const Finding* x = nullptr;
+  for (const auto& y : r.findings)
+    if (y.id == "ptx-jit-only") x = &y;
+  ASSERT_TRUE(x);
+  EXPECT_NE(x->evidence.at(0).find("(sm_100) runs it through PTX compute_90"), std::string::npos) << x->evidence.at(0);
+  EXPECT_EQ(x->evidence.back(), "CUDA_CACHE_DISABLE=1 (the driver's JIT cache)");
+  for (const auto& y : r.findings) EXPECT_NE(y.id, "arch-not-supported");
+  m.remove(lib);
+  m.copy(with_sass, lib);
+  for (const auto& y : m.report().findings) EXPECT_NE(y.id, "ptx-jit-only");
+}
+
 TEST(Fatbin, GarbageIsRejectedCleanly) {
   FatbinArchs out;
   std::string bytes = std::string("\x50\xED\x55\xBA\x01\x00\x10\x00", 8) + std::string(8, '\xff') + std::string(64, 'x');

@@ -33,6 +33,7 @@ struct OsFacts {
   std::optional<int> cpu_count;            // processors in /proc/cpuinfo
   std::optional<std::string> cpu_model;
   CpuLoad load;
+  std::optional<std::vector<std::string>> net_interfaces;  // /sys/class/net (nullopt: unreadable)
 };
 
 struct PciFunction {
@@ -63,6 +64,14 @@ struct KernelDriverFacts {
   std::optional<std::string> module_file;         // nvidia.ko for the running kernel
   std::optional<std::string> module_file_version; // its modinfo version (uncompressed only)
   bool fabric_manager_installed = false;          // nv-fabricmanager binary or unit present
+  std::optional<bool> secure_boot;                // the SecureBoot EFI variable (nullopt: not an EFI boot, unreadable)
+};
+
+// A Container Device Interface specification (nvidia-ctk cdi generate): the host files it mounts
+// into containers name the driver version they were generated for.
+struct CdiSpec {
+  std::string path;                          // /etc/cdi/nvidia.yaml
+  std::vector<std::string> driver_versions;  // from the host paths (libcuda.so.580.65.06 -> 580.65.06)
 };
 
 struct DeviceNode {
@@ -265,6 +274,7 @@ struct Facts {
   OwnModuleFacts own_module;
   std::vector<Resolution> binaries;  // --binary PATH, and each PyTorch's libtorch_cuda.so
   std::vector<GpuCode> gpu_code;     // fat binaries of the same (scanned when a GPU's CC is known)
+  std::vector<CdiSpec> cdi_specs;    // /etc/cdi, /var/run/cdi
 };
 
 }  // namespace dlready

@@ -25,6 +25,22 @@ const std::vector<CheckSection>& check_sections() {
 const std::vector<CatalogueEntry>& catalogue() {
   using S = Severity;
   static const std::vector<CatalogueEntry> c = {
+      {"secure-boot-blocks-driver", S::error, "kernel-driver", "Secure Boot is on and the NVIDIA module is not loaded",
+       "With Secure Boot enforced the kernel loads only signed modules; a DKMS-built nvidia.ko signed with a key "
+       "the firmware does not know (or not signed) is refused, so the GPU has no driver."},
+      {"cdi-spec-driver-mismatch", S::error, "driver-library",
+       "A CDI specification names another driver version than the loaded one",
+       "nvidia-ctk generated the Container Device Interface spec for an earlier driver: its host paths "
+       "(libcuda.so.<version>, ...) no longer exist after the upgrade, so containers started through CDI "
+       "(podman, containerd, Docker with CDI, Kubernetes) get no GPU or fail to start."},
+      {"socket-ifname-missing", S::warning, "environment",
+       "NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME names no interface here",
+       "The variable selects the network interface collectives use; when no interface matches, NCCL fails "
+       "with 'no socket interface found' and Gloo with 'no device found' when the process group starts, "
+       "often only on one node of a multi-node job."},
+      {"nccl-variables-set", S::info, "environment", "NCCL debugging or transport variables are set",
+       "NCCL_P2P_DISABLE, NCCL_IB_DISABLE, NCCL_SHM_DISABLE or NCCL_DEBUG change how NCCL moves data or how "
+       "much it prints; left over from a debugging session they make multi-GPU training slower."},
       {"no-nvidia-gpu", S::error, "gpu", "No NVIDIA GPU on this machine",
        "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
        "(/dev/dxg) and no device answers the driver. PyTorch can only train on the CPU here."},
@@ -152,6 +168,10 @@ const std::vector<CatalogueEntry>& catalogue() {
        "A CUDA wheel has another version than PyTorch pins",
        "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
        "'pip install -U' of another package)."},
+      {"ptx-jit-only", S::warning, "cuda-libraries", "A GPU runs PyTorch only through PTX JIT compilation",
+       "The build has no SASS for this GPU's architecture, only PTX of an older one: the driver compiles "
+       "every kernel at first use (minutes on the first run, again whenever the JIT cache is disabled, too "
+       "small or on another driver), and code tuned for an older architecture runs slower."},
       {"arch-not-supported", S::error, "cuda-libraries", "PyTorch has no GPU code this GPU can run",
        "The build's fat binaries (or the release's published arch list) have no cubin for the GPU's compute "
        "capability (same major, minor <= the GPU's) and no PTX old enough to JIT: 'no kernel image is available "

@@ -58,6 +58,7 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
+void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d);
 

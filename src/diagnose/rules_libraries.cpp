@@ -27,6 +27,18 @@ std::string wheel_hint(const std::string& name) {
 
 namespace {
 
+Finding ptx_jit_finding(const Facts& f, const Derived& d, const std::string& torch, const std::vector<std::string>& jit) {
+  auto x = make_finding("ptx-jit-only");
+  x.evidence = jit;
+  x.evidence.push_back("torch " + torch + " has no SASS for it: the first run compiles every kernel (minutes)");
+  for (const char* var : {"CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"})
+    if (auto v = f.env.get(var)) x.evidence.push_back(std::string(var) + "=" + *v + " (the driver's JIT cache)");
+  x.fix = {pip_install_command(f, d) + " (a build with SASS for this GPU)",
+           "until then keep the JIT cache: unset CUDA_CACHE_DISABLE; export CUDA_CACHE_MAXSIZE=4294967296 (4 GiB, the "
+           "largest); the first run after each driver change compiles again"};
+  return x;
+}
+
 void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   for (const auto& env : f.python.envs) {
     for (const auto& t : env.torch) {
@@ -36,12 +48,14 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       for (const auto& g : f.gpu_code)
         if (g.library == lib) scanned = &g;
       auto published = known_arch_list(*t.version, *t.cuda);
-      std::vector<std::string> bad;
+      std::vector<std::string> bad, jit;
       std::string has;
       for (const auto& g : d.gpu_archs) {
         bool ok;
         if (scanned && !(scanned->sass.empty() && scanned->ptx.empty())) {
-          ok = gpu_code_on(*scanned, g.major, g.minor).runs;
+          auto on = gpu_code_on(*scanned, g.major, g.minor);
+          ok = on.runs;
+          if (ok && starts_with(on.how, "PTX")) jit.push_back(g.label + " (" + on.arch + ") runs it through " + on.how);
           has = arch_text(scanned->sass, "sm_") + (scanned->ptx.empty() ? "" : " " + arch_text(scanned->ptx, "compute_")) +
                 " (read from " + lib + ")";
         } else if (published) {
@@ -54,6 +68,7 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
           bad.push_back(g.label + " is sm_" + std::to_string(g.major) + std::to_string(g.minor) +
                         (g.source == "driver" ? "" : " (compute capability from the " + g.source + ")"));
       }
+      if (!jit.empty()) out.push_back(ptx_jit_finding(f, d, *t.version, jit));
       if (bad.empty()) continue;
       auto x = make_finding("arch-not-supported");
       x.evidence = bad;

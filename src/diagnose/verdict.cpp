@@ -160,6 +160,7 @@ Report diagnose(const Facts& facts) {
   alloc_conf_rules(facts, rep.findings);
   rules_software(facts, d, rep.findings);
   rules_libraries(facts, d, rep.findings);
+  rules_platform(facts, d, rep.findings);
   rep.verdict = make_verdict(facts, d, rep.findings);
   rep.recommendations = make_recommendations(facts, d);
   if (!d.gpu_evidence) rep.not_applicable = {"kernel-driver", "device-nodes", "driver-library", "driver-api"};

@@ -79,6 +79,7 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.pci = probe_pci(fs);
   f.kernel = probe_kernel_driver(fs, f.os.kernel);
   f.nodes = probe_device_nodes(fs, user);
+  f.cdi_specs = probe_cdi_specs(fs);
   f.libcuda = loc.locate("libcuda.so.1");
   f.libnvml = loc.locate("libnvidia-ml.so.1");
   if (opt.driver_probe) {

@@ -109,6 +109,10 @@ KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std:
   f.fabric_manager_installed = fs.exists("/usr/bin/nv-fabricmanager") ||
                                fs.exists("/lib/systemd/system/nvidia-fabricmanager.service") ||
                                fs.exists("/usr/lib/systemd/system/nvidia-fabricmanager.service");
+  // efivarfs: 4 bytes of attributes, then the value (1 = Secure Boot enforced).
+  if (auto var = fs.read("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", 64);
+      var && var->size() >= 5)
+    f.secure_boot = (*var)[4] == 1;
   return f;
 }
 

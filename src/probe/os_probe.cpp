@@ -85,6 +85,7 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
     f.id = parse_os_release_value(*rel, "ID");
   }
   f.kernel = fs.read_line("/proc/sys/kernel/osrelease");
+  if (fs.can_list("/sys/class/net")) f.net_interfaces = fs.list("/sys/class/net");
   if (fs.is_host_root()) {
     struct utsname u {};
     if (::uname(&u) == 0) f.arch = u.machine;

@@ -30,6 +30,7 @@ CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const 
 PythonFacts probe_python(const RootFs& fs, const EnvFacts& env);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
 OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
+std::vector<CdiSpec> probe_cdi_specs(const RootFs& fs);
 BlasFacts probe_blas(const RootFs& fs, const LibraryLocator& loc, const PythonFacts& py, const LibtorchFacts& lt);
 
 // Parsers exposed for tests and fuzzing (pure functions over text).
@@ -38,6 +39,8 @@ CpuLoad parse_loadavg(const std::string& text);
 std::optional<std::string> parse_nvidia_proc_version(const std::string& line);
 std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key);
 std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts);
+// The driver versions a CDI spec's host paths name: ".so.<digits and dots>" (libcuda.so.580.65.06).
+std::vector<std::string> parse_cdi_driver_versions(const std::string& spec_text);
 std::optional<std::string> lookup_pci_name(const std::string& pci_ids, const std::string& vendor,
                                            const std::string& device);
 

@@ -103,7 +103,8 @@ void facts_driver_api(const Facts& f, std::vector<std::string>& out) {
 void facts_environment(const Facts& f, std::vector<std::string>& out) {
   for (const char* k : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_VISIBLE_DEVICES",
                         "NVIDIA_DRIVER_CAPABILITIES", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTORCH_CUDA_ALLOC_CONF",
-                        "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV"})
+                        "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX", "VIRTUAL_ENV", "NCCL_SOCKET_IFNAME",
+                        "GLOO_SOCKET_IFNAME", "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE"})
     if (auto v = f.env.get(k)) out.push_back(std::string(k) + "=" + *v);
   if (out.empty()) out.push_back("no CUDA-related variables set");
 }

@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)dlready::parse_os_release_value(s, "PRETTY_NAME");
   (void)dlready::parse_shm_size_from_mounts(s);
   (void)dlready::parse_loadavg(s);
+  (void)dlready::parse_cdi_driver_versions(s);
   (void)dlready::lookup_pci_name(s, "10de", "2330");
   (void)dlready::find_assignment(s, "__version__");
   (void)dlready::find_assignment(s, "cuda");
