@@ -11,6 +11,7 @@
 #include "fixture.hpp"
 #include "probe/elf_reader.hpp"
 #include "probe/ld_resolver.hpp"
+#include "diagnose/rules.hpp"
 
 namespace dlready::test {
 namespace {
@@ -120,6 +121,64 @@ TEST(Elf, GarbageAndTruncationAreErrors) {
       EXPECT_FALSE(e.info) << cut;  // the header alone is 64 bytes
     }
   }
+}
+
+// Symbol versions: libuser.so needs VERS_2 of libver.so; an older libver.so (VERS_1 only) found
+// first through LD_LIBRARY_PATH makes ld.so stop with "version `VERS_2' not found". The doctor
+// predicts that line (symbol-version-missing) without running anything.
+TEST(LdResolver, PredictsTheLoadersMissingVersionError) {
+  if (!path_exists(kLdSo)) GTEST_SKIP() << "no " << kLdSo;
+  Fixture f;
+  const std::string t = f.root;
+  f.write("/v1.map", "VERS_1 { global: old_fn; local: *; };\n");
+  f.write("/v2.map", "VERS_1 { global: old_fn; local: *; };\nVERS_2 { global: new_fn; } VERS_1;\n");
+  f.write("/ver.c", "int old_fn(void) { return 1; }\nint new_fn(void) { return 2; }\n");
+  f.write("/user.c", "int new_fn(void);\nint use(void) { return new_fn(); }\n");
+  f.write("/main.c", "int use(void);\nint main(void) { return use(); }\n");
+  f.mkdir("/new");
+  f.mkdir("/old");
+  f.mkdir("/bin");
+  cc("-shared -fPIC -Wl,-soname,libver.so -Wl,--version-script=" + t + "/v2.map -o " + t + "/new/libver.so " + t + "/ver.c");
+  cc("-shared -fPIC -Wl,-soname,libver.so -Wl,--version-script=" + t + "/v1.map -o " + t + "/old/libver.so " + t + "/ver.c");
+  cc("-shared -fPIC -Wl,-soname,libuser.so -o " + t + "/new/libuser.so " + t + "/user.c -L" + t + "/new -lver");
+  cc("-o " + t + "/bin/app " + t + "/main.c -L" + t + "/new -luser -Wl,-rpath-link," + t +
+     "/new -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../new'");
+  RootFs fs("/");
+  auto resolve = [&](const std::string& llp) {
+    LibraryLocator loc(fs, llp.empty() ? std::nullopt : std::optional<std::string>(llp));
+    return LdResolver(fs, loc).resolve(t + "/bin/app");
+  };
+  EXPECT_TRUE(resolve("").missing_versions.empty());
+  auto res = resolve(t + "/old");
+  ASSERT_EQ(res.missing_versions.size(), 1u);
+  const auto& m = res.missing_versions[0];
+  std::string predicted = m.library + ": version `" + m.version + "' not found (required by " + m.required_by + ")";
+  // ld.so names libuser.so by the unnormalised RUNPATH entry (bin/../new): compare real paths.
+  auto real = command_output("env LD_LIBRARY_PATH=" + t + "/old " + t + "/bin/app 2>&1");
+  auto by = real.find("(required by ");
+  ASSERT_NE(by, std::string::npos) << real;
+  std::string real_by = real.substr(by + 13, real.find(')', by) - by - 13);
+  char a[4096], b[4096];
+  EXPECT_EQ(std::string(::realpath(real_by.c_str(), a)), std::string(::realpath(m.required_by.c_str(), b)));
+  EXPECT_NE(real.find(m.library + ": version `" + m.version + "' not found"), std::string::npos)
+      << "ours: " << predicted << "\nld.so: " << real;
+  // The doctor's finding, with where the old copy came from and what to do.
+  Fixture machine;
+  add_base_system(machine);
+  auto o = machine.options();
+  o.root = "/";
+  o.env = {{"LD_LIBRARY_PATH", t + "/old"}};
+  o.binaries = {t + "/bin/app"};
+  o.driver_probe = false;
+  o.user.reset();
+  auto report = diagnose(gather_facts(o).facts);
+  const Finding* x = nullptr;
+  for (const auto& y : report.findings)
+    if (y.id == "symbol-version-missing") x = &y;
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->evidence.at(0), predicted);
+  EXPECT_EQ(x->evidence.at(1), t + "/old/libver.so was found through LD_LIBRARY_PATH");
+  EXPECT_NE(x->fix.at(0).find("take " + t + "/old out of LD_LIBRARY_PATH"), std::string::npos) << x->fix.at(0);
 }
 
 TEST(LdResolver, MatchesTheRealLoader) {

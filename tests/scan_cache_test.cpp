@@ -12,6 +12,7 @@
 
 #include "core/bounded_file.hpp"
 #include "core/posix_fs.hpp"
+#include "core/root_fs.hpp"
 #include "fixture.hpp"
 #include "probe/scan_cache.hpp"
 
@@ -126,6 +127,12 @@ TEST(ScanCache, XdgCacheHomeFirstThenHome) {
   static_cast<void>(std::system(("XDG_CACHE_HOME=" + f.root + "/none " + DLREADY_BINARY +
                                  " doctor --no-cache --no-driver-probe --binary " + DLREADY_FAKE_NEEDS_ZLIB + " > /dev/null").c_str()));
   EXPECT_FALSE(path_exists(f.root + "/none"));
+  // A relative --binary is relative to the working directory.
+  std::string lib = DLREADY_FAKE_NEEDS_ZLIB;
+  auto out = command_output("cd " + path_dirname(lib) + " && " + DLREADY_BINARY + " doctor --no-cache --no-driver-probe --json --binary ./" +
+                            path_basename(lib) + " 2>&1");
+  EXPECT_EQ(out.find("cannot open"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"libz.so.1\""), std::string::npos) << out;
 }
 
 }  // namespace

@@ -43,6 +43,10 @@ ExitCode run_doctor(const DoctorArgs& a) {
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
   opt.binaries = a.binaries;
+  // A relative --binary is relative to where the user is (on this machine; under --root, to the root).
+  char cwd[4096];
+  for (auto& b : opt.binaries)
+    if (!b.empty() && b[0] != '/') b = (opt.root == "/" && ::getcwd(cwd, sizeof cwd) ? std::string(cwd) : "") + "/" + b;
   if (!a.no_cache) opt.cache_file = default_scan_cache_file(opt.env);
   if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   auto e = examine(opt);

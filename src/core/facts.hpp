@@ -238,11 +238,18 @@ struct GpuCode {
   std::optional<std::string> torch_version;  // the library sits in a PyTorch's torch/lib: its torch/version.py
 };
 
+// A symbol version a library needs and the loaded provider does not define: ld.so stops with
+// "<library>: version `<version>' not found (required by <required_by>)".
+struct MissingVersion {
+  std::string library, version, required_by;
+};
+
 struct Resolution {
   std::string binary;
   std::string error;  // the binary itself could not be read
   bool requested = false;  // named by --binary (its error is a usage error); else found in an environment
   std::vector<ResolvedLibrary> libraries;  // load order, each name once
+  std::vector<MissingVersion> missing_versions;
   // Links LibTorch's CPU library while a libtorch_cuda.so sits next to it but is not in the
   // closure: the linker's --as-needed dropped it (the path of that libtorch_cuda.so).
   std::optional<std::string> unlinked_torch_cuda;

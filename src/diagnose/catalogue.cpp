@@ -168,6 +168,11 @@ const std::vector<CatalogueEntry>& catalogue() {
        "A CUDA wheel has another version than PyTorch pins",
        "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
        "'pip install -U' of another package)."},
+      {"symbol-version-missing", S::error, "cuda-libraries",
+       "A library the loader picks lacks a symbol version another one needs",
+       "An object in the closure needs a symbol version (.gnu.version_r) that the copy of the library the "
+       "loader resolves does not define (.gnu.version_d): an older libstdc++, libnvJitLink or cuSPARSE found "
+       "first through LD_LIBRARY_PATH or a conda env. The import fails with \"version `...' not found\"."},
       {"ptx-jit-only", S::warning, "cuda-libraries", "A GPU runs PyTorch only through PTX JIT compilation",
        "The build has no SASS for this GPU's architecture, only PTX of an older one: the driver compiles "
        "every kernel at first use (minutes on the first run, again whenever the JIT cache is disabled, too "

@@ -79,6 +79,32 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+Finding missing_version_finding(const Resolution& b) {
+  auto x = make_finding("symbol-version-missing");
+  for (const auto& m : b.missing_versions) {
+    if (x.evidence.size() == 6) break;
+    x.evidence.push_back(m.library + ": version `" + m.version + "' not found (required by " + m.required_by + ")");
+  }
+  const auto& first = b.missing_versions.front();
+  std::string via;
+  for (const auto& l : b.libraries)
+    if (l.path && *l.path == first.library) via = l.via;
+  if (!via.empty()) x.evidence.push_back(first.library + " was found through " + via);
+  std::string dir = path_dirname(first.library);
+  if (starts_with(first.version, "GLIBCXX_") || starts_with(first.version, "CXXABI_"))
+    x.fix = {"an older libstdc++ comes first: take " + dir + " out of LD_LIBRARY_PATH so the system's is used",
+             "or, in a conda env, update its C++ runtime: conda install -c conda-forge 'libstdcxx-ng>=13'"};
+  else if (starts_with(first.version, "GLIBC_"))
+    x.fix = {"the program was built for a newer glibc than this system's: install a build for this OS release, "
+             "or run it in a container of a newer one"};
+  else
+    x.fix = {"an older copy of " + path_basename(first.library) + " comes first: take " + dir +
+                 " out of LD_LIBRARY_PATH (or remove that copy)",
+             "or bring the wheel that provides it to the version torch pins: pip install --force-reinstall " +
+                 wheel_hint(path_basename(first.library))};
+  return x;
+}
+
 // A library found in a PyTorch environment whose ELF headers cannot be read.
 Finding damaged_library_finding(const Resolution& b) {
   auto x = make_finding("torch-library-damaged");
@@ -100,6 +126,7 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
       if (!b.requested) out.push_back(damaged_library_finding(b));
       continue;
     }
+    if (!b.missing_versions.empty()) out.push_back(missing_version_finding(b));
     if (b.unlinked_torch_cuda) {
       auto x = make_finding("libtorch-cuda-not-linked");
       x.evidence.push_back(b.binary + " needs libtorch_cpu.so but not libtorch_cuda.so");

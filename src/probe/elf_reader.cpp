@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/posix_fs.hpp"
@@ -43,6 +44,41 @@ Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::v
   return {};
 }
 
+// Symbol versioning (.gnu.version_r / .gnu.version_d, found through DT_VERNEED / DT_VERDEF): the
+// versions each needed file must define, and the ones this object defines. A chain that leaves
+// the file or loops is cut where it goes wrong: versions are advice for a finding, not required.
+constexpr unsigned kMaxVersionEntries = 4096;
+
+void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, const std::string& strtab, ElfInfo& info) {
+  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
+    Elf64_Verneed vn;
+    if (!read_struct(read, off, vn)) return;
+    auto file = string_at(strtab, vn.vn_file);
+    uint64_t aux = off + vn.vn_aux;
+    for (unsigned k = 0; k < std::min<unsigned>(vn.vn_cnt, kMaxVersionEntries) && file; ++k) {
+      Elf64_Vernaux va;
+      if (!read_struct(read, aux, va)) break;
+      if (auto name = string_at(strtab, va.vna_name)) info.version_needs.emplace_back(*file, *name);
+      if (va.vna_next == 0) break;
+      aux += va.vna_next;
+    }
+    if (vn.vn_next == 0) return;
+    off += vn.vn_next;
+  }
+}
+
+void read_version_defs(const ByteReader& read, uint64_t off, uint64_t count, const std::string& strtab, ElfInfo& info) {
+  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
+    Elf64_Verdef vd;
+    if (!read_struct(read, off, vd)) return;
+    Elf64_Verdaux va;  // the first aux names the version itself; the base entry names the file
+    if (!(vd.vd_flags & VER_FLG_BASE) && read_struct(read, off + vd.vd_aux, va))
+      if (auto name = string_at(strtab, va.vda_name)) info.version_defs.push_back(*name);
+    if (vd.vd_next == 0) return;
+    off += vd.vd_next;
+  }
+}
+
 // The dynamic section's DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB into info.
 Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs, const Elf64_Phdr& p,
                          ElfInfo& info) {
@@ -57,10 +93,14 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
   size_t n = dyn_bytes->size() / sizeof(Elf64_Dyn);
   std::vector<Elf64_Dyn> dyn(n);
   std::memcpy(dyn.data(), dyn_bytes->data(), n * sizeof(Elf64_Dyn));
-  uint64_t strtab = 0, strsz = 0;
+  uint64_t strtab = 0, strsz = 0, verneed = 0, verneednum = 0, verdef = 0, verdefnum = 0;
   for (const auto& d : dyn) {
     if (d.d_tag == DT_NULL) break;
     if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+    if (d.d_tag == DT_VERNEED) verneed = d.d_un.d_ptr;
+    if (d.d_tag == DT_VERNEEDNUM) verneednum = d.d_un.d_val;
+    if (d.d_tag == DT_VERDEF) verdef = d.d_un.d_ptr;
+    if (d.d_tag == DT_VERDEFNUM) verdefnum = d.d_un.d_val;
     if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
     if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_NODEFLIB)) info.nodeflib = true;
   }
@@ -80,6 +120,8 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
     if (d.d_tag == DT_RPATH) info.rpath = *s;
     if (d.d_tag == DT_RUNPATH) info.runpath = *s;
   }
+  if (auto at = verneed ? vaddr_to_offset(verneed) : std::nullopt) read_version_needs(read, *at, verneednum, *table, info);
+  if (auto at = verdef ? vaddr_to_offset(verdef) : std::nullopt) read_version_defs(read, *at, verdefnum, *table, info);
   return {};
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/root_fs.hpp"
@@ -24,6 +25,8 @@ struct ElfInfo {
   std::optional<std::string> soname, rpath, runpath;
   std::vector<std::string> needed;
   bool nodeflib = false;  // DF_1_NODEFLIB: skip ld.so.cache and default dirs
+  std::vector<std::pair<std::string, std::string>> version_needs;  // (needed file, version): GLIBCXX_3.4.30
+  std::vector<std::string> version_defs;                            // versions this object defines
   std::vector<ElfSection> sections;
 };
 

@@ -18,6 +18,8 @@ struct Object {
   bool nodeflib = false;
   int loader = -1;  // index of the object that loaded it
   uint16_t machine = 0;
+  std::vector<std::pair<std::string, std::string>> version_needs;
+  std::vector<std::string> version_defs;
 };
 
 std::string expand_tokens(std::string dir, const std::string& origin) {
@@ -116,6 +118,8 @@ class Walk {
     o.nodeflib = e.nodeflib;
     o.loader = loader;
     o.machine = e.machine;
+    o.version_needs = e.version_needs;
+    o.version_defs = e.version_defs;
     return o;
   }
 
@@ -196,6 +200,22 @@ class Walk {
 
  public:
   const std::vector<Object>& objects() const { return objects_; }
+
+  // What ld.so refuses with "version `X' not found": a needed version the loaded provider, which
+  // has version definitions, does not define. (A provider with none only draws a warning.)
+  void check_versions() {
+    for (const auto& o : objects_) {
+      for (const auto& [file, version] : o.version_needs) {
+        for (const auto& p : objects_) {
+          bool provides = (p.soname && *p.soname == file) || std::find(p.names.begin(), p.names.end(), file) != p.names.end();
+          if (!provides || p.version_defs.empty()) continue;
+          if (std::find(p.version_defs.begin(), p.version_defs.end(), version) == p.version_defs.end())
+            res_.missing_versions.push_back({p.path, version, o.path});
+          break;
+        }
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -206,6 +226,7 @@ Resolution LdResolver::resolve(const std::string& binary) const {
   Walk w(fs_, loc_, res);
   if (!w.add_root(binary, true)) return res;
   w.load_closure();
+  w.check_versions();
   return res;
 }
 
@@ -221,6 +242,7 @@ Resolution LdResolver::resolve_library(const std::string& library) const {
     for (const auto& child : known_dlopen_children(*soname)) w.request(child, static_cast<int>(i));
   }
   w.load_closure();
+  w.check_versions();
   return res;
 }
 

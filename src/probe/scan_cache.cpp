@@ -12,7 +12,7 @@
 namespace dlready {
 namespace {
 
-constexpr const char* kSchema = "dlready.doctor-cache/1";
+constexpr const char* kSchema = "dlready.doctor-cache/2";  // 2: closures carry missing_versions
 constexpr uint64_t kMaxCacheBytes = 16u << 20;
 constexpr size_t kMaxEntries = 256;  // per kind; the oldest go first
 
@@ -32,7 +32,9 @@ json to_json(const Resolution& r) {
     libs.push_back({{"name", l.name}, {"needed_by", l.needed_by}, {"path", l.path ? json(*l.path) : json(nullptr)},
                     {"via", l.via}, {"version", l.version ? json(*l.version) : json(nullptr)},
                     {"searched", l.searched}, {"later_copies", l.later_copies}});
-  return {{"binary", r.binary}, {"libraries", libs}};
+  json missing = json::array();
+  for (const auto& m : r.missing_versions) missing.push_back({m.library, m.version, m.required_by});
+  return {{"binary", r.binary}, {"libraries", libs}, {"missing_versions", missing}};
 }
 
 std::optional<std::string> opt_string(const json& j, const char* key) {
@@ -53,6 +55,8 @@ Resolution resolution_from(const json& j) {  // throws json::exception on a wron
     x.later_copies = l.at("later_copies").get<std::vector<std::string>>();
     r.libraries.push_back(x);
   }
+  for (const auto& m : j.at("missing_versions"))
+    r.missing_versions.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<std::string>()});
   return r;
 }
 
