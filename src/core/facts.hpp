@@ -34,6 +34,10 @@ struct OsFacts {
   std::optional<std::string> cpu_model;
   CpuLoad load;
   std::optional<std::vector<std::string>> net_interfaces;  // /sys/class/net (nullopt: unreadable)
+  std::vector<std::string> cpu_flags;       // /proc/cpuinfo "flags" (x86) or "Features" (arm64)
+  std::vector<std::string> gcc_versions;    // /usr/lib/gcc/<triplet>/<N> with cc1plus: "12"
+  std::vector<std::string> clang_versions;  // /usr/lib/llvm-<N>/lib/clang/<version>: "14.0.6"
+  std::optional<std::string> cmake_version; // /usr/share/cmake-<X.Y>: "3.25"
 };
 
 struct PciFunction {

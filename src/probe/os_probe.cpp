@@ -1,5 +1,7 @@
 #include <sys/utsname.h>
 
+#include <cctype>
+
 #include "core/text.hpp"
 #include "probe/probes.hpp"
 
@@ -78,6 +80,28 @@ std::optional<std::string> detect_container(const RootFs& fs) {
 
 }  // namespace
 
+namespace {
+
+// Compiler and CMake versions from the directories their packages install (collect_env runs
+// `gcc --version`; the doctor runs no program it finds): /usr/lib/gcc/<triplet>/<N>,
+// /usr/lib/llvm-<N>/lib/clang/<full version>, /usr/share/cmake-<X.Y>.
+void probe_build_tools(const RootFs& fs, OsFacts& f) {
+  for (const auto& triplet : fs.list("/usr/lib/gcc"))
+    for (const auto& v : fs.list("/usr/lib/gcc/" + triplet))
+      if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) && fs.exists("/usr/lib/gcc/" + triplet + "/" + v + "/cc1plus"))
+        f.gcc_versions.push_back(v);
+  for (const auto& dir : fs.list("/usr/lib")) {
+    if (!starts_with(dir, "llvm-")) continue;
+    auto full = fs.list("/usr/lib/" + dir + "/lib/clang");
+    f.clang_versions.push_back(full.empty() ? dir.substr(5) : full.back());
+  }
+  for (const char* share : {"/usr/local/share", "/usr/share"})
+    for (const auto& dir : fs.list(share))
+      if (starts_with(dir, "cmake-") && !f.cmake_version) f.cmake_version = dir.substr(6);
+}
+
+}  // namespace
+
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
   OsFacts f;
   if (auto rel = fs.read("/etc/os-release", 64 * 1024)) {
@@ -119,10 +143,15 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
         auto c = line.find(':');
         if (c != std::string::npos) f.cpu_model = trim(line.substr(c + 1));
       }
+      if (f.cpu_flags.empty() && (starts_with(line, "flags") || starts_with(line, "Features"))) {  // x86 / arm64
+        auto c = line.find(':');
+        if (c != std::string::npos) f.cpu_flags = split(trim(line.substr(c + 1)), ' ');
+      }
     }
     if (n > 0) f.cpu_count = n;
   }
   f.load = probe_cpu_load(fs, f.cpu_count);
+  probe_build_tools(fs, f);
   return f;
 }
 

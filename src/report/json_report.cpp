@@ -43,7 +43,9 @@ json facts_json(const Facts& f) {
              {"container", opt(f.os.container)}, {"wsl", f.os.wsl}, {"wsl_dxg", f.os.wsl_dxg},
              {"wsl_libcuda", f.os.wsl_libcuda}, {"shm_bytes", opt(f.os.shm_bytes)},
              {"memory_bytes", opt(f.os.memory_bytes)}, {"cpu_count", opt(f.os.cpu_count)},
-             {"cpu_model", opt(f.os.cpu_model)},
+             {"cpu_model", opt(f.os.cpu_model)}, {"cpu_flags", f.os.cpu_flags},
+             {"gcc_versions", f.os.gcc_versions}, {"clang_versions", f.os.clang_versions},
+             {"cmake_version", opt(f.os.cmake_version)},
              {"load", {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
                        {"running_commands", f.os.load.running_commands}}}};
   json pci = json::array();
@@ -165,6 +167,9 @@ json report_json(const Facts& f, const Report& r) {
              {{"cuda_usable", opt(r.verdict.cuda_usable)}, {"cpu_training_ok", r.verdict.cpu_training_ok},
               {"summary", r.verdict.summary}, {"torch", torch}}},
             {"recommendations", recs}};
+  json collect_env = json::object();
+  for (const auto& [label, value] : collect_env_fields(f, r)) collect_env[label] = value;
+  j["collect_env"] = collect_env;
   return j;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/facts.hpp"
@@ -19,6 +20,9 @@ nlohmann::json report_json(const Facts& f, const Report& r);  // schema dlready.
 std::string render_markdown(const Facts& f, const Report& r);
 // docs/findings.md content, generated from the catalogue.
 std::string render_findings_catalogue_markdown();
+
+// The fields of `python -m torch.utils.collect_env`, label and value, in its order (collect_env_fields.cpp).
+std::vector<std::pair<std::string, std::string>> collect_env_fields(const Facts& f, const Report& r);
 
 // One-line summaries of the facts of each report section (shared by text and Markdown).
 std::vector<std::string> section_facts(const Facts& f, const std::string& section);

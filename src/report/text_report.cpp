@@ -134,6 +134,9 @@ std::string render_markdown(const Facts& f, const Report& r) {
              " — " + t.reason + "\n";
     out += "\n";
   }
+  out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n```\n";
+  for (const auto& [label, value] : collect_env_fields(f, r)) out += label + ": " + value + "\n";
+  out += "```\n\n";
   for (const auto& rec : r.recommendations) {
     out += "### " + rec.title + "\n\n```sh\n";
     for (const auto& c : rec.commands) out += c + "\n";
