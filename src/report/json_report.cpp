@@ -46,6 +46,7 @@ json facts_json(const Facts& f) {
              {"cpu_model", opt(f.os.cpu_model)}, {"cpu_flags", f.os.cpu_flags},
              {"gcc_versions", f.os.gcc_versions}, {"clang_versions", f.os.clang_versions},
              {"cmake_version", opt(f.os.cmake_version)},
+             {"net_interfaces", f.os.net_interfaces ? json(*f.os.net_interfaces) : json(nullptr)},
              {"load", {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
                        {"running_commands", f.os.load.running_commands}}}};
   json pci = json::array();
