@@ -60,6 +60,17 @@ Resolution resolution_from(const json& j) {  // throws json::exception on a wron
   return r;
 }
 
+// The entry `key` of `data[table]` when every input it depended on is unchanged; else nullptr.
+const json* fresh_entry(const json& data, const char* table, const std::string& key) {
+  auto t = data.find(table);
+  if (t == data.end() || !t->is_object()) return nullptr;
+  auto e = t->find(key);
+  if (e == t->end() || !e->is_object() || !inputs_unchanged(*e)) return nullptr;
+  return &*e;
+}
+
+json empty_cache() { return {{"schema", kSchema}, {"gpu_code", json::object()}, {"closures", json::object()}}; }
+
 void put(json& table, const std::string& key, json entry) {
   if (!table.contains(key) && table.size() >= kMaxEntries) table.erase(table.begin());  // bounded: one goes
   table[key] = std::move(entry);
@@ -95,15 +106,14 @@ ScanCache::ScanCache(std::string file) : file_(std::move(file)) {
 }
 
 std::optional<GpuCode> ScanCache::gpu_code(const std::string& host_library) const {
-  if (!loaded_ || !data_["gpu_code"].contains(host_library)) return std::nullopt;
-  const auto& e = data_["gpu_code"][host_library];
-  if (!e.is_object() || !inputs_unchanged(e)) return std::nullopt;
+  const json* e = loaded_ ? fresh_entry(data_, "gpu_code", host_library) : nullptr;
+  if (!e) return std::nullopt;
   try {
     GpuCode g;
-    g.sass = e.at("sass").get<std::vector<int>>();
-    g.ptx = e.at("ptx").get<std::vector<int>>();
-    g.compressed = e.at("compressed").get<bool>();
-    g.error = e.at("error").get<std::string>();
+    g.sass = e->at("sass").get<std::vector<int>>();
+    g.ptx = e->at("ptx").get<std::vector<int>>();
+    g.compressed = e->at("compressed").get<bool>();
+    g.error = e->at("error").get<std::string>();
     return g;
   } catch (const json::exception&) {
     return std::nullopt;
@@ -112,7 +122,7 @@ std::optional<GpuCode> ScanCache::gpu_code(const std::string& host_library) cons
 
 void ScanCache::put_gpu_code(const std::string& host_library, const GpuCode& code) {
   if (file_.empty()) return;
-  if (!loaded_) data_ = {{"schema", kSchema}, {"gpu_code", json::object()}, {"closures", json::object()}}, loaded_ = true;
+  if (!loaded_) data_ = empty_cache(), loaded_ = true;
   put(data_["gpu_code"], host_library,
       {{"inputs", {{host_library, file_identity(host_library)}}}, {"sass", code.sass}, {"ptx", code.ptx},
        {"compressed", code.compressed}, {"error", code.error}});
@@ -120,11 +130,10 @@ void ScanCache::put_gpu_code(const std::string& host_library, const GpuCode& cod
 }
 
 std::optional<Resolution> ScanCache::closure(const std::string& key) const {
-  if (!loaded_ || !data_["closures"].contains(key)) return std::nullopt;
-  const auto& e = data_["closures"][key];
-  if (!e.is_object() || !inputs_unchanged(e)) return std::nullopt;
+  const json* e = loaded_ ? fresh_entry(data_, "closures", key) : nullptr;
+  if (!e) return std::nullopt;
   try {
-    return resolution_from(e.at("resolution"));
+    return resolution_from(e->at("resolution"));
   } catch (const json::exception&) {
     return std::nullopt;
   }
@@ -132,7 +141,7 @@ std::optional<Resolution> ScanCache::closure(const std::string& key) const {
 
 void ScanCache::put_closure(const std::string& key, const Resolution& r, const std::vector<std::string>& host_inputs) {
   if (file_.empty()) return;
-  if (!loaded_) data_ = {{"schema", kSchema}, {"gpu_code", json::object()}, {"closures", json::object()}}, loaded_ = true;
+  if (!loaded_) data_ = empty_cache(), loaded_ = true;
   json inputs = json::object();
   for (const auto& p : host_inputs) inputs[p] = file_identity(p);
   put(data_["closures"], key, {{"inputs", inputs}, {"resolution", to_json(r)}});

@@ -37,6 +37,36 @@ json lib(const LibraryLocation& l) {
           {"searched", l.searched},   {"stub", l.stub},      {"compat", l.compat}, {"wsl", l.wsl}};
 }
 
+// Each --binary's (and PyTorch's libtorch_cuda.so's) closure as ld.so would load it.
+json binaries_json(const Facts& f) {
+  json binaries = json::array();
+  for (const auto& b : f.binaries) {
+    json libs_of = json::array();
+    for (const auto& l : b.libraries)
+      libs_of.push_back({{"name", l.name}, {"needed_by", l.needed_by}, {"path", opt(l.path)},
+                         {"via", l.path ? json(l.via) : json(nullptr)}, {"version", opt(l.version)},
+                         {"searched", l.searched},
+                         {"later_copies", l.later_copies}});
+    binaries.push_back({{"binary", b.binary}, {"libraries", libs_of}});
+  }
+  return binaries;
+}
+
+// The GPU code of each scanned library, and per GPU whether it runs it.
+json gpu_code_json(const Facts& f) {
+  json gpu_code = json::array();
+  for (const auto& v : gpu_code_views(f)) {
+    json gpus = json::array();
+    for (const auto& g : v.gpus) gpus.push_back({{"gpu", g.gpu}, {"arch", g.arch}, {"runs", g.runs}, {"how", g.how}});
+    for (const auto& c : f.gpu_code)
+      if (c.library == v.library)
+        gpu_code.push_back({{"library", c.library}, {"owner", v.owner}, {"sass", arch_names(c.sass, "sm_")},
+                            {"ptx", arch_names(c.ptx, "compute_")}, {"compressed", c.compressed}, {"error", c.error},
+                            {"summary", v.summary}, {"gpus", gpus}});
+  }
+  return gpu_code;
+}
+
 json facts_json(const Facts& f) {
   json os = {{"pretty_name", opt(f.os.pretty_name)}, {"id", opt(f.os.id)}, {"kernel", opt(f.os.kernel)},
              {"arch", opt(f.os.arch)}, {"glibc", opt(f.os.glibc)}, {"libstdcxx", opt(f.os.libstdcxx)},
@@ -102,26 +132,6 @@ json facts_json(const Facts& f) {
   json libtorch = json::array();
   for (const auto& l : f.libtorch.installs)
     libtorch.push_back({{"path", l.path}, {"build_version", opt(l.build_version)}, {"cxx11_abi", opt(l.cxx11_abi)}});
-  json binaries = json::array();
-  for (const auto& b : f.binaries) {
-    json libs_of = json::array();
-    for (const auto& l : b.libraries)
-      libs_of.push_back({{"name", l.name}, {"needed_by", l.needed_by}, {"path", opt(l.path)},
-                         {"via", l.path ? json(l.via) : json(nullptr)}, {"version", opt(l.version)},
-                         {"searched", l.searched},
-                         {"later_copies", l.later_copies}});
-    binaries.push_back({{"binary", b.binary}, {"libraries", libs_of}});
-  }
-  json gpu_code = json::array();
-  for (const auto& v : gpu_code_views(f)) {
-    json gpus = json::array();
-    for (const auto& g : v.gpus) gpus.push_back({{"gpu", g.gpu}, {"arch", g.arch}, {"runs", g.runs}, {"how", g.how}});
-    for (const auto& c : f.gpu_code)
-      if (c.library == v.library)
-        gpu_code.push_back({{"library", c.library}, {"owner", v.owner}, {"sass", arch_names(c.sass, "sm_")},
-                            {"ptx", arch_names(c.ptx, "compute_")}, {"compressed", c.compressed}, {"error", c.error},
-                            {"summary", v.summary}, {"gpus", gpus}});
-  }
   return {{"root", f.root},
           {"os", os},
           {"pci", pci},
@@ -140,8 +150,8 @@ json facts_json(const Facts& f) {
                           {"torch_version", opt(f.own_module.torch_version)}, {"error", f.own_module.error}}},
           {"blas", {{"library", lib(f.blas.library)}, {"implementation", opt(f.blas.implementation)},
                     {"consumers", blas_users}}},
-          {"binaries", binaries},
-          {"gpu_code", gpu_code}};
+          {"binaries", binaries_json(f)},
+          {"gpu_code", gpu_code_json(f)}};
 }
 
 }  // namespace
