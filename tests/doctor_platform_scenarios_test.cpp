@@ -2,9 +2,12 @@
 // module, a CDI spec left from an older driver, NCCL/Gloo interface variables naming no interface,
 // NCCL debugging variables left set.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "diagnose/rules.hpp"
 #include "probe/probes.hpp"
+#include "report/render.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -98,6 +101,33 @@ TEST(PlatformScenario, NcclDebuggingVariablesLeftSet) {
   ASSERT_TRUE(has(r, "nccl-variables-set"));
   EXPECT_EQ(get(r, "nccl-variables-set").severity, Severity::info);
   EXPECT_EQ(get(r, "nccl-variables-set").evidence.size(), 2u);
+}
+
+// The tutorial's "restrict access to GPU resources": nodes open to everyone are an info finding
+// with the module parameters that close them; a group-only setup names who can reach the GPUs.
+TEST(PlatformScenario, GpuDeviceNodesOpenToEveryUser) {
+  Fixture f;
+  healthy_gpu_machine(f);  // the driver's default: 0666
+  f.write("/proc/driver/nvidia/params", "ResmanDebugLevel: 4294967295\nDeviceFileUID: 0\nDeviceFileGID: 0\nDeviceFileMode: 438\n");
+  auto r = f.report();
+  ASSERT_TRUE(has(r, "gpu-open-to-all-users"));
+  const auto& x = get(r, "gpu-open-to-all-users");
+  EXPECT_EQ(x.severity, Severity::info);
+  // (fixture nodes are plain files: "-rw-rw-rw-" where a real one reads "crw-rw-rw-")
+  EXPECT_EQ(x.evidence.at(0), "/dev/nvidiactl -rw-rw-rw- root:root");
+  EXPECT_EQ(x.evidence.back(), "/proc/driver/nvidia/params: DeviceFileUID: 0, DeviceFileGID: 0, DeviceFileMode: 438 (decimal; 438 = 0666)");
+  EXPECT_NE(x.fix.at(0).find("NVreg_DeviceFileMode=0660"), std::string::npos);
+  EXPECT_NE(section_facts(f.facts(), "device-nodes").back().find("every local user"), std::string::npos);
+  // Restricted to the video group (gid 44), alice a member: no finding, and the facts say who.
+  f.write("/etc/group", "root:x:0:\nvideo:x:44:alice\nalice:x:1000:\n");
+  for (const char* n : {"/dev/nvidiactl", "/dev/nvidia0", "/dev/nvidia-uvm"}) {
+    ASSERT_EQ(::chmod(f.host(n).c_str(), 0660), 0);
+    ASSERT_EQ(::chown(f.host(n).c_str(), 0, 44), 0);
+  }
+  r = f.report();
+  EXPECT_FALSE(has(r, "gpu-open-to-all-users"));
+  EXPECT_FALSE(has(r, "device-node-permission")) << "alice is in video";
+  EXPECT_EQ(section_facts(f.facts(), "device-nodes").back(), "GPUs usable by root and group video (alice), and root");
 }
 
 }  // namespace

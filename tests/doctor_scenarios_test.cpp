@@ -717,7 +717,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed",
       // doctor_platform_scenarios_test.cpp; fatbin_test.cpp (ptx-jit-only: a library nvcc builds)
       "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",
-      "ptx-jit-only", "symbol-version-missing" /* ld_resolver_test.cpp */};
+      "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

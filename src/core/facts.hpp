@@ -83,11 +83,16 @@ struct DeviceNode {
   bool exists = false;
   bool accessible = false;  // read+write for the user being checked
   std::optional<std::string> mode;  // "crw-rw-rw-" style
+  std::optional<std::string> owner, group;  // names from /etc/passwd and /etc/group (else the number)
 };
 
 struct DeviceNodeFacts {
   std::string checked_user;  // "root", "alice (uid 1000)"
   std::vector<DeviceNode> nodes;  // /dev/nvidiactl, /dev/nvidia0.., /dev/nvidia-uvm, /dev/dxg
+  // The users in the group of /dev/nvidiactl: its /etc/group members and those whose primary group it is.
+  std::vector<std::string> group_members;
+  // /proc/driver/nvidia/params: DeviceFileUID, DeviceFileGID, DeviceFileMode (decimal, as the driver prints).
+  std::map<std::string, std::string> driver_params;
 };
 
 struct LibraryLocation {

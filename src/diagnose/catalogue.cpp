@@ -60,6 +60,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"device-node-permission", S::error, "device-nodes", "The user cannot open the NVIDIA device nodes",
        "/dev/nvidia* exist but are not readable and writable by the user the check is for; CUDA then "
        "reports no device or an operating-system error."},
+      {"gpu-open-to-all-users", S::info, "device-nodes", "Every local user can use the GPUs",
+       "The GPU device nodes are readable and writable by others (the driver's default mode 0666): any "
+       "account on the machine, service accounts included, can run work on the GPUs and read what they "
+       "allocate. Restricting them to a group is what the tutorial's safety section asks for."},
       {"libcuda-missing", S::error, "driver-library", "The loader cannot find libcuda.so.1",
        "The kernel driver is present but the user-space driver library (libcuda.so.1) is not in "
        "LD_LIBRARY_PATH, /etc/ld.so.cache or the default directories: every CUDA program fails to start "

@@ -51,6 +51,32 @@ void node_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+// The tutorial's safety section asks to restrict access to GPU resources: the driver's default
+// mode 0666 lets every local user (and every service account) use the GPUs.
+void open_nodes_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  if (d.in_container) return;  // the host decides; inside, the runtime's nodes are for this container
+  std::vector<std::string> open;
+  for (const auto& n : f.nodes.nodes)
+    if (n.exists && n.path != "/dev/dxg" && n.path != "/dev/nvidia-uvm" && n.mode && n.mode->size() == 10 &&
+        n.mode->compare(7, 2, "rw") == 0)
+      open.push_back(n.path + " " + *n.mode + " " + n.owner.value_or("?") + ":" + n.group.value_or("?"));
+  if (open.empty()) return;
+  auto x = make_finding("gpu-open-to-all-users");
+  x.evidence = open;
+  const auto& p = f.nodes.driver_params;
+  auto param = [&](const char* k) { return p.count(k) ? p.at(k) : std::string("?"); };
+  if (p.count("DeviceFileMode"))
+    x.evidence.push_back("/proc/driver/nvidia/params: DeviceFileUID: " + param("DeviceFileUID") + ", DeviceFileGID: " +
+                         param("DeviceFileGID") + ", DeviceFileMode: " + param("DeviceFileMode") +
+                         " (decimal; 438 = 0666)");
+  x.fix = {"let only a group use the GPUs: echo 'options nvidia NVreg_DeviceFileUID=0 NVreg_DeviceFileGID='$(getent "
+           "group video | cut -d: -f3)' NVreg_DeviceFileMode=0660' | sudo tee /etc/modprobe.d/nvidia-access.conf",
+           "sudo update-initramfs -u (dracut -f on Fedora/RHEL), reboot, then check: grep DeviceFile "
+           "/proc/driver/nvidia/params; ls -l /dev/nvidia*",
+           "add each user who may train: sudo usermod -aG video <user> (they log in again)"};
+  out.push_back(x);
+}
+
 void library_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   bool driver_expected = (f.kernel.nvidia_loaded || (f.os.wsl && f.os.wsl_dxg)) && !d.container_blocked;
   if (f.libcuda.found() && f.libcuda.stub) {
@@ -301,6 +327,7 @@ void driver_age_rules(const Facts& f, const Derived& d, std::vector<Finding>& ou
 void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (!d.gpu_evidence) return;
   node_rules(f, d, out);
+  open_nodes_rule(f, d, out);
   library_rules(f, d, out);
   init_rules(f, d, out);
   device_rules(f, out);

@@ -2,7 +2,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
 #include <regex>
+#include <set>
 
 #include "core/text.hpp"
 #include "probe/probes.hpp"
@@ -66,6 +68,35 @@ bool can_read_write(const FileStat& st, const UserIdentity& user) {
   return (st.mode & need) == need;
 }
 
+// name -> id and id -> name of /etc/passwd or /etc/group (fields 0 and 2).
+std::map<unsigned, std::string> names_by_id(const RootFs& fs, const std::string& file) {
+  std::map<unsigned, std::string> out;
+  if (auto text = fs.read(file, 4 << 20))
+    for (const auto& line : lines(*text)) {
+      auto f = split(line, ':', true);
+      if (f.size() >= 3)
+        if (auto id = parse_int(f[2]); id && *id >= 0) out.emplace(static_cast<unsigned>(*id), f[0]);
+    }
+  return out;
+}
+
+// Who is in group `gid`: the members /etc/group lists, and the users whose primary group it is.
+std::vector<std::string> members_of(const RootFs& fs, unsigned gid) {
+  std::set<std::string> out;
+  if (auto text = fs.read("/etc/group", 4 << 20))
+    for (const auto& line : lines(*text)) {
+      auto f = split(line, ':', true);
+      if (f.size() >= 4 && parse_int(f[2]) == static_cast<long long>(gid))
+        for (const auto& m : split(f[3], ',')) out.insert(m);
+    }
+  if (auto text = fs.read("/etc/passwd", 4 << 20))
+    for (const auto& line : lines(*text)) {
+      auto f = split(line, ':', true);
+      if (f.size() >= 4 && parse_int(f[3]) == static_cast<long long>(gid)) out.insert(f[0]);
+    }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace
 
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user) {
@@ -76,6 +107,11 @@ DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user) {
   for (const auto& name : fs.list("/dev"))
     if (std::regex_match(name, numbered)) paths.push_back("/dev/" + name);
   if (fs.exists("/dev/dxg")) paths.push_back("/dev/dxg");
+  auto users = names_by_id(fs, "/etc/passwd"), groups = names_by_id(fs, "/etc/group");
+  auto name = [](const std::map<unsigned, std::string>& m, unsigned id) {
+    auto it = m.find(id);
+    return it == m.end() ? std::to_string(id) : it->second;
+  };
   for (const auto& p : paths) {
     DeviceNode n;
     n.path = p;
@@ -84,9 +120,16 @@ DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user) {
     if (st) {
       n.mode = mode_string(st->mode);
       n.accessible = can_read_write(*st, user);
+      n.owner = name(users, st->uid);
+      n.group = name(groups, st->gid);
+      if (p == "/dev/nvidiactl") f.group_members = members_of(fs, st->gid);
     }
     f.nodes.push_back(n);
   }
+  if (auto params = fs.read("/proc/driver/nvidia/params", 64 * 1024))
+    for (const auto& line : lines(*params))
+      for (const char* key : {"DeviceFileUID", "DeviceFileGID", "DeviceFileMode"})
+        if (starts_with(line, std::string(key) + ":")) f.driver_params[key] = trim(line.substr(std::string(key).size() + 1));
   return f;
 }
 

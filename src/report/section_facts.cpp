@@ -66,6 +66,18 @@ void facts_device_nodes(const Facts& f, std::vector<std::string>& out) {
   for (const auto& n : f.nodes.nodes)
     if (n.exists) present.push_back(n.path + (n.accessible ? "" : " (no access)"));
   out.push_back(present.empty() ? "no /dev/nvidia* nodes" : join(present, ", ") + " for " + f.nodes.checked_user);
+  for (const auto& n : f.nodes.nodes) {
+    if (n.path != "/dev/nvidiactl" || !n.exists || !n.mode || n.mode->size() != 10) continue;
+    if (n.mode->compare(7, 2, "rw") == 0) {
+      out.push_back("GPUs usable by every local user (" + *n.mode + ")");
+    } else {
+      std::string who = "GPUs usable by " + n.owner.value_or("?");
+      if (n.mode->compare(4, 2, "rw") == 0)
+        who += " and group " + n.group.value_or("?") +
+               (f.nodes.group_members.empty() ? " (no members)" : " (" + join(f.nodes.group_members, ", ") + ")");
+      out.push_back(who + ", and root");
+    }
+  }
 }
 
 void facts_driver_library(const Facts& f, std::vector<std::string>& out) {
