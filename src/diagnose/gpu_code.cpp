@@ -30,8 +30,9 @@ GpuCodeOnGpu gpu_code_on(const GpuCode& code, int major, int minor) {
 }
 
 std::vector<GpuCodeView> gpu_code_views(const Facts& f) {
-  auto gpus = derive(f).gpu_archs;
   std::vector<GpuCodeView> out;
+  if (f.gpu_code.empty()) return out;  // no need to derive the GPUs
+  auto gpus = derive(f).gpu_archs;
   for (const auto& code : f.gpu_code) {
     GpuCodeView v;
     v.library = code.library;

@@ -27,7 +27,7 @@ struct GpuCodeView {
 std::string arch_text(const std::vector<int>& archs, const char* prefix);
 // SASS runs on the same major with minor <= the device's; PTX JIT-compiles for any newer device.
 GpuCodeOnGpu gpu_code_on(const GpuCode& code, int major, int minor);
-// One view per scanned library, each compared with every GPU the facts know the architecture of.
+// One view per scanned library (in f.gpu_code's order), each compared with every GPU the facts know the architecture of.
 std::vector<GpuCodeView> gpu_code_views(const Facts& f);
 
 }  // namespace dlready

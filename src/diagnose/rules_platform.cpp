@@ -1,18 +1,11 @@
 // Rules about what sits around the driver: firmware (Secure Boot), container specifications (CDI)
 // and the network variables collectives read (NCCL, Gloo).
-#include <cctype>
-
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 void secure_boot_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (d.pci_gpus == 0 || f.kernel.nvidia_loaded || f.kernel.secure_boot != true) return;
@@ -83,7 +76,7 @@ void nccl_variable_rule(const Facts& f, std::vector<Finding>& out) {
   auto x = make_finding("nccl-variables-set");
   for (const auto& [var, effect] : kVariables) {
     auto v = f.env.get(var);
-    if (!v || (std::string(var) == "NCCL_DEBUG" && lower(*v) != "info" && lower(*v) != "trace")) continue;
+    if (!v || (std::string(var) == "NCCL_DEBUG" && to_lower(*v) != "info" && to_lower(*v) != "trace")) continue;
     x.evidence.push_back(std::string(var) + "=" + *v + ": " + effect);
   }
   if (x.evidence.empty()) return;

@@ -55,14 +55,15 @@ json binaries_json(const Facts& f) {
 // The GPU code of each scanned library, and per GPU whether it runs it.
 json gpu_code_json(const Facts& f) {
   json gpu_code = json::array();
-  for (const auto& v : gpu_code_views(f)) {
+  auto views = gpu_code_views(f);  // one per f.gpu_code entry, in its order
+  for (size_t i = 0; i < views.size(); ++i) {
+    const auto& v = views[i];
+    const auto& c = f.gpu_code[i];
     json gpus = json::array();
     for (const auto& g : v.gpus) gpus.push_back({{"gpu", g.gpu}, {"arch", g.arch}, {"runs", g.runs}, {"how", g.how}});
-    for (const auto& c : f.gpu_code)
-      if (c.library == v.library)
-        gpu_code.push_back({{"library", c.library}, {"owner", v.owner}, {"sass", arch_names(c.sass, "sm_")},
-                            {"ptx", arch_names(c.ptx, "compute_")}, {"compressed", c.compressed}, {"error", c.error},
-                            {"summary", v.summary}, {"gpus", gpus}});
+    gpu_code.push_back({{"library", c.library}, {"owner", v.owner}, {"sass", arch_names(c.sass, "sm_")},
+                        {"ptx", arch_names(c.ptx, "compute_")}, {"compressed", c.compressed}, {"error", c.error},
+                        {"summary", v.summary}, {"gpus", gpus}});
   }
   return gpu_code;
 }

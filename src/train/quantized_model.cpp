@@ -3,10 +3,11 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
+
+#include "core/text.hpp"
 
 namespace dlready {
 namespace {
@@ -88,9 +89,7 @@ const char* to_string(QuantScheme s) { return s == QuantScheme::dynamic ? "dynam
 std::string quantized_engine() {
   auto engine = at::globalContext().qEngine();
   if (engine == at::QEngine::NoQEngine) return "";
-  std::string name = c10::toString(engine);  // "X86"; Python's torch.backends.quantized.engine says "x86"
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
+  return to_lower(c10::toString(engine));  // "X86"; Python's torch.backends.quantized.engine says "x86"
 }
 
 torch::Tensor QuantizedModel::forward(const torch::Tensor& x) const {
