@@ -28,9 +28,7 @@ dlready_layer(dlready_train train
   src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/curves_svg.cpp src/train/loss_curve.cpp src/train/tensorboard_events.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
   src/train/safetensors_format.cpp src/train/quantized_model.cpp src/train/quantized_model_file.cpp
   src/train/stop_protocol.cpp src/train/trainer.cpp)
-target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api ${DLREADY_SODIUM})
-# sodium.h from wherever libsodium was found (a private prefix on the GPU check's machine).
-target_include_directories(dlready_train PRIVATE "${DLREADY_SODIUM_INCLUDE}")
+target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api dlready_secure)
 dlready_layer(dlready_verify verify
   src/verify/registry.cpp src/verify/checks_compute.cpp src/verify/checks_memory.cpp
   src/verify/checks_collective.cpp src/verify/verify_main.cpp)
@@ -41,7 +39,7 @@ dlready_layer(dlready_bench bench
   src/bench/cpu_peak.cpp src/bench/gemm_bench.cpp src/bench/copy_bench.cpp src/bench/train_bench.cpp
   src/bench/launch_floor.cpp src/bench/bench_report.cpp src/bench/bench_main.cpp)
 target_link_libraries(dlready_bench PUBLIC dlready_train dlready_module_api)
-dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/module_entry.cpp)
+dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/train_audit.cpp src/module/module_entry.cpp)
 target_link_libraries(dlready_module PUBLIC dlready_train dlready_verify dlready_bench dlready_distributed)
 
 # Every LibTorch layer, for the tests.

@@ -1,5 +1,6 @@
 #include "cli/verify_command.hpp"
 
+#include "cli/security_command.hpp"
 #include "cli/torch_module.hpp"
 #include "cli/usage_hints.hpp"
 #include "module_api/module_abi.hpp"
@@ -45,11 +46,13 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ex->add_option("--out", export_model.out, "The file to write (.pt, .pth or .safetensors)")->required();
   ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
       ->check(CLI::IsMember({"pt", "safetensors"}));
+  add_key_options(ex, export_model.key_file, export_model.passphrase_env, "opens the input and encrypts --out");
   eval.action = "eval";
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
   ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
+  add_key_options(ev, eval.key_file, eval.passphrase_env, "opens an encrypted model");
   quantize.action = "quantize";
   auto* q = app.add_subcommand("quantize",
                                "Write an int8 model (LibTorch's fbgemm kernels) and compare it with fp32: test accuracy, "
@@ -64,6 +67,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
       ->check(CLI::Range(int64_t{1}, int64_t{60000}));
   q->add_option("--data", quantize.data, "MNIST-format directory: calibration from its training files, test set from t10k");
   q->add_flag("--json", quantize.json, "Print the comparison as JSON (schema dlready.quantize/1)");
+  add_key_options(q, quantize.key_file, quantize.passphrase_env, "opens the input and encrypts --out");
 }
 
 ExitCode run_model(const ModelOptions& opt) { return run_torch_module("model", to_json(opt)); }

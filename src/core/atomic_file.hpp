@@ -1,6 +1,9 @@
 // Writes a file so that a crash leaves either the old or the new content, never a torn one:
 // temp file in the same directory, fsync, rename over the target, fsync the directory.
 #pragma once
+#include <sys/types.h>
+
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -8,7 +11,33 @@
 
 namespace dlready {
 
-// Fails with a message naming the path and the failing step.
-Status write_file_atomically(const std::string& path, std::string_view content);
+// Fails with a message naming the path and the failing step. `mode` is the new file's mode.
+Status write_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0644);
+
+// The same, for content that arrives in pieces (an encrypted file written chunk by chunk, so the
+// whole ciphertext is never held in memory): append, then commit. Until commit() succeeds the
+// target is untouched; a writer destroyed without commit removes its temp file.
+class AtomicFileWriter {
+ public:
+  struct Opened;
+  static Opened open(const std::string& path, mode_t mode = 0644);
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+  Status append(std::string_view bytes);
+  Status commit();  // fsync, rename over the target, fsync the directory
+
+ private:
+  AtomicFileWriter(std::string path, std::string tmp, int fd) : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  Status fail(const char* step);
+  std::string path_, tmp_;
+  int fd_ = -1;
+  bool done_ = false;
+};
+
+struct AtomicFileWriter::Opened {
+  std::unique_ptr<AtomicFileWriter> writer;
+  std::string error;
+};
 
 }  // namespace dlready

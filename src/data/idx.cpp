@@ -165,6 +165,8 @@ Status load_split(const std::string& dir, const std::string& prefix, int classes
              " is out of range (expected 0-" + std::to_string(classes - 1) + ")");
   split.images = std::move(*img.array);
   split.labels = std::move(*lbl.array);
+  split.images_path = *img_path;
+  split.labels_path = *lbl_path;
   return {};
 }
 

@@ -29,6 +29,7 @@ IdxResult read_idx_file(const std::string& path);
 struct MnistSplit {
   IdxArray images;  // N x rows x cols
   IdxArray labels;  // N
+  std::string images_path, labels_path;  // the files they were read from
   size_t size() const { return labels.dims.empty() ? 0 : labels.dims[0]; }
 };
 

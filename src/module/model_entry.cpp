@@ -6,6 +6,7 @@
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
+#include "secure/secret_key.hpp"
 #include "data/idx.hpp"
 #include "module/module_entry.hpp"
 #include "train/batches.hpp"
@@ -16,7 +17,7 @@
 namespace dlready {
 namespace {
 
-ExitCode export_model(const ModelOptions& o, const ModelWeights& w) {
+ExitCode export_model(const ModelOptions& o, const ModelWeights& w, SealingKey* key) {
   auto format = o.format == "pt"            ? std::optional(WeightsFormat::pt)
                 : o.format == "safetensors" ? std::optional(WeightsFormat::safetensors)
                                             : format_of_name(o.out);
@@ -24,9 +25,15 @@ ExitCode export_model(const ModelOptions& o, const ModelWeights& w) {
     std::fprintf(stderr, "dlready export-model: --out %s: name it .pt or .safetensors, or give --format\n", o.out.c_str());
     return ExitCode::usage;
   }
-  if (auto st = save_weights(o.out, *format, w); !st) {
+  if (auto st = save_weights(o.out, *format, w, key); !st) {
     std::fprintf(stderr, "dlready export-model: %s\n", st.error().c_str());
     return ExitCode::failed;
+  }
+  if (key) {
+    std::printf("wrote %s: the %s state_dict (%zu tensors, %s), encrypted with %s; for PyTorch, decrypt a copy: "
+                "dlready rekey COPY --key-file KEY --decrypt\n",
+                o.out.c_str(), to_string(w.kind), w.tensors.size(), to_string(*format), key->description().c_str());
+    return ExitCode::ok;
   }
   const std::string load = *format == WeightsFormat::pt ? "torch.load(\"" + o.out + "\", weights_only=True)"
                                                          : "safetensors.torch.load_file(\"" + o.out + "\")";
@@ -81,9 +88,9 @@ ExitCode eval_model(const ModelOptions& o, const EvalModel& m) {
 
 // An int8 model (dlready quantize) is a safetensors file with its own format metadata; anything
 // else goes through the fp32 readers.
-std::variant<EvalModel, std::string> load_eval_model(const std::string& path) {
+std::variant<EvalModel, std::string> load_eval_model(const std::string& path, SealingKey* key) {
   std::string error;
-  auto bytes = read_model_file(path, &error);
+  auto bytes = read_model_file(path, key, &error);
   if (!bytes) return error;
   auto st = read_safetensors(*bytes);
   if (auto* file = std::get_if<SafetensorsFile>(&st); file && file->metadata.count("format") &&
@@ -107,20 +114,30 @@ std::variant<EvalModel, std::string> load_eval_model(const std::string& path) {
 ExitCode run_model_command(const ModelOptions& o) {
   const std::string command = o.action == "export" ? "export-model" : o.action;
   try {
+    std::unique_ptr<SealingKey> key;
+    if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
+      auto loaded = SealingKey::load(choice);
+      if (!loaded.key) {
+        std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
+        return ExitCode::usage;
+      }
+      key = std::move(loaded.key);
+    }
     if (o.action == "eval") {
-      auto m = load_eval_model(o.input);
+      auto m = load_eval_model(o.input, key.get());
       if (auto* why = std::get_if<std::string>(&m)) {
         std::fprintf(stderr, "dlready eval: %s\n", why->c_str());
         return ExitCode::failed;
       }
       return eval_model(o, std::get<EvalModel>(m));
     }
-    auto loaded = load_weights(o.input);
+    auto loaded = load_weights(o.input, key.get());
     if (!loaded.weights) {
       std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
       return ExitCode::failed;
     }
-    return o.action == "export" ? export_model(o, *loaded.weights) : run_quantize_command(o, *loaded.weights);
+    return o.action == "export" ? export_model(o, *loaded.weights, key.get())
+                                : run_quantize_command(o, *loaded.weights, key.get());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), first_line(e.what()).c_str());
     return ExitCode::failed;

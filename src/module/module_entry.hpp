@@ -9,6 +9,7 @@
 namespace dlready {
 
 struct ModelWeights;  // train/model_files.hpp
+class SealingKey;     // secure/secret_key.hpp
 
 ExitCode run_module_command(const std::string& command, const std::string& options_json);
 
@@ -18,6 +19,7 @@ ExitCode run_train_command(const TrainOptions& o);
 // `dlready export-model`, `dlready eval` and `dlready quantize` inside the module.
 ExitCode run_model_command(const ModelOptions& o);
 // `dlready quantize` from the fp32 weights already read (quantize_entry.cpp).
-ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w);
+// `key`: seal the int8 model with it (nullptr: plain safetensors).
+ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w, SealingKey* key);
 
 }  // namespace dlready

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "data/idx.hpp"
 #include "module/module_entry.hpp"
+#include "secure/sealed_file.hpp"
 #include "torch_runtime/measure.hpp"
 #include "train/batches.hpp"
 #include "train/evaluation.hpp"
@@ -79,7 +79,7 @@ void print_report(const ModelOptions& o, const QuantizedModel& q, const Side& fp
 
 }  // namespace
 
-ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w) {
+ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w, SealingKey* key) {
   if (quantized_engine().empty()) {
     std::fprintf(stderr, "dlready quantize: this LibTorch has no quantized CPU engine (fbgemm/x86/qnnpack)\n");
     return ExitCode::failed;
@@ -100,7 +100,7 @@ ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w) {
     return ExitCode::failed;
   }
   const auto& q = std::get<QuantizedModel>(read);
-  if (auto st = write_file_atomically(o.out, bytes); !st) {
+  if (auto st = write_protected_file(o.out, bytes, key); !st) {
     std::fprintf(stderr, "dlready quantize: %s\n", st.error().c_str());
     return ExitCode::failed;
   }

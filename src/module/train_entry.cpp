@@ -14,6 +14,7 @@
 #include "distributed/data_parallel.hpp"
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
+#include "module/train_audit.hpp"
 #include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
@@ -121,10 +122,12 @@ void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r
         "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\n%s", 100 * r.test_acc,
         r.train_seconds, total, peak_rss_mib(), confusion_text(r.confusion).c_str());
   }
-  say(human, "wrote %s/checkpoint.dlr, %s/metrics.jsonl, %s/curves.svg\n", o.out.c_str(), o.out.c_str(), o.out.c_str());
+  const bool sealed = !o.key_file.empty() || !o.passphrase_env.empty();
+  say(human, "wrote %s/checkpoint.dlr%s, %s/metrics.jsonl, %s/curves.svg, %s/audit.jsonl\n", o.out.c_str(),
+      sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str());
 }
 
-ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds,
+ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, SealingKey* key,
                       std::chrono::steady_clock::time_point t0) {
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
@@ -137,6 +140,13 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   TrainHooks hooks = console.hooks();
   StopOnSignal stop_signal;
   hooks.stop_requested = [&] { return stop_signal.requested(); };
+  auto audit = RunAudit::start(o, leader, ds, key, p.device.str(), p.dist.world);
+  if (!audit.audit) {
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audit.error.c_str());
+    return ExitCode::failed;
+  }
+  hooks.audit = audit.audit->hook();
+  hooks.key = key;
   TrainResult r;
   try {
     r = train(o, data, p.device, hooks, dp);
@@ -147,6 +157,11 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
     std::_Exit(to_int(ExitCode::failed));  // a dead peer can leave c10d threads that never join: do not wait
   }
   console.end_progress();
+  auto audited = audit.audit->end(r);
+  if (r.status == ExitCode::ok && !audited) {
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audited.error().c_str());
+    return ExitCode::failed;
+  }
   if (r.status != ExitCode::ok) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), r.error.c_str());
     return r.status;
@@ -169,9 +184,19 @@ ExitCode run_train_command(const TrainOptions& o) {
       std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
       return ExitCode::failed;
     }
+    // The key before the rendezvous: a wrong or unreadable key stops every rank at once.
+    std::unique_ptr<SealingKey> key;
+    if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
+      auto loaded = SealingKey::load(choice);
+      if (!loaded.key) {
+        std::fprintf(stderr, "dlready train: %s\n", loaded.error.c_str());
+        return ExitCode::usage;
+      }
+      key = std::move(loaded.key);
+    }
     Placement p;
     if (auto failed = place(o, p)) return *failed;
-    return train_placed(o, p, *ds.dataset, t0);
+    return train_placed(o, p, *ds.dataset, key.get(), t0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready train: %s\n", e.what());
     return ExitCode::failed;

@@ -18,7 +18,8 @@ namespace dlready {
 // 4: train --tensorboard (2026-12-03).
 // 5: the "model" command (export-model, eval), train --init (2026-12-03).
 // 6: the "model" command's quantize action (2026-12-03).
-inline constexpr unsigned kModuleAbiVersion = 6;
+// 7: --key-file / --passphrase-env of train and the model commands, train's audit options (2026-12-04).
+inline constexpr unsigned kModuleAbiVersion = 7;
 inline constexpr const char* kModuleAbiSymbol = "dlready_module_abi";
 inline constexpr const char* kModuleRunSymbol = "dlready_module_run";
 using ModuleAbiFn = unsigned (*)();

@@ -58,13 +58,15 @@ void train_fields(Options& o, Visit&& v) {
   v("empty_cache", o.empty_cache), v("limit_train", o.limit_train), v("rank", o.rank);
   v("world_size", o.world_size), v("master_port", o.master_port), v("master_addr", o.master_addr);
   v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("overwrite", o.overwrite), v("json", o.json);
-  v("progress", o.progress), v("tensorboard", o.tensorboard), v("init", o.init);
+  v("progress", o.progress), v("tensorboard", o.tensorboard), v("init", o.init), v("key_file", o.key_file);
+  v("passphrase_env", o.passphrase_env), v("audit_log", o.audit_log), v("audit_sign_key", o.audit_sign_key);
 }
 
 template <class Options, class Visit>
 void model_fields(Options& o, Visit&& v) {
   v("action", o.action), v("input", o.input), v("out", o.out), v("format", o.format), v("data", o.data);
-  v("scheme", o.scheme), v("calibration", o.calibration), v("json", o.json);
+  v("scheme", o.scheme), v("calibration", o.calibration), v("json", o.json), v("key_file", o.key_file);
+  v("passphrase_env", o.passphrase_env);
 }
 
 template <class Options, class Visit>

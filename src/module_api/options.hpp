@@ -51,6 +51,11 @@ struct TrainOptions {
   bool progress = true;  // progress bar when stdout is a terminal
   bool tensorboard = false;  // event files in <out>/tensorboard
   std::string init;          // start from these weights (a .pt or .safetensors state_dict, or a checkpoint)
+  // Security (the first tutorial's safety section): the key that seals checkpoint.dlr — a key
+  // file, or the name of the variable holding a passphrase (never the secret itself) — and the
+  // audit log (<out>/audit.jsonl always; these add a second log and Ed25519 signatures).
+  std::string key_file, passphrase_env;
+  std::string audit_log, audit_sign_key;
 };
 
 struct VerifyOptions {
@@ -80,6 +85,7 @@ struct ModelOptions {
   std::string data = "/usr/share/datasets/fashion-mnist";  // eval, quantize: the test (and calibration) set
   std::string scheme = "dynamic";  // quantize: dynamic | static
   int64_t calibration = 1000;      // quantize --scheme static: training images the activation ranges come from
+  std::string key_file, passphrase_env;  // the input is sealed with this key, and so is the output
   bool json = false;
 };
 

@@ -5,9 +5,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
 #include "core/json_text.hpp"
+#include "secure/sealed_file.hpp"
 
 namespace dlready {
 namespace {
@@ -24,7 +23,7 @@ std::string checksum(const std::string& bytes, size_t len) {
 
 }  // namespace
 
-Status save_checkpoint(const std::string& path, const Checkpoint& ck) {
+Status save_checkpoint(const std::string& path, const Checkpoint& ck, SealingKey* key) {
   nlohmann::json header = {{"format", "dlready.checkpoint/1"}, {"meta", ck.meta}, {"tensors", nlohmann::json::array()}};
   std::string payload;
   for (const auto& [name, t] : ck.tensors) {
@@ -40,7 +39,7 @@ Status save_checkpoint(const std::string& path, const Checkpoint& ck) {
   out += h;
   out += payload;
   out += checksum(out, out.size());
-  return write_file_atomically(path, out);
+  return write_protected_file(path, out, key);
 }
 
 CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
@@ -90,9 +89,9 @@ CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
   return {std::move(ck), ""};
 }
 
-CheckpointLoad load_checkpoint(const std::string& path) {
+CheckpointLoad load_checkpoint(const std::string& path, SealingKey* key) {
   constexpr uint64_t kMaxCheckpointBytes = uint64_t{1} << 30;  // SimpleNet's is 2.4 MB, the CNN's 3 MB
-  auto file = read_regular_file(path, kMaxCheckpointBytes, "a checkpoint");
+  auto file = read_protected_file(path, key, kMaxCheckpointBytes, "a checkpoint");
   if (!file.bytes) return {std::nullopt, file.error};
   return parse_checkpoint(*file.bytes, path);
 }

@@ -1,13 +1,15 @@
 // The project's own checkpoint archive: tensors keyed by name (model parameters and optimizer
 // state), a JSON header for the rest of the run state, and a BLAKE2b checksum over everything.
 // Layout: "DLRCKPT1" | u64 header length (LE) | header JSON | tensor bytes | 32-byte checksum.
-// Not LibTorch's archive format, so checkpoints survive LibTorch version changes.
+// Not LibTorch's archive format, so checkpoints survive LibTorch version changes. With a key the
+// archive is written sealed (secure/sealed_file.hpp): encrypted and authenticated.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "core/status.hpp"
+#include "secure/secret_key.hpp"
 #include "train/model.hpp"
 
 namespace dlready {
@@ -18,13 +20,15 @@ struct Checkpoint {
 };
 
 // Written atomically (the previous checkpoint survives a crash); fails naming what failed.
-Status save_checkpoint(const std::string& path, const Checkpoint& ck);
+// `key`: seal it (nullptr: plaintext).
+Status save_checkpoint(const std::string& path, const Checkpoint& ck, SealingKey* key = nullptr);
 
 struct CheckpointLoad {
   std::optional<Checkpoint> checkpoint;
   std::string error;  // names the file and the problem (torn, tampered, malformed)
 };
-CheckpointLoad load_checkpoint(const std::string& path);
+// `key`: the checkpoint must be sealed with it; nullptr: it must be plaintext.
+CheckpointLoad load_checkpoint(const std::string& path, SealingKey* key = nullptr);
 // Parses checkpoint bytes (exposed for tests and fuzzing).
 CheckpointLoad parse_checkpoint(const std::string& bytes, const std::string& name);
 

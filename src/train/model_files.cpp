@@ -3,10 +3,9 @@
 #include <cstring>
 #include <map>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
+#include "secure/sealed_file.hpp"
 #include "train/checkpoint.hpp"
 #include "train/safetensors_format.hpp"
 #include "train/torch_save_format.hpp"
@@ -104,15 +103,15 @@ WeightsLoad parse_weights(const std::string& bytes, const std::string& name) {
                                "torch.save, or .safetensors)"};
 }
 
-std::optional<std::string> read_model_file(const std::string& path, std::string* error) {
-  auto read = read_regular_file(path, kMaxModelBytes, "a model file");
+std::optional<std::string> read_model_file(const std::string& path, SealingKey* key, std::string* error) {
+  auto read = read_protected_file(path, key, kMaxModelBytes, "a model file");
   if (!read.bytes) *error = read.error;
   return std::move(read.bytes);
 }
 
-WeightsLoad load_weights(const std::string& path) {
+WeightsLoad load_weights(const std::string& path, SealingKey* key) {
   std::string error;
-  auto bytes = read_model_file(path, &error);
+  auto bytes = read_model_file(path, key, &error);
   if (!bytes) return {std::nullopt, error};
   try {
     return parse_weights(*bytes, path);
@@ -121,17 +120,17 @@ WeightsLoad load_weights(const std::string& path) {
   }
 }
 
-Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& w) {
+Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& w, SealingKey* key) {
   switch (format) {
-    case WeightsFormat::pt: return write_file_atomically(path, torch_save_state_dict(w.tensors));
+    case WeightsFormat::pt: return write_protected_file(path, torch_save_state_dict(w.tensors), key);
     case WeightsFormat::safetensors:
-      return write_file_atomically(path, safetensors_bytes({{{"format", "pt"}}, w.tensors}));
+      return write_protected_file(path, safetensors_bytes({{{"format", "pt"}}, w.tensors}), key);
     case WeightsFormat::checkpoint: break;
   }
   Checkpoint ck;
   ck.meta = {{"run", {{"model", to_string(w.kind)}}}};
   ck.tensors = w.tensors;
-  return save_checkpoint(path, ck);
+  return save_checkpoint(path, ck, key);
 }
 
 void load_into(const ReferenceModel& model, const ModelWeights& w) {

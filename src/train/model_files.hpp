@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/status.hpp"
+#include "secure/secret_key.hpp"
 #include "train/model.hpp"
 
 namespace dlready {
@@ -31,13 +32,15 @@ struct WeightsLoad {
   std::string error;
 };
 // The bytes of a model file (a regular file, at most 1 GiB); nullopt with *error naming the file.
-std::optional<std::string> read_model_file(const std::string& path, std::string* error);
+// `key`: the file must be sealed with it (--key-file, --passphrase-env); nullptr: plaintext.
+std::optional<std::string> read_model_file(const std::string& path, SealingKey* key, std::string* error);
 // Recognises the format by its first bytes (checkpoint magic, zip, safetensors header).
-WeightsLoad load_weights(const std::string& path);
+WeightsLoad load_weights(const std::string& path, SealingKey* key = nullptr);
 // The same from bytes already read (tests, fuzzing); `name` is used in errors.
 WeightsLoad parse_weights(const std::string& bytes, const std::string& name);
 
-Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& weights);
+// `key`: seal the file (nullptr: the plain format, which PyTorch reads).
+Status save_weights(const std::string& path, WeightsFormat format, const ModelWeights& weights, SealingKey* key = nullptr);
 
 // Copies the weights into a model of the same kind (names and shapes were checked when loaded).
 void load_into(const ReferenceModel& model, const ModelWeights& weights);

@@ -130,7 +130,7 @@ Status prepare_output(const TrainOptions& o) {
   if (auto st = make_directories(o.out); !st) return Status::failure("--out " + o.out + ": " + st.error());
   if (::access(o.out.c_str(), W_OK | X_OK) != 0)
     return Status::failure("--out " + o.out + ": cannot write there (" + std::strerror(errno) + ")");
-  for (const char* name : {"checkpoint.dlr", "metrics.jsonl", "curves.svg"}) {
+  for (const char* name : {"checkpoint.dlr", "metrics.jsonl", "curves.svg", "audit.jsonl"}) {
     std::string p = o.out + "/" + name;
     struct stat st {};
     if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
@@ -152,8 +152,8 @@ nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world
 }
 
 Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int world, bool leader,
-                  const torch::Device& device, int64_t steps_per_epoch, RunState& state) {
-  auto ld = load_checkpoint(checkpoint_path(o));
+                  const torch::Device& device, int64_t steps_per_epoch, RunState& state, SealingKey* key) {
+  auto ld = load_checkpoint(checkpoint_path(o), key);
   if (!ld.checkpoint) return Status::failure("cannot resume: " + ld.error);
   const auto& meta = ld.checkpoint->meta;
   if (!meta.is_object()) return Status::failure("cannot resume: " + checkpoint_path(o) + ": malformed run state");
@@ -178,7 +178,8 @@ Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int wor
 }
 
 Status save_run(const std::string& path, const nlohmann::json& identity, const RunState& state,
-                const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total) {
+                const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total,
+                SealingKey* key) {
   Checkpoint ck;
   ck.meta = {{"epoch", at.epoch},
              {"step_in_epoch", at.step_in_epoch},
@@ -195,7 +196,7 @@ Status save_run(const std::string& path, const nlohmann::json& identity, const R
     for (auto& s : state.scaler->state()) ck.tensors.push_back(s);
   ck.tensors.emplace_back("run/loss_sum", loss_total);
   ck.tensors.emplace_back("run/correct", correct_total);
-  return save_checkpoint(path, ck);
+  return save_checkpoint(path, ck, key);
 }
 
 }  // namespace dlready

@@ -7,6 +7,7 @@
 
 #include "core/status.hpp"
 #include "module_api/options.hpp"
+#include "secure/secret_key.hpp"
 #include "train/run_state.hpp"
 
 namespace dlready {
@@ -25,8 +26,9 @@ nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world
 // metrics come out as in an uninterrupted run.
 // Every field of the checkpoint's run state is checked for its type and range, and every tensor
 // against the model's parameters and the optimizer's state, before anything is used.
+// `key`: the checkpoint is sealed with it (nullptr: plaintext).
 Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int world, bool leader,
-                  const torch::Device& device, int64_t steps_per_epoch, RunState& state);
+                  const torch::Device& device, int64_t steps_per_epoch, RunState& state, SealingKey* key);
 
 // Where a checkpoint is taken: the epoch it belongs to, the steps done in it, its time so far.
 struct RunPosition {
@@ -38,6 +40,7 @@ struct RunPosition {
 
 // Writes the checkpoint atomically; loss_total/correct_total are the epoch's counters of every rank.
 Status save_run(const std::string& path, const nlohmann::json& identity, const RunState& state,
-                const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total);
+                const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total,
+                SealingKey* key);
 
 }  // namespace dlready

@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "core/posix_fs.hpp"
+#include "secure/audit_log.hpp"
+#include "secure/sealed_file.hpp"
 #include "torch_runtime/cuda_support.hpp"
 #include "train/epoch_record.hpp"
 #include "train/evaluation.hpp"
@@ -54,6 +56,15 @@ class TrainingRun {
   void log(const std::string& s) const {
     if (hooks_.log) hooks_.log(s);
   }
+  // false (and the run failed) when the record could not be written.
+  bool audit(const std::string& event, const nlohmann::json& details) {
+    if (!hooks_.audit || !leader()) return true;
+    if (auto st = hooks_.audit(event, details); !st) {
+      fail(ExitCode::failed, st.error() + "; stopped (an audited run does not go on unaudited)");
+      return false;
+    }
+    return true;
+  }
   TrainResult fail(ExitCode status, std::string why) {
     res_.status = status;
     res_.error = std::move(why);
@@ -95,12 +106,18 @@ bool TrainingRun::start() {
     return false;
   }
   if (o_.resume) {
-    if (auto st = resume_run(o_, identity_, dp_.world, leader(), device_, steps_per_epoch_, state_); !st) {
+    if (auto st = resume_run(o_, identity_, dp_.world, leader(), device_, steps_per_epoch_, state_, hooks_.key); !st) {
       fail(ExitCode::failed, st.error());
       return false;
     }
     log("resumed from " + checkpoint_path(o_) + " at epoch " + std::to_string(state_.start_epoch + 1) + ", step " +
         std::to_string(state_.start_step));
+    if (!audit("resume", {{"checkpoint", checkpoint_path(o_)},
+                          {"blake2b", blake2b_file(checkpoint_path(o_)).value_or("")},
+                          {"epoch", state_.start_epoch},
+                          {"step_in_epoch", state_.start_step},
+                          {"global_step", state_.global_step}}))
+      return false;
   }
   if (!init_from_file()) return false;
   if (o_.tensorboard && leader()) {
@@ -126,7 +143,9 @@ bool TrainingRun::start() {
 // after the tutorial's load_state_dict.
 bool TrainingRun::init_from_file() {
   if (o_.init.empty() || o_.resume) return true;
-  auto loaded = load_weights(o_.init);
+  // --init names its file itself: a sealed one is opened with the run's key, a plain one (a
+  // torch.save'd state_dict from PyTorch) as it is.
+  auto loaded = load_weights(o_.init, sealed_key_id(o_.init) ? hooks_.key : nullptr);
   if (!loaded.weights) {
     fail(ExitCode::failed, "--init " + loaded.error);
     return false;
@@ -164,11 +183,16 @@ bool TrainingRun::write_step_losses(int epoch, const std::vector<LossPoint>& poi
 // A checkpoint that cannot be written ends the run (exit 1): it is never reported as written.
 bool TrainingRun::save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total) {
   if (!leader()) return true;
-  if (auto st = save_run(checkpoint_path(o_), identity_, state_, at, loss_total, correct_total); !st) {
+  if (auto st = save_run(checkpoint_path(o_), identity_, state_, at, loss_total, correct_total, hooks_.key); !st) {
     fail(ExitCode::failed, "cannot write the checkpoint: " + st.error() + "; stopped (an earlier checkpoint is unchanged)");
     return false;
   }
-  return true;
+  return audit("checkpoint", {{"path", checkpoint_path(o_)},
+                              {"blake2b", blake2b_file(checkpoint_path(o_)).value_or("")},
+                              {"epoch", at.epoch},
+                              {"step_in_epoch", at.step_in_epoch},
+                              {"global_step", state_.global_step},
+                              {"encrypted", hooks_.key != nullptr}});
 }
 
 // The epoch's loss and correct counters so far, summed over ranks (a collective: every rank calls
@@ -184,6 +208,7 @@ void TrainingRun::not_finite(int epoch, const std::string& what) {
   std::string kept = path_exists(checkpoint_path(o_)) ? "The last good checkpoint is kept: " + checkpoint_path(o_)
                                                       : "No checkpoint had been written yet";
   fail(ExitCode::failed, what + " in epoch " + std::to_string(epoch + 1) + "; stopped. " + kept + " (try a smaller --lr)");
+  res_.stopped_not_finite = true;
 }
 
 void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs) {

@@ -12,6 +12,7 @@
 #include "core/exit_code.hpp"
 #include "core/status.hpp"
 #include "module_api/options.hpp"
+#include "secure/secret_key.hpp"
 #include "torch_runtime/collectives.hpp"
 #include "train/batches.hpp"
 #include "train/metrics.hpp"
@@ -25,6 +26,7 @@ struct TrainResult {
   std::vector<int64_t> confusion;  // 10x10, row = true class, column = predicted
   double test_acc = 0, test_loss = 0, train_seconds = 0;
   bool resumed = false;
+  bool stopped_not_finite = false;  // the loss or the parameters became inf/NaN
   int micro_batches = 1;        // > 1 after an out-of-memory: steps run as this many micro-batches
   double loss_scale = 0;        // fp16: the final loss scale
   int64_t skipped_steps = 0;    // fp16: steps skipped for inf/NaN gradients
@@ -41,6 +43,11 @@ struct TrainHooks {
   std::function<void(int64_t step, int64_t batch)> before_step;
   // Polled between steps: true asks for a checkpoint and a stop (ExitCode::interrupted), e.g. Ctrl-C.
   std::function<bool()> stop_requested;
+  // The audit log's events from inside the loop (rank 0): "resume", "checkpoint" with their details.
+  // A record that cannot be written stops the run (exit 1): an audited run is never unaudited.
+  std::function<Status(const std::string& event, const nlohmann::json& details)> audit;
+  // Seals checkpoint.dlr (and reads a sealed one on --resume); nullptr: plaintext checkpoints.
+  SealingKey* key = nullptr;
 };
 
 // Whether the options can train on `device` (amp/engine/model combinations); a failure says why not.

@@ -1,0 +1,334 @@
+#include "secure/audit_log.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sodium.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "core/bounded_file.hpp"
+#include "core/json_text.hpp"
+#include "core/posix_fs.hpp"
+#include "core/text.hpp"
+#include "secure/sodium_init.hpp"
+
+namespace dlready {
+namespace {
+
+constexpr size_t kHash = crypto_generichash_BYTES;  // 32
+const std::string kNoPrev(2 * kHash, '0');          // the first record's "prev"
+constexpr size_t kTailWindow = 1 << 20;             // a record is far smaller than this
+
+std::string hex(const unsigned char* p, size_t n) {
+  std::string out(2 * n + 1, '\0');
+  sodium_bin2hex(out.data(), out.size(), p, n);
+  out.pop_back();
+  return out;
+}
+
+// BLAKE2b of the record's canonical text: the record without "hash" and "sig", keys sorted.
+std::string record_hash(nlohmann::json record) {
+  record.erase("hash");
+  record.erase("sig");
+  std::string text = json_text(record);
+  unsigned char h[kHash];
+  crypto_generichash(h, kHash, reinterpret_cast<const unsigned char*>(text.data()), text.size(), nullptr, 0);
+  return hex(h, kHash);
+}
+
+std::string utc_now() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+std::string user_name() {
+  struct passwd pw {}, *found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(::geteuid(), &pw, buf, sizeof buf, &found) == 0 && found) return found->pw_name;
+  return "uid " + std::to_string(::geteuid());
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "?";
+  return buf;
+}
+
+// The last record of an open log (for its hash and sequence number): null for an empty log, an
+// error when the file does not end in a whole record.
+struct Tail {
+  nlohmann::json record;
+  std::string error;
+};
+Tail last_record(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return {nullptr, path + ": cannot stat (" + std::strerror(errno) + ")"};
+  if (st.st_size == 0) return {nullptr, ""};
+  size_t window = static_cast<size_t>(std::min<off_t>(st.st_size, kTailWindow));
+  std::string buf(window, '\0');
+  ssize_t n = ::pread(fd, buf.data(), window, st.st_size - static_cast<off_t>(window));
+  if (n != static_cast<ssize_t>(window)) return {nullptr, path + ": cannot read its last record"};
+  const std::string damaged = path + ": the log does not end in a whole record (cut off or edited): run dlready audit "
+                                     "verify " + path + ", and move the log aside to start a new one";
+  if (buf.back() != '\n') return {nullptr, damaged};
+  size_t start = buf.find_last_of('\n', buf.size() - 2);
+  start = start == std::string::npos ? 0 : start + 1;
+  if (start == 0 && window < static_cast<size_t>(st.st_size)) return {nullptr, damaged};
+  auto j = nlohmann::json::parse(buf.substr(start, buf.size() - 1 - start), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("hash") || !j["hash"].is_string() || !j.contains("seq") ||
+      !j["seq"].is_number_unsigned())
+    return {nullptr, damaged};
+  return {std::move(j), ""};
+}
+
+bool secret_looking(std::string name) {
+  name = to_lower(name);
+  for (const char* w : {"token", "secret", "password", "passwd", "passphrase", "credential", "apikey", "api_key",
+                        "private", "key"})
+    if (name.find(w) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> mask_command_line(const std::vector<std::string>& argv) {
+  // dlready's own options that hold a path or a variable's name, never a secret.
+  static const std::set<std::string> kNamesNotSecrets = {"--key-file",       "--new-key-file", "--audit-sign-key",
+                                                         "--public-key",     "--passphrase-env",
+                                                         "--new-passphrase-env"};
+  std::vector<std::string> out;
+  bool mask_next = false;
+  for (const auto& a : argv) {
+    if (mask_next) {
+      out.push_back("***");
+      mask_next = false;
+      continue;
+    }
+    auto eq = a.find('=');
+    std::string name = a.substr(0, eq);
+    bool is_option = a.rfind("-", 0) == 0;
+    if (kNamesNotSecrets.count(name) || !secret_looking(name) || (!is_option && eq == std::string::npos)) {
+      out.push_back(a);
+      continue;
+    }
+    if (eq != std::string::npos) out.push_back(name + "=***");
+    else {
+      out.push_back(a);
+      mask_next = true;  // "--token VALUE"
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> own_command_line() {
+  // /proc files report a size of 0: read to the end (bounded) instead of by the size.
+  std::vector<std::string> argv;
+  int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return argv;
+  std::string bytes, buf(4096, '\0');
+  for (ssize_t n; bytes.size() < (1u << 20) && (n = ::read(fd, buf.data(), buf.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    bytes.append(buf.data(), static_cast<size_t>(n));
+  }
+  ::close(fd);
+  size_t at = 0;
+  while (at < bytes.size()) {
+    size_t end = bytes.find('\0', at);
+    if (end == std::string::npos) end = bytes.size();
+    argv.push_back(bytes.substr(at, end - at));
+    at = end + 1;
+  }
+  return argv;
+}
+
+std::optional<std::string> blake2b_file(const std::string& path) {
+  ensure_sodium();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, kHash);
+  std::string buf(1 << 16, '\0');
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(buf.data()), static_cast<size_t>(n));
+  }
+  ::close(fd);
+  unsigned char h[kHash];
+  crypto_generichash_final(&state, h, kHash);
+  return hex(h, kHash);
+}
+
+AuditLog::Opened AuditLog::open(std::vector<std::string> paths, const std::string& sign_key_file,
+                                const std::vector<std::string>& command) {
+  ensure_sodium();
+  std::unique_ptr<AuditLog> log(new AuditLog);
+  if (!sign_key_file.empty()) {
+    auto key = read_secret_file(sign_key_file, crypto_sign_SECRETKEYBYTES, "an Ed25519 signing key");
+    if (!key.bytes) return {nullptr, "--audit-sign-key " + key.error};
+    log->sign_key_ = std::move(key.bytes);
+  }
+  log->paths_ = std::move(paths);
+  log->who_ = {{"user", user_name()}, {"host", host_name()}, {"pid", static_cast<long long>(::getpid())},
+               {"command", mask_command_line(command)}};
+  return {std::move(log), ""};
+}
+
+Status AuditLog::append(const std::string& event, const nlohmann::json& details) {
+  for (const auto& p : paths_)
+    if (auto st = append_to(p, event, details); !st) return st;
+  return {};
+}
+
+Status AuditLog::append_to(const std::string& path, const std::string& event, const nlohmann::json& details) {
+  int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
+  if (fd < 0) return Status::failure("audit log " + path + ": cannot open (" + std::strerror(errno) + ")");
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }  // also drops the lock
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Status::failure("audit log " + path + ": " + file_kind(st.st_mode) + ", not a log file");
+  if (::flock(fd, LOCK_EX) != 0) return Status::failure("audit log " + path + ": cannot lock (" + std::strerror(errno) + ")");
+  auto tail = last_record(fd, path);
+  if (!tail.error.empty()) return Status::failure("audit log " + tail.error);
+  nlohmann::json r = who_;
+  r["time"] = utc_now();
+  r["event"] = event;
+  r["details"] = details;
+  r["seq"] = tail.record.is_null() ? uint64_t{1} : tail.record["seq"].get<uint64_t>() + 1;
+  r["prev"] = tail.record.is_null() ? kNoPrev : tail.record["hash"].get<std::string>();
+  std::string h = record_hash(r);
+  r["hash"] = h;
+  if (sign_key_) {
+    unsigned char bin[kHash], sig[crypto_sign_BYTES];
+    sodium_hex2bin(bin, kHash, h.data(), h.size(), nullptr, nullptr, nullptr);
+    crypto_sign_detached(sig, nullptr, bin, kHash, sign_key_->data());
+    r["sig"] = hex(sig, sizeof sig);
+  }
+  std::string line = json_text(r) + "\n";
+  // One write of the whole line (O_APPEND): a reader or another writer never sees half a record.
+  ssize_t n = ::write(fd, line.data(), line.size());
+  if (n != static_cast<ssize_t>(line.size()))
+    return Status::failure("audit log " + path + ": write failed (" + (n < 0 ? std::strerror(errno) : "short write") + ")");
+  if (::fsync(fd) != 0) return Status::failure("audit log " + path + ": fsync failed (" + std::strerror(errno) + ")");
+  return {};
+}
+
+namespace {
+
+// Checks one parsed line against the record before it; "" when it follows correctly.
+std::string check_record(const nlohmann::json& r, const nlohmann::json& prev, const unsigned char* public_key) {
+  if (!r.is_object() || !r.contains("hash") || !r["hash"].is_string() || !r.contains("prev") || !r["prev"].is_string() ||
+      !r.contains("seq") || !r["seq"].is_number_unsigned() || !r.contains("event") || !r["event"].is_string())
+    return "not an audit record (a field is missing or of the wrong type)";
+  const std::string h = r["hash"];
+  if (record_hash(r) != h) return "edited: its content does not match its hash";
+  if (public_key) {
+    if (!r.contains("sig") || !r["sig"].is_string()) return "not signed (the log was written without --audit-sign-key, or the signature was removed)";
+    unsigned char bin[kHash], sig[crypto_sign_BYTES];
+    const std::string s = r["sig"];
+    if (sodium_hex2bin(sig, sizeof sig, s.data(), s.size(), nullptr, nullptr, nullptr) != 0 ||
+        sodium_hex2bin(bin, kHash, h.data(), h.size(), nullptr, nullptr, nullptr) != 0 ||
+        crypto_sign_verify_detached(sig, bin, kHash, public_key) != 0)
+      return "its signature does not verify: edited (and re-hashed), or signed with another key";
+  }
+  const uint64_t seq = r["seq"];
+  const uint64_t expected = prev.is_null() ? 1 : prev["seq"].get<uint64_t>() + 1;
+  if (seq > expected)
+    return (seq - 1 > expected ? "records " + std::to_string(expected) + "–" + std::to_string(seq - 1) + " are"
+                               : "record " + std::to_string(expected) + " is") +
+           " missing before it (deleted, or moved further down)";
+  if (seq < expected)
+    return "out of order: sequence number " + std::to_string(seq) + " where " + std::to_string(expected) +
+           " belongs (records reordered, repeated or inserted)";
+  const std::string want_prev = prev.is_null() ? kNoPrev : prev["hash"].get<std::string>();
+  if (r["prev"] != want_prev)
+    return prev.is_null() ? "it does not start a log, though it is the first record (the records before it were deleted)"
+                          : "it does not follow the record before it (that record was replaced, or this one inserted)";
+  return "";
+}
+
+}  // namespace
+
+AuditVerdict verify_audit_log(const std::string& path, const std::string& public_key_file) {
+  ensure_sodium();
+  AuditVerdict v;
+  std::unique_ptr<SecretBytes> pk;  // not secret, but read as strictly as one (a regular file of 32 bytes)
+  if (!public_key_file.empty()) {
+    auto file = read_regular_file(public_key_file, 1024, "an Ed25519 public key");
+    if (!file.bytes || file.bytes->size() != crypto_sign_PUBLICKEYBYTES) {
+      v.problem = file.bytes ? public_key_file + ": " + std::to_string(file.bytes->size()) +
+                                   " bytes, not an Ed25519 public key (32 bytes: the .pub file of dlready keygen --sign)"
+                             : file.error;
+      return v;
+    }
+    pk = std::make_unique<SecretBytes>(crypto_sign_PUBLICKEYBYTES);
+    std::memcpy(pk->data(), file.bytes->data(), crypto_sign_PUBLICKEYBYTES);
+  }
+  constexpr uint64_t kMaxLog = uint64_t{4} << 30;
+  auto file = read_regular_file(path, kMaxLog, "an audit log");
+  if (!file.bytes) {
+    v.problem = file.error;
+    return v;
+  }
+  const std::string& b = *file.bytes;
+  nlohmann::json prev;
+  std::set<std::string> open_runs;  // pids with a run_start and no end yet
+  size_t at = 0, line = 0;
+  while (at < b.size()) {
+    ++line;
+    size_t end = b.find('\n', at);
+    if (end == std::string::npos) {
+      v.first_bad = line;
+      v.problem = "record " + std::to_string(line) + " is cut off (no end of line): the log was truncated";
+      return v;
+    }
+    auto r = nlohmann::json::parse(b.substr(at, end - at), nullptr, false);
+    std::string why = r.is_discarded() ? "not JSON: damaged or truncated" : check_record(r, prev, pk ? pk->data() : nullptr);
+    if (!why.empty()) {
+      v.first_bad = line;
+      v.problem = "record " + std::to_string(line) + ": " + why;
+      return v;
+    }
+    std::string run = r.value("host", "") + ":" + std::to_string(r.value("pid", 0LL));
+    const std::string ev = r["event"];
+    if (ev == "run_start") open_runs.insert(run);
+    if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail") open_runs.erase(run);
+    prev = std::move(r);
+    ++v.records;
+    at = end + 1;
+  }
+  for (const auto& run : open_runs)
+    v.notes.push_back("the run of " + run + " has no end record (killed, still running, or the log was cut after it)");
+  v.intact = true;
+  return v;
+}
+
+}  // namespace dlready
