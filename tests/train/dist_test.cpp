@@ -97,6 +97,16 @@ TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
   EXPECT_NE(out.find("data parallel: " + std::to_string(world) + " ranks"), std::string::npos) << out;
   EXPECT_NE(out.find("global batch " + std::to_string(32 * world)), std::string::npos) << out;
   expect_same_model(f.root + "/one", f.root + "/many");
+  // The audit log: rank 0 alone writes, so each event is there once — a start, one checkpoint per
+  // epoch, one finish — and the chain verifies.
+  std::vector<std::string> events;
+  {
+    std::ifstream in(f.root + "/many/audit.jsonl");
+    for (std::string l; std::getline(in, l);) events.push_back(nlohmann::json::parse(l)["event"]);
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"run_start", "checkpoint", "checkpoint", "finish"}));
+  auto verified = command_output(bin() + " audit verify " + f.root + "/many/audit.jsonl; echo rc=$?");
+  EXPECT_NE(verified.find("intact: 4 record(s)"), std::string::npos) << verified;
   // Only rank 0 wrote; resuming with another world size is refused.
   auto resume = command_output(bin() + " train --data " + kData + " --limit-train 1920 --epochs 3 --threads 1 "
                                "--no-progress --batch-size 32 --resume --out " + f.root + "/many 2>&1; echo rc=$?");

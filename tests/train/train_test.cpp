@@ -349,6 +349,12 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
 
   ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
   expect_same_checkpoint(f.root + "/a/checkpoint.dlr", b + "/checkpoint.dlr", at_step);
+  // The audit log tells the story: a stop by signal after the epoch-1 checkpoint, then a resume.
+  auto log = command_output("grep -o '\"event\":\"[a-z_]*\"' " + b + "/audit.jsonl | tr '\\n' ' '");
+  EXPECT_NE(log.find("\"event\":\"checkpoint\" \"event\":\"checkpoint\" \"event\":\"stop\" \"event\":\"run_start\" "
+                     "\"event\":\"resume\""),
+            std::string::npos)
+      << log;
   // The loss curve survives the kill: the same windows; only the one cut by the checkpoint differs.
   auto ca = loss_curves(f.root + "/a"), cb = loss_curves(b);
   ASSERT_EQ(ca.size(), 3u);
@@ -473,6 +479,12 @@ TEST(TrainCli, SigtermCheckpointsAtTheNextStepAndResumeFinishesTheRun) {
 
   ASSERT_EQ(sh(base + " --out " + b + " --resume"), 0);
   expect_same_checkpoint(f.root + "/a/checkpoint.dlr", b + "/checkpoint.dlr", at_step);
+  // The audit log tells the story: a stop by signal after the epoch-1 checkpoint, then a resume.
+  auto log = command_output("grep -o '\"event\":\"[a-z_]*\"' " + b + "/audit.jsonl | tr '\\n' ' '");
+  EXPECT_NE(log.find("\"event\":\"checkpoint\" \"event\":\"checkpoint\" \"event\":\"stop\" \"event\":\"run_start\" "
+                     "\"event\":\"resume\""),
+            std::string::npos)
+      << log;
 }
 
 TEST(TrainCli, RealFashionMnistOneEpoch) {
