@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 minutes=${1:-10}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(ld_cache text_parsers root_files idx elf)
+[ ${#targets[@]} -gt 0 ] || targets=(ld_cache text_parsers root_files idx elf sealed audit_log)
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)" >/dev/null
 corpus_root=${DLREADY_FUZZ_CORPUS:-$HOME/.cache/dlready/fuzz-corpus}

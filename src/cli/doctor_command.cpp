@@ -4,9 +4,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "cli/torch_module.hpp"
+#include "core/json_text.hpp"
+#include "core/redact.hpp"
 #include "doctor/examine.hpp"
+#include "probe/probes.hpp"
 #include "probe/scan_cache.hpp"
 #include "report/render.hpp"
 
@@ -28,6 +32,9 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--binary", a.binaries, "Also resolve this program's shared libraries like ld.so (repeatable)");
   cmd->add_flag("--no-cache", a.no_cache,
                 "Neither read nor write the cache of library scans ($XDG_CACHE_HOME/dlready, else ~/.cache/dlready)");
+  cmd->add_flag("--redact", a.redact,
+                "Replace user names, home directories, host names, addresses and secret-looking values with "
+                "placeholders (for a public issue)");
   cmd->add_flag("--list-findings", a.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
 }
 
@@ -60,13 +67,16 @@ ExitCode run_doctor(const DoctorArgs& a) {
     return ExitCode::usage;
   }
   const Report& r = e.report;
+  std::optional<Redactor> redactor;
+  if (a.redact) redactor.emplace(probe_redaction_inputs(RootFs(opt.root), opt.env));
   std::string out;
   if (a.json)
-    out = render_json(e.facts, r);
+    out = redactor ? json_text(redactor->apply(report_json(e.facts, r)), 2) + "\n" : render_json(e.facts, r);
   else if (a.markdown)
-    out = render_markdown(e.facts, r);
+    out = render_markdown(e.facts, r, redactor ? redactor->summary() : "");
   else
     out = render_text(e.facts, r, {::isatty(1) && !std::getenv("NO_COLOR") && !a.no_color});
+  if (redactor && !a.json) out = redactor->apply(out);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   Severity threshold = a.fail_on == "warning" ? Severity::warning : Severity::error;

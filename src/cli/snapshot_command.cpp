@@ -8,8 +8,10 @@
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "core/redact.hpp"
 #include "cli/torch_module.hpp"
 #include "doctor/examine.hpp"
+#include "probe/probes.hpp"
 #include "probe/scan_cache.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff.hpp"
@@ -23,6 +25,9 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
       ->check(CLI::ExistingDirectory);
   snap->add_flag("--no-driver-probe", s.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  snap->add_flag("--redact", s.redact,
+                 "Replace user names, home directories, host names, addresses and secret-looking values with "
+                 "placeholders (dlready diff still compares two redacted snapshots)");
   auto* diff = app.add_subcommand("diff", "What differs between two snapshots (or doctor --json reports), and why it matters");
   diff->add_option("before", d.before, "Snapshot of the machine where it works")->required();
   diff->add_option("after", d.after, "Snapshot of the machine to compare")->required();
@@ -77,7 +82,13 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   std::tm utc{};
   ::gmtime_r(&now, &utc);
   std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  std::string text = json_text(make_snapshot(std::move(report), host, created), 2) + "\n";
+  auto snapshot = make_snapshot(std::move(report), host, created);
+  if (a.redact) {
+    auto hide = probe_redaction_inputs(RootFs(opt.root), opt.env);
+    hide.hosts.push_back(host);  // the snapshot names the machine it was taken on, under --root too
+    snapshot = Redactor(hide).apply(snapshot);
+  }
+  std::string text = json_text(snapshot, 2) + "\n";
   if (a.out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return ExitCode::ok;

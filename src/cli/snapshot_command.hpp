@@ -12,6 +12,7 @@ struct SnapshotArgs {
   std::string root = "/";
   std::string out;  // "" = standard output
   bool no_driver_probe = false;
+  bool redact = false;  // as doctor --redact
 };
 struct ExportArgs {
   std::string snapshot, format = "requirements", out;

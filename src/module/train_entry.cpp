@@ -21,6 +21,7 @@
 #include "probe/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
 #include "train/evaluation.hpp"
+#include "train/resume.hpp"
 #include "train/stop_signal.hpp"
 #include "train/trainer.hpp"
 
@@ -140,6 +141,11 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   TrainHooks hooks = console.hooks();
   StopOnSignal stop_signal;
   hooks.stop_requested = [&] { return stop_signal.requested(); };
+  // The run directory is checked before the audit log is created in it (a refused --out is a usage error).
+  if (auto st = prepare_output(o); !st) {
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), st.error().c_str());
+    return ExitCode::usage;
+  }
   auto audit = RunAudit::start(o, leader, ds, key, p.device.str(), p.dist.world);
   if (!audit.audit) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audit.error.c_str());

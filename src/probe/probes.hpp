@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/facts.hpp"
+#include "core/redact.hpp"
 #include "core/root_fs.hpp"
 #include "probe/library_locator.hpp"
 
@@ -20,6 +21,8 @@ UserIdentity current_user();
 std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);
 
 EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
+// What `--redact` hides on the machine under `fs` (identity_probe.cpp).
+RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::string, std::string>& env);
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);

@@ -17,7 +17,8 @@ struct TextStyle {
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style);
 std::string render_json(const Facts& f, const Report& r);  // report_json, printed
 nlohmann::json report_json(const Facts& f, const Report& r);  // schema dlready.doctor/1
-std::string render_markdown(const Facts& f, const Report& r);
+// `redacted`: what --redact hid (Redactor::summary), said in the report; "" says how to redact.
+std::string render_markdown(const Facts& f, const Report& r, const std::string& redacted = "");
 // docs/findings.md content, generated from the catalogue.
 std::string render_findings_catalogue_markdown();
 

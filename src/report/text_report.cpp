@@ -102,8 +102,13 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
   return out;
 }
 
-std::string render_markdown(const Facts& f, const Report& r) {
+std::string render_markdown(const Facts& f, const Report& r, const std::string& redacted) {
   std::string out = "## dlready doctor report\n\n";
+  // The tutorial's "do not leak sensitive data": a report meant for a public issue says how to hide them.
+  out += redacted.empty() ? "> Pasting this into a public issue? `dlready doctor --markdown --redact` replaces user "
+                            "names, home directories, host names, addresses and secret-looking values with "
+                            "placeholders.\n\n"
+                          : "> Redacted (`--redact`): " + redacted + " replaced with placeholders.\n\n";
   out += "**Verdict:** " + r.verdict.summary + "\n\n";
   out += "| check | status | facts |\n|---|---|---|\n";
   for (const auto& sec : check_sections()) {

@@ -298,7 +298,12 @@ AuditVerdict verify_audit_log(const std::string& path, const std::string& public
     v.problem = file.error;
     return v;
   }
-  const std::string& b = *file.bytes;
+  return verify_audit_bytes(*file.bytes, pk ? pk->data() : nullptr);
+}
+
+AuditVerdict verify_audit_bytes(std::string_view b, const unsigned char* public_key) {
+  ensure_sodium();
+  AuditVerdict v;
   nlohmann::json prev;
   std::set<std::string> open_runs;  // pids with a run_start and no end yet
   size_t at = 0, line = 0;
@@ -311,13 +316,15 @@ AuditVerdict verify_audit_log(const std::string& path, const std::string& public
       return v;
     }
     auto r = nlohmann::json::parse(b.substr(at, end - at), nullptr, false);
-    std::string why = r.is_discarded() ? "not JSON: damaged or truncated" : check_record(r, prev, pk ? pk->data() : nullptr);
+    std::string why = r.is_discarded() ? "not JSON: damaged or truncated" : check_record(r, prev, public_key);
     if (!why.empty()) {
       v.first_bad = line;
       v.problem = "record " + std::to_string(line) + ": " + why;
       return v;
     }
-    std::string run = r.value("host", "") + ":" + std::to_string(r.value("pid", 0LL));
+    // value() would throw on a field of another type: read them only as what they should be.
+    std::string run = (r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "?") + ":" +
+                      (r.contains("pid") && r["pid"].is_number_integer() ? std::to_string(r["pid"].get<long long>()) : "?");
     const std::string ev = r["event"];
     if (ev == "run_start") open_runs.insert(run);
     if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail") open_runs.erase(run);

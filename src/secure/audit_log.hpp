@@ -51,6 +51,8 @@ struct AuditVerdict {
   std::vector<std::string> notes;  // not errors: runs without an end record (killed, still running)
 };
 AuditVerdict verify_audit_log(const std::string& path, const std::string& public_key_file);
+// The same over a log's bytes (the fuzz target); `public_key`: 32 bytes, or nullptr for no signatures.
+AuditVerdict verify_audit_bytes(std::string_view log, const unsigned char* public_key);
 
 // The command line with the values of options and KEY=VALUE words whose names look secret (token,
 // key, secret, password, passphrase, credential) replaced by "***". Paths of key files are kept:

@@ -100,6 +100,15 @@ SealingKey::Loaded SealingKey::load(const KeyChoice& choice) {
   return {std::move(k), ""};
 }
 
+std::unique_ptr<SealingKey> SealingKey::from_raw_key(const unsigned char* key, std::string description) {
+  std::unique_ptr<SealingKey> k(new SealingKey);
+  k->secret_ = std::make_unique<SecretBytes>(kKeyBytes);
+  std::memcpy(k->secret_->data(), key, kKeyBytes);
+  k->description_ = std::move(description);
+  k->new_file_.kind = KeyKind::key_file;
+  return k;
+}
+
 SealingKey::~SealingKey() = default;
 
 const unsigned char* SealingKey::key_for(const KeyDerivation& d, std::string& error) {

@@ -59,6 +59,8 @@ class SealingKey {
   // Reads the key file (a regular file of exactly 32 bytes, mode without group/other access) or
   // the passphrase variable (set and not empty). Errors name the file or variable and the fix.
   static Loaded load(const KeyChoice& choice);
+  // A key held elsewhere (the fuzz target's fixed key, a key from a key service): 32 bytes.
+  static std::unique_ptr<SealingKey> from_raw_key(const unsigned char* key, std::string description);
   SealingKey(const SealingKey&) = delete;
   SealingKey& operator=(const SealingKey&) = delete;
   ~SealingKey();

@@ -1,0 +1,114 @@
+#include "core/redact.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+#include "core/text.hpp"
+
+namespace dlready {
+namespace {
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; }
+
+// Replaces `value` where it stands as a whole word (a user "al" is not hidden inside "also"); a
+// value that starts or ends with a non-word character (a path) matches there as it is.
+std::string replace_words(const std::string& text, const std::string& value, const std::string& with) {
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; (hit = text.find(value, at)) != std::string::npos;) {
+    size_t end = hit + value.size();
+    bool left_ok = hit == 0 || !word_char(value.front()) || !word_char(text[hit - 1]);
+    // "." after a word continues a host or address name ("gpu1.lab"), but ends a sentence too:
+    // only ".<word char>" continues it.
+    bool right_ok = end == text.size() || !word_char(value.back()) ||
+                    (!word_char(text[end]) && !(text[end] == '.' && end + 1 < text.size() && word_char(text[end + 1])));
+    out.append(text, at, hit - at);
+    if (left_ok && right_ok) out += with;
+    else out.append(text, hit, value.size());
+    at = end;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
+}  // namespace
+
+bool secret_variable_name(const std::string& name) {
+  std::string n = to_lower(name);
+  for (const char* w : {"token", "secret", "password", "passwd", "passphrase", "credential", "apikey", "api_key",
+                        "private", "auth", "_key", "key_"})
+    if (n.find(w) != std::string::npos) return true;
+  return n == "key";
+}
+
+Redactor::Redactor(const RedactionInputs& in) {
+  auto add_kind = [this](std::vector<std::string> values, const std::string& kind, const std::string& counted) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    int n = 0;
+    for (const auto& v : values) {
+      if (v.size() < 2 || v == "/" || v == "root" || v == "localhost") continue;  // nothing personal in these
+      literals_.push_back({v, "<" + kind + "-" + std::to_string(++n) + ">"});
+    }
+    if (n) counts_[counted] = n;
+  };
+  std::vector<std::string> secrets;
+  for (const auto& [name, value] : in.environment)
+    if (secret_variable_name(name) && value.size() >= 4) secrets.push_back(value);
+  add_kind(secrets, "secret", "secret values");
+  add_kind(in.homes, "home", "home directories");
+  add_kind(in.users, "user", "user names");
+  add_kind(in.hosts, "host", "host names");
+  add_kind(in.addresses, "ip", "addresses");
+  std::stable_sort(literals_.begin(), literals_.end(),
+                   [](const Literal& a, const Literal& b) { return a.value.size() > b.value.size(); });
+}
+
+std::string Redactor::apply(const std::string& text) const {
+  std::string out = text;
+  for (const auto& l : literals_) out = replace_words(out, l.value, l.placeholder);
+  // By shape: URL credentials and MAC addresses (numbered in order of first appearance).
+  static const std::regex kUrlCredentials(R"(([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@"]+(:[^/\s@"]*)?@)");
+  out = std::regex_replace(out, kUrlCredentials, "$1<credentials>@");
+  static const std::regex kMac(R"(\b[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\b)");
+  std::map<std::string, std::string> macs;
+  std::string result;
+  auto begin = std::sregex_iterator(out.begin(), out.end(), kMac);
+  size_t at = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    std::string m = to_lower(it->str());
+    auto [slot, fresh] = macs.emplace(m, "");
+    if (fresh) slot->second = "<mac-" + std::to_string(macs.size()) + ">";
+    result.append(out, at, static_cast<size_t>(it->position()) - at);
+    result += slot->second;
+    at = static_cast<size_t>(it->position() + it->length());
+  }
+  result.append(out, at, std::string::npos);
+  return result;
+}
+
+nlohmann::json Redactor::apply(const nlohmann::json& j) const {
+  if (j.is_string()) return apply(j.get<std::string>());
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : j) out.push_back(apply(e));
+    return out;
+  }
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) out[apply(it.key())] = apply(it.value());
+    return out;
+  }
+  return j;
+}
+
+std::string Redactor::summary() const {
+  std::vector<std::string> parts;
+  for (const auto& [what, n] : counts_) parts.push_back(std::to_string(n) + " " + what);
+  parts.push_back("MAC addresses and URL credentials by their shape");
+  return join(parts, ", ");
+}
+
+}  // namespace dlready

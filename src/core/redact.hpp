@@ -1,0 +1,41 @@
+// `--redact` for doctor and snapshot (the first tutorial's safety section: "do not leak sensitive
+// data"): a report pasted into a public issue should not carry who ran it, where, or a secret.
+// The values to hide are known ones — this machine's user names, home directories, host names and
+// addresses, and the values of environment variables whose names look secret — replaced wherever
+// they appear by placeholders numbered in sorted order (<user-1>, <home-1>, <host-1>, <ip-1>,
+// <secret-1>), so the same machine gives the same placeholders every time and `diff` still
+// compares two redacted snapshots. MAC addresses and the credentials in URLs (scheme://user:pw@)
+// are found by their shape.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dlready {
+
+struct RedactionInputs {
+  std::vector<std::string> users, homes, hosts, addresses;
+  std::map<std::string, std::string> environment;  // every variable; the secret-looking ones are hidden
+};
+
+// Whether a variable's name says it holds a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL, ...).
+bool secret_variable_name(const std::string& name);
+
+class Redactor {
+ public:
+  explicit Redactor(const RedactionInputs& in);
+  std::string apply(const std::string& text) const;
+  nlohmann::json apply(const nlohmann::json& j) const;  // every string value and key
+  // What is hidden, by kind ("3 user names, 2 home directories, ..."), for the report's note.
+  std::string summary() const;
+
+ private:
+  struct Literal {
+    std::string value, placeholder;
+  };
+  std::vector<Literal> literals_;  // longest first, so /home/alice goes before alice
+  std::map<std::string, int> counts_;
+};
+
+}  // namespace dlready
