@@ -1,8 +1,13 @@
 #include "cli/launch_command.hpp"
 
+#include <cstdio>
+
+#include "cli/security_command.hpp"
+#include "secure/audit_log.hpp"
+
 namespace dlready {
 
-void add_launch_command(CLI::App& app, LaunchOptions& o) {
+void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit) {
   auto* cmd = app.add_subcommand(
       "launch", "Start the local ranks of a data-parallel job (torchrun's environment): launch [opts] -- dlready train ...");
   cmd->add_option("--nproc-per-node", o.nproc_per_node, "Ranks on this machine (one per GPU, or CPU processes)")
@@ -13,7 +18,30 @@ void add_launch_command(CLI::App& app, LaunchOptions& o) {
   cmd->add_option("--master-port", o.master_port, "TCP port of the rendezvous on node 0")->check(CLI::Range(1, 65535));
   cmd->add_option("--grace", o.grace_seconds, "Seconds a rank gets to stop after SIGTERM before SIGKILL")
       ->check(CLI::Range(0, 3600));
+  add_audit_options(cmd, audit.audit_log, audit.sign_key, "the launch's start and end");
   cmd->add_option("command", o.command, "The program each rank runs, after --")->required();
+}
+
+int run_audited_launch(const LaunchOptions& o, const LaunchAuditArgs& a) {
+  if (a.audit_log.empty()) return run_launch(o);
+  auto opened = AuditLog::open({a.audit_log}, a.sign_key, own_command_line());
+  if (!opened.log) {
+    std::fprintf(stderr, "dlready launch: %s\n", opened.error.c_str());
+    return 2;
+  }
+  nlohmann::json start = {{"nnodes", o.nnodes}, {"node_rank", o.node_rank}, {"nproc_per_node", o.nproc_per_node},
+                          {"master", o.master_addr + ":" + std::to_string(o.master_port)},
+                          {"ranks_run", mask_command_line(o.command)}};
+  if (auto st = opened.log->append("launch_start", start); !st) {
+    std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
+    return 2;
+  }
+  int rc = run_launch(o);
+  if (auto st = opened.log->append("launch_end", {{"exit", rc}}); !st) {
+    std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
+    return rc == 0 ? 1 : rc;
+  }
+  return rc;
 }
 
 }  // namespace dlready

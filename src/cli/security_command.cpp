@@ -20,6 +20,11 @@ void add_key_options(CLI::App* cmd, std::string& key_file, std::string& passphra
       ->excludes(kf);
 }
 
+void add_audit_options(CLI::App* cmd, std::string& audit_log, std::string& sign_key, const std::string& what) {
+  cmd->add_option("--audit-log", audit_log, "Append " + what + " to this audit log");
+  cmd->add_option("--audit-sign-key", sign_key, "Sign the audit record with this Ed25519 key (dlready keygen --sign)");
+}
+
 void add_security_commands(CLI::App& app, SecurityArgs& a) {
   auto* kg = app.add_subcommand("keygen", "Write a new random key for encrypted checkpoints and models (mode 0600)");
   kg->add_option("--out", a.keygen_out, "The key file to create (never replaces an existing file)")->required();

@@ -13,6 +13,9 @@ namespace dlready {
 // --key-file KEY (default: $DLREADY_KEY_FILE) and --passphrase-env VAR, mutually exclusive.
 void add_key_options(CLI::App* cmd, std::string& key_file, std::string& passphrase_env, const std::string& what);
 
+// --audit-log FILE and --audit-sign-key KEY (Ed25519, dlready keygen --sign).
+void add_audit_options(CLI::App* cmd, std::string& audit_log, std::string& sign_key, const std::string& what);
+
 struct SecurityArgs {
   // keygen
   std::string keygen_out;

@@ -68,9 +68,7 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--dist-timeout", o.dist_timeout, "Data parallel: seconds for the rendezvous and each collective")
       ->check(CLI::Range(1, 86400));
   add_key_options(cmd, o.key_file, o.passphrase_env, "encrypts <out>/checkpoint.dlr (and opens it on --resume)");
-  cmd->add_option("--audit-log", o.audit_log, "Also append the run's audit records to this file (<out>/audit.jsonl always)");
-  cmd->add_option("--audit-sign-key", o.audit_sign_key,
-                  "Sign every audit record with this Ed25519 key (dlready keygen --sign)");
+  add_audit_options(cmd, o.audit_log, o.audit_sign_key, "the run's records (as <out>/audit.jsonl, which is always written)");
   cmd->add_flag("--json", o.json, "Print a JSON summary at the end");
   cmd->add_flag_callback("--no-progress", [&o] { o.progress = false; }, "No progress bar");
 }

@@ -47,6 +47,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
       ->check(CLI::IsMember({"pt", "safetensors"}));
   add_key_options(ex, export_model.key_file, export_model.passphrase_env, "opens the input and encrypts --out");
+  add_audit_options(ex, export_model.audit_log, export_model.audit_sign_key, "a record of the file written");
   eval.action = "eval";
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
@@ -68,6 +69,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   q->add_option("--data", quantize.data, "MNIST-format directory: calibration from its training files, test set from t10k");
   q->add_flag("--json", quantize.json, "Print the comparison as JSON (schema dlready.quantize/1)");
   add_key_options(q, quantize.key_file, quantize.passphrase_env, "opens the input and encrypts --out");
+  add_audit_options(q, quantize.audit_log, quantize.audit_sign_key, "a record of the file written");
 }
 
 ExitCode run_model(const ModelOptions& opt) { return run_torch_module("model", to_json(opt)); }

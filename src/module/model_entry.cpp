@@ -6,6 +6,8 @@
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
+#include "secure/audit_log.hpp"
+#include "secure/sealed_file.hpp"
 #include "secure/secret_key.hpp"
 #include "data/idx.hpp"
 #include "module/module_entry.hpp"
@@ -109,11 +111,35 @@ std::variant<EvalModel, std::string> load_eval_model(const std::string& path, Se
   return EvalModel{model, to_string(loaded.weights->kind), to_string(loaded.weights->format)};
 }
 
+// export-model and quantize with --audit-log: a record of what was read and written (secure/audit_log.hpp).
+struct ModelAudit {
+  std::unique_ptr<AuditLog> log;
+  std::string error;
+};
+ModelAudit open_model_audit(const ModelOptions& o) {
+  if (o.audit_log.empty() || o.action == "eval") return {};
+  auto opened = AuditLog::open({o.audit_log}, o.audit_sign_key, own_command_line());
+  return {std::move(opened.log), opened.error};
+}
+Status audit_written(AuditLog* log, const ModelOptions& o, SealingKey* key) {
+  if (!log) return {};
+  nlohmann::json d = {{"input", o.input}, {"input_blake2b", blake2b_file(o.input).value_or("unreadable")},
+                      {"out", o.out}, {"out_blake2b", blake2b_file(o.out).value_or("unreadable")},
+                      {"encrypted", key != nullptr}};
+  if (auto id = sealed_key_id(o.out)) d["key_id"] = *id;
+  return log->append(o.action == "export" ? "export" : o.action, d);
+}
+
 }  // namespace
 
 ExitCode run_model_command(const ModelOptions& o) {
   const std::string command = o.action == "export" ? "export-model" : o.action;
   try {
+    auto audit = open_model_audit(o);
+    if (!audit.error.empty()) {
+      std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), audit.error.c_str());
+      return ExitCode::usage;
+    }
     std::unique_ptr<SealingKey> key;
     if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
       auto loaded = SealingKey::load(choice);
@@ -136,8 +162,14 @@ ExitCode run_model_command(const ModelOptions& o) {
       std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
       return ExitCode::failed;
     }
-    return o.action == "export" ? export_model(o, *loaded.weights, key.get())
-                                : run_quantize_command(o, *loaded.weights, key.get());
+    auto rc = o.action == "export" ? export_model(o, *loaded.weights, key.get())
+                                   : run_quantize_command(o, *loaded.weights, key.get());
+    if (rc != ExitCode::ok) return rc;
+    if (auto st = audit_written(audit.log.get(), o, key.get()); !st) {
+      std::fprintf(stderr, "dlready %s: %s (%s was written)\n", command.c_str(), st.error().c_str(), o.out.c_str());
+      return ExitCode::failed;
+    }
+    return ExitCode::ok;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), first_line(e.what()).c_str());
     return ExitCode::failed;

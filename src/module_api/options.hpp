@@ -86,6 +86,7 @@ struct ModelOptions {
   std::string scheme = "dynamic";  // quantize: dynamic | static
   int64_t calibration = 1000;      // quantize --scheme static: training images the activation ranges come from
   std::string key_file, passphrase_env;  // the input is sealed with this key, and so is the output
+  std::string audit_log, audit_sign_key;  // export, quantize: append a record of the file written
   bool json = false;
 };
 

@@ -326,8 +326,8 @@ AuditVerdict verify_audit_bytes(std::string_view b, const unsigned char* public_
     std::string run = (r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "?") + ":" +
                       (r.contains("pid") && r["pid"].is_number_integer() ? std::to_string(r["pid"].get<long long>()) : "?");
     const std::string ev = r["event"];
-    if (ev == "run_start") open_runs.insert(run);
-    if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail") open_runs.erase(run);
+    if (ev == "run_start" || ev == "launch_start") open_runs.insert(run);
+    if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail" || ev == "launch_end") open_runs.erase(run);
     prev = std::move(r);
     ++v.records;
     at = end + 1;

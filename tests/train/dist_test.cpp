@@ -91,8 +91,10 @@ TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
                          "/one > " + f.root + "/one.log 2>&1").c_str());
   ASSERT_EQ(WEXITSTATUS(rc1), 0) << command_output("cat " + f.root + "/one.log");
   std::string port = std::to_string(29700 + world);
+  const std::string job_log = f.root + "/job.jsonl";  // the launcher's and rank 0's records, one chain
   auto out = command_output(bin() + " launch --nproc-per-node " + std::to_string(world) + " --master-port " + port +
-                            " -- " + bin() + common + " --batch-size 32 --out " + f.root + "/many 2>&1; echo rc=$?");
+                            " --audit-log " + job_log + " -- " + bin() + common + " --batch-size 32 --audit-log " +
+                            job_log + " --out " + f.root + "/many 2>&1; echo rc=$?");
   ASSERT_NE(out.find("rc=0"), std::string::npos) << out;
   EXPECT_NE(out.find("data parallel: " + std::to_string(world) + " ranks"), std::string::npos) << out;
   EXPECT_NE(out.find("global batch " + std::to_string(32 * world)), std::string::npos) << out;
@@ -107,6 +109,16 @@ TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
   EXPECT_EQ(events, (std::vector<std::string>{"run_start", "checkpoint", "checkpoint", "finish"}));
   auto verified = command_output(bin() + " audit verify " + f.root + "/many/audit.jsonl; echo rc=$?");
   EXPECT_NE(verified.find("intact: 4 record(s)"), std::string::npos) << verified;
+  std::vector<std::string> job;
+  {
+    std::ifstream in(job_log);
+    for (std::string l; std::getline(in, l);) job.push_back(nlohmann::json::parse(l)["event"]);
+  }
+  EXPECT_EQ(job, (std::vector<std::string>{"launch_start", "run_start", "checkpoint", "checkpoint", "finish",
+                                           "launch_end"}));
+  auto job_verified = command_output(bin() + " audit verify " + job_log);
+  EXPECT_NE(job_verified.find("intact: 6 record(s)"), std::string::npos) << job_verified;
+  EXPECT_EQ(job_verified.find("note:"), std::string::npos) << job_verified;
   // Only rank 0 wrote; resuming with another world size is refused.
   auto resume = command_output(bin() + " train --data " + kData + " --limit-train 1920 --epochs 3 --threads 1 "
                                "--no-progress --batch-size 32 --resume --out " + f.root + "/many 2>&1; echo rc=$?");

@@ -128,8 +128,16 @@ TEST(TrainSecurity, ExportedAndQuantizedModelsTakeTheSameKey) {
   ASSERT_EQ(std::system((bin() + " keygen --out " + key + " >/dev/null").c_str()), 0);
   ASSERT_EQ(std::system((bin() + kTrain + " --epochs 1 --key-file " + key + " --out " + f.root + "/run >/dev/null 2>&1").c_str()), 0);
   const std::string ck = f.root + "/run/checkpoint.dlr", st = f.root + "/m.safetensors", q = f.root + "/q.safetensors";
-  auto ex = command_output(bin() + " export-model " + ck + " --key-file " + key + " --out " + st + " 2>&1");
+  const std::string log = f.root + "/exports.jsonl";
+  auto ex = command_output(bin() + " export-model " + ck + " --key-file " + key + " --audit-log " + log + " --out " + st +
+                           " 2>&1");
   EXPECT_NE(ex.find("encrypted with key file"), std::string::npos) << ex;
+  auto exported = records(log);
+  ASSERT_EQ(exported.size(), 1u);
+  EXPECT_EQ(exported[0]["event"], "export");
+  EXPECT_EQ(exported[0]["details"]["out_blake2b"], b2sum(st));
+  EXPECT_EQ(exported[0]["details"]["input_blake2b"], b2sum(ck));
+  EXPECT_EQ(exported[0]["details"]["key_id"].get<std::string>().size(), 16u);
   EXPECT_EQ(slurp(st).substr(0, 8), "DLRSEAL1");
   double from_ck = test_acc(command_output(bin() + " eval " + ck + " --json --key-file " + key));
   EXPECT_EQ(test_acc(command_output(bin() + " eval " + st + " --json --key-file " + key)), from_ck);
