@@ -44,7 +44,8 @@ bool secret_variable_name(const std::string& name) {
 }
 
 Redactor::Redactor(const RedactionInputs& in) {
-  auto add_kind = [this](std::vector<std::string> values, const std::string& kind, const std::string& counted) {
+  auto add_kind = [this](std::vector<std::string> values, const std::string& kind, const std::string& one,
+                         const std::string& many) {
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     int n = 0;
@@ -52,16 +53,16 @@ Redactor::Redactor(const RedactionInputs& in) {
       if (v.size() < 2 || v == "/" || v == "root" || v == "localhost") continue;  // nothing personal in these
       literals_.push_back({v, "<" + kind + "-" + std::to_string(++n) + ">"});
     }
-    if (n) counts_[counted] = n;
+    if (n) counts_[n == 1 ? one : many] = n;
   };
   std::vector<std::string> secrets;
   for (const auto& [name, value] : in.environment)
     if (secret_variable_name(name) && value.size() >= 4) secrets.push_back(value);
-  add_kind(secrets, "secret", "secret values");
-  add_kind(in.homes, "home", "home directories");
-  add_kind(in.users, "user", "user names");
-  add_kind(in.hosts, "host", "host names");
-  add_kind(in.addresses, "ip", "addresses");
+  add_kind(secrets, "secret", "secret value", "secret values");
+  add_kind(in.homes, "home", "home directory", "home directories");
+  add_kind(in.users, "user", "user name", "user names");
+  add_kind(in.hosts, "host", "host name", "host names");
+  add_kind(in.addresses, "ip", "address", "addresses");
   std::stable_sort(literals_.begin(), literals_.end(),
                    [](const Literal& a, const Literal& b) { return a.value.size() > b.value.size(); });
 }
