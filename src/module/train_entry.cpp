@@ -15,6 +15,7 @@
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
 #include "module/train_audit.hpp"
+#include "secure/audit_log.hpp"
 #include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
@@ -185,12 +186,7 @@ ExitCode run_train_command(const TrainOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     if (o.threads > 0) at::set_num_threads(o.threads);
-    auto ds = load_mnist(o.data);
-    if (!ds.dataset) {
-      std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
-      return ExitCode::failed;
-    }
-    // The key before the rendezvous: a wrong or unreadable key stops every rank at once.
+    // The key before the data and the rendezvous: a wrong or unreadable key stops every rank at once.
     std::unique_ptr<SealingKey> key;
     if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
       auto loaded = SealingKey::load(choice);
@@ -199,6 +195,18 @@ ExitCode run_train_command(const TrainOptions& o) {
         return ExitCode::usage;
       }
       key = std::move(loaded.key);
+    }
+    // The audit options too: a wrong signing key or a log that is not a file is a usage error.
+    std::vector<std::string> logs{o.out + "/audit.jsonl"};
+    if (!o.audit_log.empty()) logs.push_back(o.audit_log);
+    if (auto check = AuditLog::open(logs, o.audit_sign_key, {}); !check.log) {
+      std::fprintf(stderr, "dlready train: %s\n", check.error.c_str());
+      return ExitCode::usage;
+    }
+    auto ds = load_mnist(o.data);
+    if (!ds.dataset) {
+      std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
+      return ExitCode::failed;
     }
     Placement p;
     if (auto failed = place(o, p)) return *failed;

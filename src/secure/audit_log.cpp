@@ -193,6 +193,11 @@ AuditLog::Opened AuditLog::open(std::vector<std::string> paths, const std::strin
     if (!key.bytes) return {nullptr, "--audit-sign-key " + key.error};
     log->sign_key_ = std::move(key.bytes);
   }
+  for (const auto& p : paths) {  // a device or FIFO named as the log is a wrong argument, said before any work
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      return {nullptr, "audit log " + p + ": " + file_kind(st.st_mode) + ", not a log file (give the path of a file)"};
+  }
   log->paths_ = std::move(paths);
   log->who_ = {{"user", user_name()}, {"host", host_name()}, {"pid", static_cast<long long>(::getpid())},
                {"command", mask_command_line(command)}};

@@ -208,3 +208,30 @@ TEST(TrainSecurity, EveryRunIsInTheAuditLogAndAnEditIsFound) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+TEST(TrainSecurity, WrongKeyAndAuditOptionsAreUsageErrorsBeforeAnyWork) {
+  Fixture f;
+  const std::string key = f.root + "/key";
+  ASSERT_EQ(std::system((bin() + " keygen --out " + key + " >/dev/null").c_str()), 0);
+  struct Case {
+    std::string options, says;
+  } cases[] = {
+      {"--audit-sign-key " + key, "not an Ed25519 signing key"},  // a sealing key is not a signing key
+      {"--audit-log /dev/null", "audit log /dev/null: a character device, not a log file"},
+      {"--key-file /dev/zero", "/dev/zero: a character device, not a dlready key"},
+      {"--passphrase-env DLREADY_TEST_SURELY_UNSET", "DLREADY_TEST_SURELY_UNSET: the variable is not set"},
+  };
+  for (const auto& c : cases) {
+    auto out = command_output(bin() + " train --epochs 1 --no-progress " + c.options + " --out " + f.root +
+                              "/run 2>&1; echo rc=$?");
+    EXPECT_NE(out.find(c.says), std::string::npos) << c.options << ": " << out;
+    EXPECT_NE(out.find("rc=2"), std::string::npos) << c.options << ": " << out;
+    EXPECT_EQ(out.find("dlready train: mlp on"), std::string::npos) << "refused only after starting: " << out;
+  }
+}
+
+}  // namespace
+}  // namespace dlready::test
