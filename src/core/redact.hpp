@@ -1,5 +1,5 @@
 // `--redact` for doctor and snapshot (the first tutorial's safety section: "do not leak sensitive
-// data"): a report pasted into a public issue should not carry who ran it, where, or a secret.
+// data", 数据隐私保护：避免在训练过程中泄露敏感数据): a report pasted into a public issue should not carry who ran it, where, or a secret.
 // The values to hide are known ones — this machine's user names, home directories, host names and
 // addresses, and the values of environment variables whose names look secret — replaced wherever
 // they appear by placeholders numbered in sorted order (<user-1>, <home-1>, <host-1>, <ip-1>,

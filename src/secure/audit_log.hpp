@@ -1,5 +1,5 @@
 // The audit log the first tutorial's safety section asks for ("keep an audit log of the key
-// operations of training"): one JSON record per line in <out>/audit.jsonl (and --audit-log PATH),
+// operations of training", 日志审计：记录训练过程中的关键操作): one JSON record per line in <out>/audit.jsonl (and --audit-log PATH),
 // each with the time, user, host, pid, the command line (secret-looking values masked) and the
 // event. Records are hash-chained: each holds the BLAKE2b of its own content ("hash") and the hash
 // of the record before it ("prev"), and a sequence number; with --audit-sign-key each hash is also

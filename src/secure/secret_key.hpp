@@ -1,5 +1,5 @@
 // The keys of dlready's encrypted files, as the first tutorial's safety section asks ("encrypt
-// models when saving them"): a 32-byte key file from `dlready keygen`, or a passphrase taken from
+// models when saving them", 模型安全：使用torch.save()保存模型时加密处理): a 32-byte key file from `dlready keygen`, or a passphrase taken from
 // an environment variable and stretched with Argon2id. A key is named by the user (a path, a
 // variable's name), never given on the command line, so it never shows in the process list; its
 // bytes live in libsodium's guarded memory (locked, left out of core dumps, zeroed when freed).
