@@ -1,20 +1,29 @@
 #include "module/train_audit.hpp"
 
-#include "core/posix_fs.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
 
-RunAudit::Opened RunAudit::start(const TrainOptions& o, bool leader, const MnistDataset& ds, SealingKey* key,
-                                 const std::string& device, int world) {
-  std::unique_ptr<RunAudit> audit(new RunAudit);
-  if (!leader) return {std::move(audit), ""};
-  if (auto st = make_directories(o.out); !st) return {nullptr, "--out " + o.out + ": " + st.error()};
+RunSecurity open_run_security(const TrainOptions& o) {
+  RunSecurity s;
+  if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
+    auto loaded = SealingKey::load(choice);
+    if (!loaded.key) return {nullptr, nullptr, loaded.error};
+    s.key = std::move(loaded.key);
+  }
   std::vector<std::string> paths{o.out + "/audit.jsonl"};
   if (!o.audit_log.empty()) paths.push_back(o.audit_log);
   auto opened = AuditLog::open(paths, o.audit_sign_key, own_command_line());
-  if (!opened.log) return {nullptr, opened.error};
-  audit->log_ = std::move(opened.log);
+  if (!opened.log) return {nullptr, nullptr, opened.error};
+  s.log = std::move(opened.log);
+  return s;
+}
+
+RunAudit::Opened RunAudit::start(std::unique_ptr<AuditLog> log, const TrainOptions& o, bool leader,
+                                 const MnistDataset& ds, SealingKey* key, const std::string& device, int world) {
+  std::unique_ptr<RunAudit> audit(new RunAudit);
+  if (!leader) return {std::move(audit), ""};  // the other ranks write nothing
+  audit->log_ = std::move(log);
   nlohmann::json data = nlohmann::json::array();
   for (const MnistSplit* s : {&ds.train, &ds.test})
     for (const std::string* p : {&s->images_path, &s->labels_path})

@@ -19,8 +19,9 @@ class RunAudit {
  public:
   // Opens the logs and writes run_start; on rank != 0 an audit that records nothing.
   struct Opened;
-  static Opened start(const TrainOptions& o, bool leader, const MnistDataset& ds, SealingKey* key,
-                      const std::string& device, int world);
+  // `log`: the run's logs, opened (and its options checked) before any work.
+  static Opened start(std::unique_ptr<AuditLog> log, const TrainOptions& o, bool leader, const MnistDataset& ds,
+                      SealingKey* key, const std::string& device, int world);
   // The hook the trainer calls for resume and checkpoint events.
   std::function<Status(const std::string&, const nlohmann::json&)> hook();
   // finish / stop / nan_stop / fail, from the run's result.
@@ -29,6 +30,16 @@ class RunAudit {
  private:
   std::unique_ptr<AuditLog> log_;  // null on ranks other than 0
 };
+
+// The run's key (--key-file / --passphrase-env; null without) and its audit logs (<out>/audit.jsonl
+// and --audit-log), opened before the data and the rendezvous: a wrong or unreadable key, a wrong
+// signing key or a log that is not a file stops every rank at once, as a usage error.
+struct RunSecurity {
+  std::unique_ptr<SealingKey> key;
+  std::unique_ptr<AuditLog> log;
+  std::string error;
+};
+RunSecurity open_run_security(const TrainOptions& o);
 
 struct RunAudit::Opened {
   std::unique_ptr<RunAudit> audit;

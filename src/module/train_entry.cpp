@@ -15,7 +15,6 @@
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
 #include "module/train_audit.hpp"
-#include "secure/audit_log.hpp"
 #include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
@@ -129,8 +128,9 @@ void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r
       sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str());
 }
 
-ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, SealingKey* key,
+ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
                       std::chrono::steady_clock::time_point t0) {
+  SealingKey* key = security.key.get();
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
   auto data = to_tensors(ds, o.limit_train, p.device);
@@ -147,7 +147,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), st.error().c_str());
     return ExitCode::usage;
   }
-  auto audit = RunAudit::start(o, leader, ds, key, p.device.str(), p.dist.world);
+  auto audit = RunAudit::start(std::move(security.log), o, leader, ds, key, p.device.str(), p.dist.world);
   if (!audit.audit) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audit.error.c_str());
     return ExitCode::failed;
@@ -186,21 +186,9 @@ ExitCode run_train_command(const TrainOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     if (o.threads > 0) at::set_num_threads(o.threads);
-    // The key before the data and the rendezvous: a wrong or unreadable key stops every rank at once.
-    std::unique_ptr<SealingKey> key;
-    if (KeyChoice choice{o.key_file, o.passphrase_env}; !choice.empty()) {
-      auto loaded = SealingKey::load(choice);
-      if (!loaded.key) {
-        std::fprintf(stderr, "dlready train: %s\n", loaded.error.c_str());
-        return ExitCode::usage;
-      }
-      key = std::move(loaded.key);
-    }
-    // The audit options too: a wrong signing key or a log that is not a file is a usage error.
-    std::vector<std::string> logs{o.out + "/audit.jsonl"};
-    if (!o.audit_log.empty()) logs.push_back(o.audit_log);
-    if (auto check = AuditLog::open(logs, o.audit_sign_key, {}); !check.log) {
-      std::fprintf(stderr, "dlready train: %s\n", check.error.c_str());
+    auto security = open_run_security(o);
+    if (!security.error.empty()) {
+      std::fprintf(stderr, "dlready train: %s\n", security.error.c_str());
       return ExitCode::usage;
     }
     auto ds = load_mnist(o.data);
@@ -210,7 +198,7 @@ ExitCode run_train_command(const TrainOptions& o) {
     }
     Placement p;
     if (auto failed = place(o, p)) return *failed;
-    return train_placed(o, p, *ds.dataset, key.get(), t0);
+    return train_placed(o, p, *ds.dataset, security, t0);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready train: %s\n", e.what());
     return ExitCode::failed;

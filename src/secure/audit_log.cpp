@@ -16,6 +16,7 @@
 #include "core/bounded_file.hpp"
 #include "core/json_text.hpp"
 #include "core/posix_fs.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "secure/sodium_init.hpp"
 
@@ -95,12 +96,10 @@ Tail last_record(int fd, const std::string& path) {
   return {std::move(j), ""};
 }
 
-bool secret_looking(std::string name) {
-  name = to_lower(name);
-  for (const char* w : {"token", "secret", "password", "passwd", "passphrase", "credential", "apikey", "api_key",
-                        "private", "key"})
-    if (name.find(w) != std::string::npos) return true;
-  return false;
+// --redact's rule for variable names (core/redact), and any "key" at all: on a command line
+// "--keyfile X" or "--api-key X" may well carry one.
+bool secret_looking(const std::string& name) {
+  return secret_variable_name(name) || to_lower(name).find("key") != std::string::npos;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "core/atomic_file.hpp"
+#include "core/bounded_file.hpp"
 #include "core/posix_fs.hpp"
 #include "secure/sodium_init.hpp"
 
@@ -292,17 +293,11 @@ ReadFile read_protected_file(const std::string& path, SealingKey* key, uint64_t 
                 " --new-key-file KEY";
     return out;
   }
-  std::string content;
-  if (!key) {
-    std::string buf(64 * 1024, '\0');
-    for (;;) {
-      ssize_t r = read(reinterpret_cast<unsigned char*>(buf.data()), buf.size());
-      if (r < 0) return {std::nullopt, path + ": read failed (" + std::strerror(errno) + ")", ""};
-      if (r == 0) break;
-      content.append(buf.data(), static_cast<size_t>(r));
-    }
-    return {std::move(content), "", ""};
+  if (!key) {  // a plain file: the project's bounded reader (it never reads past max_bytes)
+    auto plain = read_regular_file(path, max_bytes, kind);
+    return {std::move(plain.bytes), plain.error, ""};
   }
+  std::string content;
   auto sink = [&](std::string_view b) -> Status {
     content.append(b);
     return {};
