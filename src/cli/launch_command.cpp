@@ -3,11 +3,12 @@
 #include <cstdio>
 
 #include "cli/security_command.hpp"
+#include "cli/snapshot_command.hpp"
 #include "secure/audit_log.hpp"
 
 namespace dlready {
 
-void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit) {
+void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit, LaunchSnapshotArgs& snap) {
   auto* cmd = app.add_subcommand(
       "launch", "Start the local ranks of a data-parallel job (torchrun's environment): launch [opts] -- dlready train ...");
   cmd->add_option("--nproc-per-node", o.nproc_per_node, "Ranks on this machine (one per GPU, or CPU processes)")
@@ -18,8 +19,27 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit)
   cmd->add_option("--master-port", o.master_port, "TCP port of the rendezvous on node 0")->check(CLI::Range(1, 65535));
   cmd->add_option("--grace", o.grace_seconds, "Seconds a rank gets to stop after SIGTERM before SIGKILL")
       ->check(CLI::Range(0, 3600));
+  cmd->add_option("--launcher-port", o.launcher_port,
+                  "Multi-node: TCP port on node 0 where the launchers meet (default --master-port + 1)")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--dist-timeout", o.dist_timeout, "Multi-node: seconds the launchers wait for every node to come")
+      ->check(CLI::Range(1, 86400));
+  cmd->add_flag("--no-preflight", [&o](int64_t) { o.preflight = false; },
+                "Multi-node: do not compare the nodes' stacks before starting (they still meet and watch each other)");
+  cmd->add_option("--root", snap.root, "Preflight: read this node's stack under DIR instead of / (test seam)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--no-driver-probe", snap.no_driver_probe, "Preflight: do not load libcuda/libnvidia-ml (files only)");
   add_audit_options(cmd, audit.audit_log, audit.sign_key, "the launch's start and end");
   cmd->add_option("command", o.command, "The program each rank runs, after --")->required();
+}
+
+void use_snapshot_for_preflight(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
+  o.take_snapshot = [snap](nlohmann::json& out) {
+    SnapshotArgs a;
+    a.root = snap.root;
+    a.no_driver_probe = snap.no_driver_probe;
+    return take_snapshot(a, out);
+  };
 }
 
 int run_audited_launch(const LaunchOptions& o, const LaunchAuditArgs& a) {

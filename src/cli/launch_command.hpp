@@ -14,7 +14,15 @@ struct LaunchAuditArgs {
   std::string audit_log, sign_key;
 };
 
-void add_launch_command(CLI::App& app, LaunchOptions& opt, LaunchAuditArgs& audit);
+// What the preflight's snapshot reads (--root, --no-driver-probe: as dlready snapshot's).
+struct LaunchSnapshotArgs {
+  std::string root = "/";
+  bool no_driver_probe = false;
+};
+
+void add_launch_command(CLI::App& app, LaunchOptions& opt, LaunchAuditArgs& audit, LaunchSnapshotArgs& snap);
+// Points the launch's preflight at this machine's snapshot, as `dlready snapshot` takes it.
+void use_snapshot_for_preflight(LaunchOptions& opt, const LaunchSnapshotArgs& snap);
 int run_audited_launch(const LaunchOptions& opt, const LaunchAuditArgs& audit);
 
 }  // namespace dlready

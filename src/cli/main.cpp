@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   dlready::add_model_commands(app, export_model, eval, quantize);
   dlready::LaunchOptions launch;
   dlready::LaunchAuditArgs launch_audit;
-  dlready::add_launch_command(app, launch, launch_audit);
+  dlready::LaunchSnapshotArgs launch_snapshot;
+  dlready::add_launch_command(app, launch, launch_audit, launch_snapshot);
   dlready::SnapshotArgs snapshot;
   dlready::DiffArgs diff;
   dlready::ExportArgs exp;
@@ -55,7 +56,10 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("export-model")) return dlready::to_int(dlready::run_model(export_model));
   if (app.got_subcommand("eval")) return dlready::to_int(dlready::run_model(eval));
   if (app.got_subcommand("quantize")) return dlready::to_int(dlready::run_model(quantize));
-  if (app.got_subcommand("launch")) return dlready::run_audited_launch(launch, launch_audit);
+  if (app.got_subcommand("launch")) {
+    dlready::use_snapshot_for_preflight(launch, launch_snapshot);
+    return dlready::run_audited_launch(launch, launch_audit);
+  }
   if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));
   if (app.got_subcommand("diff")) return dlready::to_int(dlready::run_diff(diff));
   if (app.got_subcommand("export")) return dlready::to_int(dlready::run_export(exp));

@@ -62,30 +62,51 @@ ExitCode run_export(const ExportArgs& a) {
   return ExitCode::ok;
 }
 
-ExitCode run_snapshot(const SnapshotArgs& a) {
+namespace {
+
+std::string utc_now() {
+  char created[32] = "";
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return created;
+}
+
+std::string host_name() {
+  char host[256] = "";
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+GatherOptions gather_options(const SnapshotArgs& a) {
   GatherOptions opt;
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
   opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
   if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
-  auto e = examine(opt);
-  if (!e.error.empty()) {
-    std::fprintf(stderr, "dlready snapshot: %s\n", e.error.c_str());
+  return opt;
+}
+
+}  // namespace
+
+Status take_snapshot(const SnapshotArgs& a, nlohmann::json& out) {
+  auto e = examine(gather_options(a));
+  if (!e.error.empty()) return Status::failure(e.error);
+  out = make_snapshot(report_json(e.facts, e.report), host_name(), utc_now());
+  return {};
+}
+
+ExitCode run_snapshot(const SnapshotArgs& a) {
+  nlohmann::json snapshot;
+  if (auto st = take_snapshot(a, snapshot); !st) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
     return ExitCode::usage;
   }
-  auto report = report_json(e.facts, e.report);
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
-  char created[32] = "";
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  auto snapshot = make_snapshot(std::move(report), host, created);
   if (a.redact) {
-    auto hide = probe_redaction_inputs(RootFs(opt.root), opt.env);
-    hide.hosts.push_back(host);  // the snapshot names the machine it was taken on, under --root too
+    auto hide = probe_redaction_inputs(RootFs(a.root), process_environment());
+    hide.hosts.push_back(host_name());  // the snapshot names the machine it was taken on, under --root too
     snapshot = Redactor(hide).apply(snapshot);
   }
   std::string text = json_text(snapshot, 2) + "\n";

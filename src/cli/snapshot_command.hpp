@@ -3,8 +3,11 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-#include "core/exit_code.hpp"
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "core/exit_code.hpp"
+#include "core/status.hpp"
 
 namespace dlready {
 
@@ -24,6 +27,9 @@ struct DiffArgs {
 
 void add_snapshot_commands(CLI::App& app, SnapshotArgs& snapshot, DiffArgs& diff, ExportArgs& exp);
 ExitCode run_snapshot(const SnapshotArgs& args);
+// This machine's snapshot (dlready.snapshot/1) as `dlready snapshot` takes it (--redact aside).
+// A failure is one line (an unreadable --root).
+Status take_snapshot(const SnapshotArgs& args, nlohmann::json& out);
 ExitCode run_diff(const DiffArgs& args);
 ExitCode run_export(const ExportArgs& args);
 

@@ -3,7 +3,11 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "core/text.hpp"
 #include "torch_runtime/process_group.hpp"
@@ -70,6 +74,48 @@ std::string explain_rendezvous_failure(const DistConfig& c, std::chrono::seconds
          " (is rank 0 running there, the address right and the port open?)";
 }
 
+// This machine's address on the route to `master` (a UDP socket "connected" there sends nothing but
+// is given the source address the kernel would use), "" when there is no route.
+std::string local_address_towards(const std::string& master) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_DGRAM;
+  if (::getaddrinfo(master.c_str(), "9", &hints, &res) != 0) return "";
+  std::string out;
+  for (addrinfo* a = res; a && out.empty(); a = a->ai_next) {
+    int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    sockaddr_storage self{};
+    socklen_t len = sizeof self;
+    char host[NI_MAXHOST] = "";
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0 &&
+        ::getnameinfo(reinterpret_cast<sockaddr*>(&self), len, host, sizeof host, nullptr, 0, NI_NUMERICHOST) == 0)
+      out = host;
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  return out;
+}
+
+// Where this rank's Gloo listens: GLOO_SOCKET_IFNAME's (first) interface when set, as PyTorch does;
+// loopback for a job on one machine; else the address on the network that reaches node 0, which
+// the other nodes reach too (the host name may resolve to an address they cannot reach, or, in a
+// container or network namespace, to none of its own).
+GlooEndpoint gloo_endpoint(const std::string& master) {
+  GlooEndpoint e;
+  if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
+    e.interface = std::string(ifname).substr(0, std::string(ifname).find(','));
+    return e;
+  }
+  if (master == "127.0.0.1" || master == "localhost") return e;
+  e.address = local_address_towards(master);
+  if (e.address.empty()) {
+    char name[256] = {};
+    e.address = ::gethostname(name, sizeof name - 1) == 0 ? name : "127.0.0.1";
+  }
+  return e;
+}
+
 }  // namespace
 
 DataParallelSession::Started DataParallelSession::start(const DistConfig& cfg, const torch::Device& device,
@@ -97,13 +143,7 @@ DataParallelSession::Started DataParallelSession::start(const DistConfig& cfg, c
       im.group = make_nccl_group(store, cfg.rank, cfg.world, device.index(), timeout);
     } else {
       s->backend_ = "gloo";
-      // Loopback for a job on one machine; otherwise this machine's name, which its peers resolve.
-      std::string host = "127.0.0.1";
-      if (cfg.master_addr != "127.0.0.1" && cfg.master_addr != "localhost") {
-        char name[256] = {};
-        if (::gethostname(name, sizeof name - 1) == 0) host = name;
-      }
-      im.group = make_gloo_group(store, cfg.rank, cfg.world, timeout, host);
+      im.group = make_gloo_group(store, cfg.rank, cfg.world, timeout, gloo_endpoint(cfg.master_addr));
     }
   } catch (const std::exception& e) {
     return {nullptr, "rank " + std::to_string(cfg.rank) + ": cannot create the " + s->backend_ +

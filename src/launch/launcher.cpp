@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "launch/node_link.hpp"
 #include "launch/supervisor.hpp"
 
 namespace dlready {
@@ -14,6 +15,12 @@ Status check_launch_options(const LaunchOptions& o) {
     return Status::failure("--node-rank " + std::to_string(o.node_rank) + " is outside 0.." + std::to_string(o.nnodes - 1));
   if (o.master_port < 1 || o.master_port > 65535) return Status::failure("--master-port must be 1..65535");
   if (o.master_addr.empty()) return Status::failure("--master-addr is empty");
+  if (o.launcher_port < 0 || o.launcher_port > 65535) return Status::failure("--launcher-port must be 1..65535");
+  if (o.nnodes > 1 && o.launcher_port == 0 && o.master_port == 65535)
+    return Status::failure("--master-port 65535 leaves no port for the launchers: give --launcher-port");
+  if (o.nnodes > 1 && o.launcher_port == o.master_port)
+    return Status::failure("--launcher-port must differ from --master-port (rank 0 listens there)");
+  if (o.dist_timeout < 1) return Status::failure("--dist-timeout must be at least 1 second");
   return {};
 }
 
@@ -30,8 +37,15 @@ int run_launch(const LaunchOptions& o) {
   int world = o.nnodes * o.nproc_per_node;
   std::fprintf(stderr, "dlready launch: %d local rank(s) of %d, node %d/%d, rendezvous %s:%d\n", o.nproc_per_node,
                world, o.node_rank, o.nnodes, o.master_addr.c_str(), o.master_port);
+  std::optional<NodeWatch> watch;
+  if (o.nnodes > 1) {
+    auto met = meet_other_nodes(o);
+    if (met.exit_code != 0) return met.exit_code;
+    watch = std::move(met.watch);
+  }
   supervisor.start_ranks();
-  int result = supervisor.run();
+  int result = supervisor.run(watch ? &*watch : nullptr);
+  if (watch) watch->finished(result);
   if (result == 0) std::fprintf(stderr, "dlready launch: all %d local rank(s) finished\n", o.nproc_per_node);
   return result;
 }

@@ -2,6 +2,8 @@
 // prefixes their output with the rank, forwards SIGINT/SIGTERM, and stops every rank when one
 // fails. No LibTorch: any program can be launched.
 #pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,13 @@ struct LaunchOptions {
   int master_port = 29500;
   int grace_seconds = 10;  // after a failure: SIGTERM the others, SIGKILL after this long
   std::vector<std::string> command;
+  // Multi-node jobs: the launchers meet on their own port before any rank starts
+  // (launch/node_link.hpp) and, unless preflight is off, compare their nodes' snapshots.
+  bool preflight = true;
+  int launcher_port = 0;    // 0: master_port + 1
+  int dist_timeout = 300;   // seconds the launchers wait for each other
+  // This node's snapshot (dlready.snapshot/1), taken by the caller (the CLI owns the doctor).
+  std::function<Status(nlohmann::json&)> take_snapshot;
 };
 
 // Validates the options; a failure names the flag.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,8 +93,12 @@ void signal_process_group(pid_t pid, int sig) {
 
 // In the child, between fork and exec: its own process group, the pipes, the torchrun environment.
 [[noreturn]] void exec_rank(const LaunchOptions& o, const std::vector<std::pair<std::string, std::string>>& env,
-                            const sigset_t& old_mask, int out, int err) {
+                            const sigset_t& old_mask, int out, int err, pid_t launcher) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  // A launcher killed outright (SIGKILL, OOM) takes its ranks with it instead of leaving them to
+  // hang in a collective; the other nodes' launchers notice it through their connection.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != launcher) ::_exit(128 + SIGTERM);  // it died before the line above
   ::setpgid(0, 0);  // its own process group: a signal reaches the rank and everything it started
   if (::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(127);
   for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
@@ -163,8 +168,9 @@ pid_t Supervisor::spawn(Rank& r) {
     int prefix = static_cast<int>(std::string("[rank ] ").size() + std::to_string(r.global).size());
     env["COLUMNS"] = std::to_string(std::max(terminal_columns() - prefix, 20));
   }
+  pid_t launcher = ::getpid();
   pid_t pid = ::fork();
-  if (pid == 0) exec_rank(o_, {env.begin(), env.end()}, old_mask_, out[1], err[1]);
+  if (pid == 0) exec_rank(o_, {env.begin(), env.end()}, old_mask_, out[1], err[1], launcher);
   if (pid > 0) ::setpgid(pid, pid);  // also here, so no signal can race the child's own call
   ::close(out[1]), ::close(err[1]);
   if (pid < 0) {
@@ -285,7 +291,7 @@ int Supervisor::open_fds() const {
   return n;
 }
 
-int Supervisor::run() {
+int Supervisor::run(NodeWatch* nodes) {
   // Once every rank has exited, output still held open by something a rank left behind is read
   // for at most this long.
   std::optional<Clock::time_point> drain_until;
@@ -299,12 +305,19 @@ int Supervisor::run() {
       if (r.out >= 0) fds.push_back({r.out, POLLIN, 0});
       if (r.err >= 0) fds.push_back({r.err, POLLIN, 0});
     }
+    if (nodes && any_running())
+      for (const auto& p : nodes->poll_fds()) fds.push_back(p);
     if (::poll(fds.data(), fds.size(), stopping_ ? 200 : 1000) < 0 && errno != EINTR) {
       std::fprintf(stderr, "dlready launch: poll failed: %s; stopping every rank\n", std::strerror(errno));
       stop_all("the launcher cannot watch its ranks");
       if (result_ == 0) result_ = 1;
     }
     if (fds[0].revents & POLLIN) on_signals();
+    if (nodes && any_running())
+      if (auto why = nodes->on_readable(); why && !stopping_) {
+        if (result_ == 0) result_ = 1;
+        stop_all(*why);
+      }
     pump_output();
     reap();
     escalate();

@@ -13,6 +13,7 @@
 
 #include "core/status.hpp"
 #include "launch/launcher.hpp"
+#include "launch/node_link.hpp"
 
 namespace dlready {
 
@@ -28,7 +29,8 @@ class Supervisor {
   // Starts every local rank; false when one could not start (the others are being stopped).
   bool start_ranks();
   // Supervises until every rank has exited and its output is drained; the launch's exit status.
-  int run();
+  // With `nodes` (a multi-node job), a node that stops or is lost stops these ranks too.
+  int run(NodeWatch* nodes = nullptr);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -34,10 +34,8 @@ std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b) {
   return out;
 }
 
-namespace {
-
-void check_torch_against_driver(const Stack& from, const char* from_name, const Stack& on, const char* on_name,
-                                std::vector<std::string>& out) {
+void check_torch_against_driver(const Stack& from, const std::string& from_name, const Stack& on,
+                                const std::string& on_name, std::vector<std::string>& out) {
   if (on.driver.empty()) return;
   for (const auto& t : from.torch) {
     auto need = t.cuda.empty() ? std::nullopt : min_driver_for_cuda(t.cuda);
@@ -48,8 +46,8 @@ void check_torch_against_driver(const Stack& from, const char* from_name, const 
   }
 }
 
-void check_torch_against_gpus(const Stack& from, const char* from_name, const Stack& on, const char* on_name,
-                              std::vector<std::string>& out) {
+void check_torch_against_gpus(const Stack& from, const std::string& from_name, const Stack& on,
+                              const std::string& on_name, std::vector<std::string>& out) {
   for (const auto& t : from.torch) {
     if (t.cuda.empty()) continue;
     auto archs = known_arch_list(t.version, t.cuda);
@@ -63,8 +61,6 @@ void check_torch_against_gpus(const Stack& from, const char* from_name, const St
     }
   }
 }
-
-}  // namespace
 
 std::vector<std::string> consequences(const Stack& before, const Stack& after) {
   std::vector<std::string> out;

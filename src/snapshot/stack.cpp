@@ -51,6 +51,52 @@ void gpus(const json& f, Stack& s) {
   add(s, "gpus", "GPU count", std::to_string(list.size()));
 }
 
+// "2.11.0+cu130" -> "13.0"; "" for a CPU build or a version without a CUDA suffix.
+std::string cuda_of_local_version(const std::string& version) {
+  auto plus = version.find("+cu");
+  if (plus == std::string::npos) return "";
+  std::string digits = version.substr(plus + 3);
+  if (digits.size() < 3 || digits.find_first_not_of("0123456789") != std::string::npos) return "";
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+std::string nccl_wheel_version(const json& torch_entry) {
+  const json& installed = field(torch_entry, "nvidia_installed");
+  if (installed.is_object())
+    for (const auto& [name, version] : installed.items())
+      if (name.rfind("nvidia-nccl", 0) == 0) return text(version);
+  return "";
+}
+
+// The job's PyTorch (dlready's own module) and the NCCL it would load: the nvidia-nccl wheel beside
+// that torch (found as a Python environment's site-packages), else beside the first torch found,
+// else the loader's libnccl.so.2.
+void job_torch_and_nccl(const json& f, Stack& s) {
+  const json& own = field(f, "own_module");
+  std::string version = text(field(own, "torch_version"));
+  std::string lib_dir = text(field(own, "libtorch_dir"));
+  if (!version.empty()) {
+    StackTorch t{version, version, cuda_of_local_version(version)};
+    if (!t.cuda.empty()) t.shown += " (CUDA " + t.cuda + ")";
+    add(s, "python", "dlready's LibTorch", t.shown);
+    s.job_torch = t;
+  }
+  std::string first_wheel;
+  if (field(f, "python_envs").is_array())
+    for (const auto& e : f.at("python_envs"))
+      if (field(e, "torch").is_array())
+        for (const auto& t : e.at("torch")) {
+          std::string sp = text(field(t, "site_packages")), nccl = nccl_wheel_version(t);
+          if (!lib_dir.empty() && !sp.empty() && lib_dir.rfind(sp + "/", 0) == 0 && !nccl.empty()) s.nccl = nccl;
+          if (first_wheel.empty()) first_wheel = nccl;
+        }
+  if (s.nccl.empty()) s.nccl = first_wheel;
+  if (s.nccl.empty() && field(f, "cuda_libraries").is_array())
+    for (const auto& l : f.at("cuda_libraries"))
+      if (text(field(l, "soname")) == "libnccl.so.2") s.nccl = text(field(l, "version"));
+  add(s, "cuda", "NCCL", s.nccl);
+}
+
 }  // namespace
 
 Stack stack_from_json(const json& doc) {
@@ -97,6 +143,7 @@ Stack stack_from_json(const json& doc) {
   }
   if (field(f, "libtorch").is_array())
     for (const auto& l : f.at("libtorch")) add(s, "python", "libtorch " + text(field(l, "path")), text(field(l, "build_version")));
+  job_torch_and_nccl(f, s);
   add(s, "blas", "BLAS", text(field(field(f, "blas"), "implementation")));
   if (field(f, "environment").is_object())
     for (const auto& [k, v] : f.at("environment").items())

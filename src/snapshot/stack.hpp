@@ -3,6 +3,7 @@
 // driver, GPUs, CUDA toolkit and libraries, Python and PyTorch installs, BLAS, environment.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,11 @@ struct Stack {
   std::string host, created;    // from a snapshot's metadata; empty for plain doctor output
   std::vector<StackItem> items;
   std::string driver;           // the driver version (loaded module, else NVML); "" unknown
-  std::vector<StackTorch> torch;
+  std::vector<StackTorch> torch;  // every PyTorch install found in a Python environment
+  // The LibTorch `dlready train` loads (libdlready_train.so's), when it was probed: the build a
+  // job launched with `dlready launch -- dlready train` runs.
+  std::optional<StackTorch> job_torch;
+  std::string nccl;  // NCCL of the job's PyTorch (its nvidia-nccl wheel), else the loader's libnccl.so.2
   std::vector<StackGpu> gpus;
 };
 

@@ -10,10 +10,15 @@
 
 namespace dlready {
 
-// Gloo over TCP on `hostname`'s address (loopback for local ranks). Throws on failure.
+// Where Gloo listens: a named interface (GLOO_SOCKET_IFNAME), else an address or host name.
+struct GlooEndpoint {
+  std::string interface;
+  std::string address = "127.0.0.1";
+};
+
+// Gloo over TCP on `where` (loopback for local ranks). Throws on failure.
 c10::intrusive_ptr<c10d::Backend> make_gloo_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
-                                                  std::chrono::milliseconds timeout,
-                                                  const std::string& hostname = "127.0.0.1");
+                                                  std::chrono::milliseconds timeout, const GlooEndpoint& where = {});
 
 // NCCL on CUDA device `device_index` (set as the current device first). Throws on failure,
 // including when this build has no NCCL headers (nccl_available() says so in advance).

@@ -1,0 +1,233 @@
+#include "launch/node_channel.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace dlready {
+namespace {
+
+int millis_until(ChannelClock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ChannelClock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000000));
+}
+
+std::string errno_text(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
+
+void set_nonblocking(int fd) {
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+std::string numeric_address(const sockaddr* sa, socklen_t len) {
+  char host[NI_MAXHOST] = "";
+  if (::getnameinfo(sa, len, host, sizeof host, nullptr, 0, NI_NUMERICHOST) != 0) return "?";
+  std::string h = host;
+  if (h.rfind("::ffff:", 0) == 0) h.erase(0, 7);  // an IPv4 peer on a dual-stack socket
+  return h;
+}
+
+}  // namespace
+
+NodeConnection::NodeConnection(int fd, std::string peer_address) : fd_(fd), peer_(std::move(peer_address)) {}
+
+NodeConnection::~NodeConnection() { close(); }
+
+NodeConnection::NodeConnection(NodeConnection&& o) noexcept
+    : fd_(o.fd_), peer_(std::move(o.peer_)), in_(std::move(o.in_)), pending_(std::move(o.pending_)) {
+  o.fd_ = -1;
+}
+
+NodeConnection& NodeConnection::operator=(NodeConnection&& o) noexcept {
+  if (this != &o) {
+    close();
+    fd_ = o.fd_, peer_ = std::move(o.peer_), in_ = std::move(o.in_), pending_ = std::move(o.pending_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+void NodeConnection::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status NodeConnection::send(const nlohmann::json& message, ChannelClock::time_point deadline) {
+  if (fd_ < 0) return Status::failure("the connection to " + peer_ + " is closed");
+  std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  uint32_t n = htonl(static_cast<uint32_t>(body.size()));
+  std::string frame(reinterpret_cast<const char*>(&n), 4);
+  frame += body;
+  size_t off = 0;
+  while (off < frame.size()) {
+    ssize_t w = ::send(fd_, frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+    if (w > 0) {
+      off += static_cast<size_t>(w);
+      continue;
+    }
+    if (w < 0 && errno != EAGAIN && errno != EINTR) return Status::failure("sending to " + peer_ + ": " + errno_text("send"));
+    pollfd p{fd_, POLLOUT, 0};
+    if (::poll(&p, 1, millis_until(deadline)) == 0) return Status::failure("sending to " + peer_ + ": timeout");
+  }
+  return {};
+}
+
+std::optional<nlohmann::json> NodeConnection::take_message(Status& st) {
+  if (in_.size() < 4) return std::nullopt;
+  uint32_t n = 0;
+  std::memcpy(&n, in_.data(), 4);
+  n = ntohl(n);
+  if (n > kMaxNodeMessage) {
+    st = Status::failure("a message of " + std::to_string(n) + " bytes from " + peer_ + " (not a dlready launcher?)");
+    return std::nullopt;
+  }
+  if (in_.size() < 4 + static_cast<size_t>(n)) return std::nullopt;
+  auto doc = nlohmann::json::parse(in_.begin() + 4, in_.begin() + 4 + n, nullptr, false);
+  in_.erase(0, 4 + static_cast<size_t>(n));
+  if (doc.is_discarded() || !doc.is_object()) {
+    st = Status::failure("a message from " + peer_ + " is not JSON (not a dlready launcher?)");
+    return std::nullopt;
+  }
+  return doc;
+}
+
+Status NodeConnection::receive_available(std::vector<nlohmann::json>& messages, bool& ended) {
+  ended = false;
+  if (&messages != &pending_) {  // what receive() read ahead comes first
+    for (auto& m : pending_) messages.push_back(std::move(m));
+    pending_.clear();
+  }
+  if (fd_ < 0) {
+    ended = true;
+    return {};
+  }
+  char chunk[65536];
+  for (;;) {
+    ssize_t r = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (r > 0) {
+      in_.append(chunk, static_cast<size_t>(r));
+      if (in_.size() > kMaxNodeMessage + 4) break;
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) ended = true;
+    break;
+  }
+  Status st;
+  while (auto m = take_message(st)) messages.push_back(std::move(*m));
+  return st;
+}
+
+Status NodeConnection::receive(nlohmann::json& message, ChannelClock::time_point deadline) {
+  for (;;) {
+    bool ended = false;
+    if (auto st = receive_available(pending_, ended); !st) return st;
+    if (!pending_.empty()) {
+      message = std::move(pending_.front());
+      pending_.erase(pending_.begin());
+      return {};
+    }
+    if (ended) return Status::failure(peer_ + " closed the connection");
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, millis_until(deadline)) == 0) return Status::failure("waiting for " + peer_ + ": timeout");
+  }
+}
+
+NodeListener::~NodeListener() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status NodeListener::listen(int port) {
+  fd_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  bool v6 = fd_ >= 0;
+  if (!v6) fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);  // a kernel without IPv6
+  if (fd_ < 0) return Status::failure(errno_text("socket"));
+  int one = 1, zero = 0;
+  ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int rc;
+  if (v6) {
+    ::setsockopt(fd_, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);  // IPv4 peers too
+    sockaddr_in6 a{};
+    a.sin6_family = AF_INET6, a.sin6_addr = in6addr_any, a.sin6_port = htons(static_cast<uint16_t>(port));
+    rc = ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  } else {
+    sockaddr_in a{};
+    a.sin_family = AF_INET, a.sin_addr.s_addr = htonl(INADDR_ANY), a.sin_port = htons(static_cast<uint16_t>(port));
+    rc = ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  }
+  if (rc != 0)
+    return Status::failure("cannot listen on port " + std::to_string(port) + " (" + std::strerror(errno) +
+                           "): another job's launcher there? choose another with --launcher-port");
+  if (::listen(fd_, 128) != 0) return Status::failure(errno_text("listen"));
+  set_nonblocking(fd_);
+  return {};
+}
+
+Status NodeListener::accept(NodeConnection& out, ChannelClock::time_point deadline) {
+  for (;;) {
+    sockaddr_storage peer{};
+    socklen_t len = sizeof peer;
+    int fd = ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      set_nonblocking(fd);
+      out = NodeConnection(fd, numeric_address(reinterpret_cast<sockaddr*>(&peer), len));
+      return {};
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+      return Status::failure(errno_text("accept"));
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, millis_until(deadline)) == 0) return Status::failure("timeout");
+  }
+}
+
+Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out) {
+  std::string last = "no answer";
+  while (ChannelClock::now() < deadline) {
+    addrinfo hints{}, *res = nullptr;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+    if (gai != 0) {
+      last = "cannot resolve " + host + ": " + ::gai_strerror(gai);
+    } else {
+      for (addrinfo* a = res; a; a = a->ai_next) {
+        int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0) continue;
+        int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+          pollfd p{fd, POLLOUT, 0};
+          int err = ETIMEDOUT;
+          socklen_t el = sizeof err;
+          if (::poll(&p, 1, std::min(millis_until(deadline), 3000)) > 0) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+          rc = err == 0 ? 0 : -1;
+          errno = err;
+        }
+        if (rc == 0) {
+          set_nonblocking(fd);
+          std::string addr = numeric_address(a->ai_addr, a->ai_addrlen);
+          ::freeaddrinfo(res);
+          out = NodeConnection(fd, addr);
+          return {};
+        }
+        last = std::strerror(errno);
+        ::close(fd);
+      }
+      ::freeaddrinfo(res);
+    }
+    // Node 0 may start later than this node: try again shortly.
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(millis_until(deadline), 200)));
+  }
+  return Status::failure(last);
+}
+
+}  // namespace dlready
