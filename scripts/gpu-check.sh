@@ -222,6 +222,15 @@ verify() {
   local rc=$?
   cat "$scratch/verify.txt"
   { echo "verify --level $level exit status $rc"; grep -E 'FAIL|WARN|READY' "$scratch/verify.txt"; } | figure
+  if ((rc >= 128)) && [ "$mode" = gpu ]; then  # killed by a signal: where, and does the order matter
+    "$bin" verify --level $level --device cuda 2>&1 | tail -n 4
+    echo "verify --device cuda alone: exit status ${PIPESTATUS[0]}" | figure
+    local gdb
+    gdb=$(command -v cuda-gdb || command -v gdb) &&
+      timeout 60 "$gdb" -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$bin" verify --level $level --json 2>&1 |
+        grep -vE '^\[(New|Thread|Detaching)' | tail -n 150 | tee "$scratch/backtrace.txt"
+    grep -E '^#' "$scratch/backtrace.txt" | head -n 25 | figure
+  fi
   return $rc
 }
 export -f verify

@@ -121,7 +121,7 @@ TEST(Idx, MissingFileAndDirectory) {
   Mini m;
   m.f.remove("/d/t10k-labels-idx1-ubyte.gz");
   expect_error(load_mnist(m.dir()), "t10k-labels-idx1-ubyte", "missing");
-  expect_error(load_mnist(m.f.host("/nope")), "/nope", "not a directory");
+  expect_error(load_mnist(m.f.host("/nope")), "/nope: no such directory", "apt install dataset-fashion-mnist");
   m.f.mkdir("/empty");
   expect_error(load_mnist(m.f.host("/empty")), "/empty", "no train-images-idx3-ubyte");
 }

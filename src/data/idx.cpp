@@ -1,5 +1,7 @@
 #include "data/idx.hpp"
 
+#include <sys/stat.h>
+
 #include <zlib.h>
 
 #include "core/bounded_file.hpp"
@@ -173,7 +175,15 @@ Status load_split(const std::string& dir, const std::string& prefix, int classes
 }  // namespace
 
 MnistResult load_mnist(const std::string& dir, int classes) {
-  if (!is_directory(dir)) return {std::nullopt, dir + ": not a directory"};
+  if (!is_directory(dir)) {
+    struct stat st {};
+    bool exists = ::stat(dir.c_str(), &st) == 0;
+    // The default is Debian's package; the first GPU machine lent had none, and "not a directory"
+    // alone did not say what to do.
+    return {std::nullopt, dir + (exists ? ": not a directory" : ": no such directory") +
+                              " (install Debian's dataset-fashion-mnist: sudo apt install dataset-fashion-mnist; "
+                              "or give --data DIR holding the four Fashion-MNIST files)"};
+  }
   auto where = find_dataset_dir(dir);
   if (!where)
     return {std::nullopt, dir + ": no train-images-idx3-ubyte[.gz] here, in raw/, or in */raw/ (expected the four "

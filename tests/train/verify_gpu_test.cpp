@@ -1,6 +1,8 @@
 // dlready verify / bench on CUDA (label "gpu"): skipped cleanly on machines without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "bench/copy_bench.hpp"
 #include "bench/gemm_bench.hpp"
 #include "bench/launch_floor.hpp"
@@ -74,9 +76,13 @@ namespace {
 // World size 1 on NCCL: the process group, the broadcast and the all-reduce path of training.
 TEST(GpuDataParallel, NcclWorldOfOneTrains) {
   if (!have_cuda()) GTEST_SKIP() << "no usable CUDA device";
+  // DLREADY_DATA: where Debian's package is absent (the GPU check passes its bundle's copy; the
+  // first GPU run failed here on the missing default path).
+  const char* dir = std::getenv("DLREADY_DATA");
+  std::string data = dir && *dir ? dir : "/usr/share/datasets/fashion-mnist";
   int rc = std::system((std::string(DLREADY_BINARY) + " launch --nproc-per-node 1 --master-port 29720 -- " +
                         DLREADY_BINARY + " train --device cuda --world-size 1 --epochs 1 --limit-train 6400 "
-                        "--no-progress --out /tmp/dlready-nccl-smoke").c_str());
+                        "--no-progress --overwrite --data " + data + " --out /tmp/dlready-nccl-smoke").c_str());
   EXPECT_EQ(WEXITSTATUS(rc), 0);
 }
 
