@@ -50,3 +50,15 @@ add_library(dlready_train_module MODULE src/module/exports.cpp)
 set_target_properties(dlready_train_module PROPERTIES OUTPUT_NAME dlready_train)
 target_link_libraries(dlready_train_module PRIVATE dlready_module)
 add_dependencies(dlready dlready_train_module)
+
+# The CUDA libraries the module links itself (libcudart.so.13 among them) must be the very copies
+# libtorch_cuda loads: the wheel's nvidia/*/lib, searched before anything else. Found by the
+# module's run path alone, a machine with a CUDA toolkit gave it the toolkit's libcudart beside the
+# wheel's cuBLAS and cuDNN (ldd shows it here too), and on the first GPU machine lent `dlready
+# verify` crashed in cuDNN's convolution while the same code linked into a test program passed,
+# and passed through the module once LD_LIBRARY_PATH named the wheel's folders.
+file(GLOB _dlready_nvidia_lib_dirs LIST_DIRECTORIES true "${_dlready_site}/nvidia/*/lib")
+if(_dlready_nvidia_lib_dirs)
+  set_target_properties(dlready_train_module PROPERTIES BUILD_RPATH "${_dlready_nvidia_lib_dirs}"
+                        INSTALL_RPATH "${_dlready_nvidia_lib_dirs}")
+endif()

@@ -78,11 +78,14 @@ TEST(Launch, OptionsAreChecked) {
 std::string bin() { return DLREADY_BINARY; }
 
 TEST(LaunchCli, PassesTheTorchrunEnvironmentAndPrefixesOutput) {
-  auto out = command_output(bin() + " launch --nproc-per-node 2 --nnodes 2 --node-rank 1 --master-addr 10.9.8.7 "
-                                    "--master-port 29123 -- sh -c 'echo $RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE "
-                                    "$MASTER_ADDR $MASTER_PORT $GROUP_RANK $OMP_NUM_THREADS' 2>&1");
-  EXPECT_NE(out.find("[rank 2] 2 4 0 2 10.9.8.7 29123 1 1\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("[rank 3] 3 4 1 2 10.9.8.7 29123 1 1\n"), std::string::npos) << out;
+  // Node 1 of two; node 0's launcher (in the background) has to be there for the nodes to meet.
+  auto out = command_output("(" + bin() + " launch --no-preflight --nproc-per-node 2 --nnodes 2 --node-rank 0 "
+                            "--master-port 29123 -- true >/dev/null 2>&1 &) ; " + bin() +
+                            " launch --no-preflight --nproc-per-node 2 --nnodes 2 --node-rank 1 --master-addr 127.0.0.1 "
+                            "--master-port 29123 -- sh -c 'echo $RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE "
+                            "$MASTER_ADDR $MASTER_PORT $GROUP_RANK $OMP_NUM_THREADS' 2>&1");
+  EXPECT_NE(out.find("[rank 2] 2 4 0 2 127.0.0.1 29123 1 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 3] 3 4 1 2 127.0.0.1 29123 1 1\n"), std::string::npos) << out;
   EXPECT_NE(out.find("all 2 local rank(s) finished"), std::string::npos) << out;
 }
 

@@ -164,9 +164,10 @@ std::string read_text(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string node_args(const Fixture& root, int node, int nnodes, int port) {
+std::string node_args(const Fixture& root, int node, int nnodes, int port, int timeout = 20) {
   return "--root " + root.root + " --no-driver-probe --nnodes " + std::to_string(nnodes) + " --node-rank " +
-         std::to_string(node) + " --master-addr 127.0.0.1 --master-port " + std::to_string(port) + " --dist-timeout 20";
+         std::to_string(node) + " --master-addr 127.0.0.1 --master-port " + std::to_string(port) +
+         " --dist-timeout " + std::to_string(timeout);
 }
 
 // Alive and not a zombie (an orphan's zombie waits for whatever reaps orphans here).
@@ -221,9 +222,8 @@ TEST(NodeLaunch, ADifferentNodeStopsEveryNodeBeforeAnyRank) {
 TEST(NodeLaunch, ANodeThatNeverComesIsNamedAfterTheTimeout) {
   Fixture a, b, logs;
   healthy_gpu_machine(a), healthy_gpu_machine(b);
-  std::string fast = " --dist-timeout 2";
-  auto n0 = start_launcher(node_args(a, 0, 3, 29617) + fast + kRankCommand, logs.root + "/n0.log");
-  auto n1 = start_launcher(node_args(b, 1, 3, 29617) + fast + kRankCommand, logs.root + "/n1.log");
+  auto n0 = start_launcher(node_args(a, 0, 3, 29617, 2) + kRankCommand, logs.root + "/n0.log");
+  auto n1 = start_launcher(node_args(b, 1, 3, 29617, 2) + kRankCommand, logs.root + "/n1.log");
   EXPECT_EQ(wait_exit(n0), 1) << read_text(n0.log);
   EXPECT_EQ(wait_exit(n1), 1) << read_text(n1.log);
   EXPECT_NE(read_text(n0.log).find("node 2 did not come within 2 s (--dist-timeout)"), std::string::npos)
@@ -231,7 +231,7 @@ TEST(NodeLaunch, ANodeThatNeverComesIsNamedAfterTheTimeout) {
   EXPECT_NE(read_text(n1.log).find("node 0 stopped the job: node 2 did not come"), std::string::npos)
       << read_text(n1.log);
   // Alone, a node that cannot reach node 0 says where it looked.
-  auto lone = start_launcher(node_args(b, 1, 2, 29619) + fast + kRankCommand, logs.root + "/lone.log");
+  auto lone = start_launcher(node_args(b, 1, 2, 29619, 2) + kRankCommand, logs.root + "/lone.log");
   EXPECT_EQ(wait_exit(lone), 1);
   EXPECT_NE(read_text(lone.log).find("cannot reach node 0's launcher at 127.0.0.1:29620 within 2 s"),
             std::string::npos) << read_text(lone.log);

@@ -89,7 +89,8 @@ std::optional<nlohmann::json> NodeConnection::take_message(Status& st) {
   std::memcpy(&n, in_.data(), 4);
   n = ntohl(n);
   if (n > kMaxNodeMessage) {
-    st = Status::failure("a message of " + std::to_string(n) + " bytes from " + peer_ + " (not a dlready launcher?)");
+    st = Status::failure("what answers at " + peer_ + " is not a dlready launcher (it announced " + std::to_string(n) +
+                         " bytes): is another program on that port? choose another with --launcher-port");
     return std::nullopt;
   }
   if (in_.size() < 4 + static_cast<size_t>(n)) return std::nullopt;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "bench/copy_bench.hpp"
@@ -244,6 +245,23 @@ TEST(BenchCli, GemmJsonOnTheCpu) {
   EXPECT_EQ(j.at("gemm").at("rows").size(), 4u);
   EXPECT_GT(j.at("cpu_peak").at("fp32_tflops").get<double>(), 0);
   EXPECT_FALSE(j.contains("copy")) << "only gemm was asked for";
+}
+
+// The module must load the CUDA libraries of its own torch wheel (nvidia/*/lib beside it), never a
+// CUDA toolkit's copy of the same soname: the first GPU machine lent crashed in cuDNN when the
+// module took the toolkit's libcudart. ldd follows the module's run path as the loader would.
+TEST(ModuleLibraries, CudaLibrariesComeFromTheTorchWheel) {
+  std::string module = std::filesystem::path(DLREADY_BINARY).parent_path().string() + "/libdlready_train.so";
+  auto out = command_output("ldd " + module + " 2>&1");
+  size_t checked = 0;
+  for (const char* soname : {"libcudart.so.", "libcublas.so.", "libcudnn.so."}) {
+    auto at = out.find(soname);
+    if (at == std::string::npos) continue;  // a CPU-only LibTorch links none
+    auto line = out.substr(at, out.find('\n', at) - at);
+    EXPECT_NE(line.find("/nvidia/"), std::string::npos) << "not the wheel's copy: " << line;
+    ++checked;
+  }
+  if (!checked) GTEST_SKIP() << "this LibTorch links no CUDA library";
 }
 
 }  // namespace
