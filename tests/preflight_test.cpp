@@ -4,6 +4,9 @@
 // tests/train/multinode_test.cpp.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -193,6 +196,44 @@ TEST(NodeLaunch, SameNodesMeetAndEveryRankRuns) {
   EXPECT_NE(out0.find("[rank 0] rank=0 of 2 node=0"), std::string::npos) << out0;
   EXPECT_NE(out1.find("[rank 1] rank=1 of 2 node=1"), std::string::npos) << out1;
   EXPECT_NE(out1.find("node 0 started the job"), std::string::npos) << out1;
+}
+
+// Connects to 127.0.0.1:port (retrying while nothing listens), sends `bytes`, closes.
+bool send_stranger(int port, const std::string& bytes) {
+  for (int i = 0; i < 200; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET, a.sin_port = htons(static_cast<uint16_t>(port)), a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+      bool ok = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+      ::close(fd);
+      return ok;
+    }
+    ::close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A port scanner, an HTTP client or a JSON message that is no launcher's on node 0's launcher port
+// is named and ignored; the nodes still meet and the job runs.
+TEST(NodeLaunch, StrangersOnTheLauncherPortAreIgnored) {
+  Fixture a, b, logs;
+  healthy_gpu_machine(a), healthy_gpu_machine(b);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29625) + kRankCommand, logs.root + "/n0.log");
+  ASSERT_TRUE(send_stranger(29626, "GET / HTTP/1.0\r\n\r\n"));
+  std::string body = R"({"type":"hello","node":"one"})";
+  uint32_t n = htonl(static_cast<uint32_t>(body.size()));
+  ASSERT_TRUE(send_stranger(29626, std::string(reinterpret_cast<const char*>(&n), 4) + body));
+  ASSERT_TRUE(send_stranger(29626, ""));
+  auto n1 = start_launcher(node_args(b, 1, 2, 29625) + kRankCommand, logs.root + "/n1.log");
+  EXPECT_EQ(wait_exit(n0), 0) << read_text(n0.log);
+  EXPECT_EQ(wait_exit(n1), 0) << read_text(n1.log);
+  auto out0 = read_text(n0.log);
+  EXPECT_NE(out0.find("ignored a connection from 127.0.0.1: the other end (127.0.0.1) is not a dlready launcher"),
+            std::string::npos) << out0;
+  EXPECT_NE(out0.find("ignored a connection from 127.0.0.1: not a dlready launcher"), std::string::npos) << out0;
+  EXPECT_NE(out0.find("[rank 0] rank=0 of 2"), std::string::npos) << out0;
 }
 
 TEST(NodeLaunch, ADifferentNodeStopsEveryNodeBeforeAnyRank) {

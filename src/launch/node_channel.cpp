@@ -89,15 +89,15 @@ std::optional<nlohmann::json> NodeConnection::take_message(Status& st) {
   std::memcpy(&n, in_.data(), 4);
   n = ntohl(n);
   if (n > kMaxNodeMessage) {
-    st = Status::failure("what answers at " + peer_ + " is not a dlready launcher (it announced " + std::to_string(n) +
-                         " bytes): is another program on that port? choose another with --launcher-port");
+    st = Status::failure("the other end (" + peer_ + ") is not a dlready launcher (it announced a message of " +
+                         std::to_string(n) + " bytes): another program on that port? choose another with --launcher-port");
     return std::nullopt;
   }
   if (in_.size() < 4 + static_cast<size_t>(n)) return std::nullopt;
   auto doc = nlohmann::json::parse(in_.begin() + 4, in_.begin() + 4 + n, nullptr, false);
   in_.erase(0, 4 + static_cast<size_t>(n));
   if (doc.is_discarded() || !doc.is_object()) {
-    st = Status::failure("a message from " + peer_ + " is not JSON (not a dlready launcher?)");
+    st = Status::failure("the other end (" + peer_ + ") sent a message that is not a JSON object: not a dlready launcher");
     return std::nullopt;
   }
   return doc;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "snapshot/json_fields.hpp"
 #include "snapshot/node_compare.hpp"
 
 namespace dlready {
@@ -25,18 +26,35 @@ std::string this_host() {
 
 void say(const std::string& line) { std::fprintf(stderr, "dlready launch: %s\n", line.c_str()); }
 
+// A message's fields as the other launcher sent them: a missing field or one of another type
+// (another dlready version, or not a launcher at all) reads as the fallback instead of throwing.
+std::string str_of(const json& m, const char* key, const std::string& fallback = "") {
+  const json& v = field(m, key);
+  return v.is_string() ? v.get<std::string>() : fallback;
+}
+int int_of(const json& m, const char* key, int fallback) {
+  const json& v = field(m, key);
+  return v.is_number_integer() ? v.get<int>() : fallback;
+}
+bool bool_of(const json& m, const char* key) {
+  const json& v = field(m, key);
+  return v.is_boolean() && v.get<bool>();
+}
+
 // What a node's launcher sends node 0's first.
 json hello_of(const LaunchOptions& o, const json& snapshot) {
   return {{"type", "hello"}, {"node", o.node_rank}, {"nnodes", o.nnodes}, {"nproc_per_node", o.nproc_per_node},
           {"host", this_host()}, {"preflight", o.preflight}, {"snapshot", snapshot}};
 }
 
-// Why a hello cannot join this job ("" when it can).
+// A launcher's hello: a node rank and the node count at least (else it is no launcher of ours).
+bool is_hello(const json& h) {
+  return str_of(h, "type") == "hello" && field(h, "node").is_number_integer() && field(h, "nnodes").is_number_integer();
+}
+
+// Why a launcher's hello cannot join this job ("" when it can).
 std::string refuse_hello(const json& h, const LaunchOptions& o, const std::set<int>& seen, const std::string& from) {
-  if (!h.is_object() || h.value("type", "") != "hello") return "a connection from " + from + " is not a dlready launcher";
-  if (!h.contains("node") || !h["node"].is_number_integer() || !h.contains("nnodes") || !h["nnodes"].is_number_integer())
-    return "the launcher at " + from + " sent no node rank (another dlready version?)";
-  int node = h["node"].get<int>(), nnodes = h["nnodes"].get<int>();
+  int node = int_of(h, "node", -1), nnodes = int_of(h, "nnodes", -1);
   if (nnodes != o.nnodes)
     return "node " + std::to_string(node) + " (" + from + ") was started with --nnodes " + std::to_string(nnodes) +
            ", node 0 with --nnodes " + std::to_string(o.nnodes) + ": give every node the same --nnodes";
@@ -73,8 +91,8 @@ std::string missing_nodes_text(const LaunchOptions& o, const std::set<int>& seen
 json verdict_of(const std::vector<json>& hellos, const std::vector<std::string>& addresses) {
   std::vector<NodeStack> nodes;
   for (size_t i = 0; i < hellos.size(); ++i)
-    nodes.push_back(node_stack(static_cast<int>(i), hellos[i].value("host", ""), addresses[i],
-                               hellos[i].value("nproc_per_node", 1), hellos[i].value("snapshot", json())));
+    nodes.push_back(node_stack(static_cast<int>(i), str_of(hellos[i], "host"), addresses[i],
+                               int_of(hellos[i], "nproc_per_node", 1), field(hellos[i], "snapshot")));
   auto c = compare_nodes(nodes);
   return {{"type", "verdict"}, {"ok", c.ok()}, {"report", render_node_comparison(c, nodes)},
           {"blocking", c.blocking.size()}, {"warnings", c.warnings.size()}};
@@ -99,8 +117,9 @@ NodeMeeting meet_as_node0(const LaunchOptions& o, const json& hello0, Clock::tim
       break;
     }
     json h;
-    if (auto st = c.receive(h, std::min(deadline, Clock::now() + std::chrono::seconds(30))); !st) {
-      say("ignored a connection from " + c.peer_address() + ": " + st.error());
+    auto st = c.receive(h, std::min(deadline, Clock::now() + std::chrono::seconds(30)));
+    if (!st || !is_hello(h)) {  // a port scanner or another program: not a reason to stop the job
+      say("ignored a connection from " + c.peer_address() + ": " + (st ? "not a dlready launcher" : st.error()));
       continue;
     }
     std::string why = refuse_hello(h, o, seen, c.peer_address());
@@ -115,7 +134,7 @@ NodeMeeting meet_as_node0(const LaunchOptions& o, const json& hello0, Clock::tim
     hellos[static_cast<size_t>(node)] = std::move(h);
     NodeWatch::Peer p;
     p.node = node, p.conn = std::move(c);
-    p.name = "node " + std::to_string(node) + " (" + hellos[static_cast<size_t>(node)].value("host", "") + ", " +
+    p.name = "node " + std::to_string(node) + " (" + str_of(hellos[static_cast<size_t>(node)], "host") + ", " +
              p.conn.peer_address() + ")";
     peers.push_back(std::move(p));
   }
@@ -129,15 +148,15 @@ NodeMeeting meet_as_node0(const LaunchOptions& o, const json& hello0, Clock::tim
   if (o.preflight) {
     verdict = verdict_of(hellos, addresses);
     std::fprintf(stderr, "dlready launch: preflight, every node against node 0 (%s):\n%s",
-                 hello0.value("host", "").c_str(), verdict["report"].get<std::string>().c_str());
+                 str_of(hello0, "host").c_str(), str_of(verdict, "report").c_str());
   }
   auto send_deadline = Clock::now() + std::chrono::seconds(30);
   for (auto& p : peers)
     if (auto st = p.conn.send(verdict, send_deadline); !st) say("telling " + p.name + " the verdict: " + st.error());
   say(std::string(o.preflight ? "preflight" : "meeting") + " of " + std::to_string(o.nnodes) + " nodes took " +
       std::to_string(static_cast<long>(ms_since(t0))) + " ms" +
-      (verdict["ok"].get<bool>() ? "" : "; the job does not start on any node"));
-  if (!verdict["ok"].get<bool>()) return {1, std::nullopt};
+      (bool_of(verdict, "ok") ? "" : "; the job does not start on any node"));
+  if (!bool_of(verdict, "ok")) return {1, std::nullopt};
   return {0, NodeWatch(0, std::move(peers))};
 }
 
@@ -160,13 +179,13 @@ NodeMeeting meet_node0(const LaunchOptions& o, const json& hello, Clock::time_po
     say("node 0's launcher at " + o.master_addr + ":" + std::to_string(port) + " gave no verdict: " + st.error());
     return {1, std::nullopt};
   }
-  if (reply.value("type", "") == "stop") {
-    say("node 0 stopped the job: " + reply.value("why", std::string("no reason given")));
+  if (str_of(reply, "type") == "stop") {
+    say("node 0 stopped the job: " + str_of(reply, "why", "no reason given"));
     return {1, std::nullopt};
   }
-  std::string report = reply.value("report", std::string());
+  std::string report = str_of(reply, "report");
   if (!report.empty()) std::fprintf(stderr, "dlready launch: node 0's preflight:\n%s", report.c_str());
-  bool ok = reply.value("ok", false);
+  bool ok = str_of(reply, "type") == "verdict" && bool_of(reply, "ok");
   say(std::string(ok ? "node 0 started the job" : "node 0's preflight stopped the job") + " (" +
       std::to_string(static_cast<long>(ms_since(t0))) + " ms after this launcher started)");
   if (!ok) return {1, std::nullopt};
@@ -217,13 +236,13 @@ std::optional<std::string> NodeWatch::on_readable() {
     bool ended = false;
     Status st = p.conn.receive_available(got, ended);
     for (const auto& m : got) {
-      std::string type = m.value("type", "");
+      std::string type = str_of(m, "type");
       if (type == "done") {
         p.finished = true;
-        int rc = m.value("exit", 0);
+        int rc = int_of(m, "exit", 1);
         if (rc != 0 && !stop) stop = p.name + "'s ranks failed (its launcher's exit status " + std::to_string(rc) + ")";
       } else if (type == "stop" && !stop) {
-        stop = m.value("why", std::string("node 0 stopped the job"));
+        stop = str_of(m, "why", "node 0 stopped the job");
       }
     }
     if (!st && !stop) stop = "the connection to " + p.name + " broke: " + st.error();
