@@ -194,6 +194,7 @@ Status NodeListener::accept(NodeConnection& out, ChannelClock::time_point deadli
 
 Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out) {
   std::string last = "no answer";
+  int retry_ms = 10;
   while (ChannelClock::now() < deadline) {
     addrinfo hints{}, *res = nullptr;
     hints.ai_socktype = SOCK_STREAM;
@@ -225,8 +226,10 @@ Status connect_to_node0(const std::string& host, int port, ChannelClock::time_po
       }
       ::freeaddrinfo(res);
     }
-    // Node 0 may start later than this node: try again shortly.
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(millis_until(deadline), 200)));
+    // Node 0 may start later than this node: try again, soon at first (the nodes of one job are
+    // usually started together), then backing off to twice a second.
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(millis_until(deadline), retry_ms)));
+    retry_ms = std::min(retry_ms * 2, 500);
   }
   return Status::failure(last);
 }
