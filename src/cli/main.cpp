@@ -6,6 +6,7 @@
 #include "cli/doctor_command.hpp"
 #include "cli/launch_command.hpp"
 #include "cli/security_command.hpp"
+#include "cli/setup_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "cli/train_command.hpp"
 #include "cli/usage_hints.hpp"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   dlready::DiffArgs diff;
   dlready::ExportArgs exp;
   dlready::add_snapshot_commands(app, snapshot, diff, exp);
+  dlready::SetupArgs setup;
+  dlready::add_setup_command(app, setup);
   dlready::SecurityArgs security;
   dlready::add_security_commands(app, security);
   try {
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));
   if (app.got_subcommand("diff")) return dlready::to_int(dlready::run_diff(diff));
   if (app.got_subcommand("export")) return dlready::to_int(dlready::run_export(exp));
+  if (app.got_subcommand("setup")) return dlready::to_int(dlready::run_setup(setup));
   if (auto rc = dlready::run_security_command(app, security)) return dlready::to_int(*rc);
   return 2;
 }

@@ -92,6 +92,17 @@ const std::vector<TorchVariant>& torch_variants() {
   return t;
 }
 
+extern const char* const kPytorchPythonTsv;
+
+std::optional<PythonRange> python_range(const std::string& torch_release) {
+  for (const auto& line : lines(kPytorchPythonTsv)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t', true);
+    if (f.size() >= 3 && f[0] == torch_release) return PythonRange{f[1], f[2]};
+  }
+  return std::nullopt;
+}
+
 std::string newest_torch_release() {
   std::string best;
   for (const auto& v : torch_variants())

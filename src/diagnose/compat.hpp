@@ -49,6 +49,13 @@ struct KnownGpu {
 // From data/gpus.tsv by PCI ids ("10de", "2b85").
 std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device);
 
+// The CPython versions a release's Linux wheels exist for (data/pytorch_python.tsv), by release
+// line ("2.11"); nullopt when the table has no row for it.
+struct PythonRange {
+  std::string min, max;  // "3.10", "3.14"
+};
+std::optional<PythonRange> python_range(const std::string& torch_release);
+
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);
 

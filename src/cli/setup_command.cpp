@@ -1,0 +1,193 @@
+#include "cli/setup_command.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "core/json_text.hpp"
+#include "core/text.hpp"
+#include "diagnose/install_plan.hpp"
+#include "diagnose/rules.hpp"
+#include "doctor/examine.hpp"
+
+namespace dlready {
+namespace {
+
+// The Python `python3 -m venv` would use: python3 on PATH, its version from the file the link ends
+// at (python3 -> python3.11). Runs nothing.
+std::string path_python_version() {
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : split(path ? path : "", ':')) {
+    std::string candidate = dir + "/python3";
+    char real[PATH_MAX];
+    if (::access(candidate.c_str(), X_OK) != 0 || !::realpath(candidate.c_str(), real)) continue;
+    std::string name = real;
+    name = name.substr(name.rfind('/') + 1);
+    if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
+  }
+  return "";
+}
+
+std::string this_platform() {
+  utsname u{};
+  ::uname(&u);
+  return std::string("linux-") + (std::string(u.machine) == "aarch64" ? "aarch64" : "x86_64");
+}
+
+bool plans_another_machine(const SetupArgs& a) { return !a.driver.empty() || !a.gpus.empty() || a.no_gpu; }
+
+// The machine to plan for: the flags', or this one as the doctor sees it. "" when it can be read.
+std::string machine_of(const SetupArgs& a, PlanMachine& m, std::vector<std::string>& seen) {
+  if (plans_another_machine(a)) {
+    if (a.no_gpu && (!a.gpus.empty() || !a.driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
+    if (!a.no_gpu && a.gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
+    for (const auto& g : a.gpus) {
+      for (const auto& one : split(g, ',')) {
+        auto cc = parse_compute_capability(one);
+        if (!cc) return "--gpu " + one + " is not a compute capability (sm_61, 8.6 or 90)";
+        m.gpus.push_back(*cc);
+      }
+    }
+    if (!a.driver.empty()) {
+      if (!parse_int(split(a.driver, '.').front())) return "--driver " + a.driver + " is not a driver version (550.54.15)";
+      m.driver = a.driver;
+    }
+    seen.push_back("the machine given: " + (a.no_gpu ? std::string("no GPU") : "GPUs " + join(a.gpus, ",")) +
+                   (a.driver.empty() ? "" : ", driver " + a.driver));
+    return "";
+  }
+  GatherOptions opt;
+  opt.root = a.root;
+  opt.env = process_environment();
+  auto e = examine(opt);
+  if (!e.error.empty()) return e.error;
+  Derived d = derive(e.facts);
+  m.driver = d.driver_version;
+  for (const auto& g : d.gpu_archs) {
+    m.gpus.push_back({g.major, g.minor});
+    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) +
+                   " (" + g.source + ")");
+  }
+  if (d.gpu_evidence && d.gpu_archs.empty())
+    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
+  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
+                                : "this machine: driver " + d.driver_version.value_or("unknown"));
+  return "";
+}
+
+nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const SetupArgs& a,
+                         const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back("sm_" + std::to_string(g.first) + std::to_string(g.second));
+  return {{"schema", "dlready.setup-plan/1"},
+          {"ok", p.ok},
+          {"error", p.error},
+          {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
+                       {"python", m.python}, {"platform", m.platform}, {"seen", seen}}},
+          {"release", p.release},
+          {"variant", p.variant},
+          {"cuda", p.cuda},
+          {"requirement", p.requirement},
+          {"with", a.with},
+          {"index_url", p.index_url},
+          {"environment", a.env_dir},
+          {"why", p.why},
+          {"warnings", p.warnings},
+          {"commands", commands}};
+}
+
+// What installs the plan into ENV and proves it, as the tutorials do: a fresh environment, the
+// install from the plan's index, then version, CUDA, cuDNN and a matmul checked against the CPU.
+std::vector<std::string> commands_of(const InstallPlan& p, const SetupArgs& a, const PlanMachine& m) {
+  if (!p.ok) return {};
+  std::string pkgs = "'" + p.requirement + "'";
+  for (const auto& w : a.with) pkgs += " " + w;
+  std::string py = a.env_dir + "/bin/python";
+  return {"python" + m.python + " -m venv " + a.env_dir,
+          py + " -m pip install " + pkgs + " --index-url " + p.index_url,
+          py + " -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
+               "torch.backends.cudnn.version()); d = \"cuda\" if torch.cuda.is_available() else \"cpu\"; "
+               "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))'",
+          "VIRTUAL_ENV=" + a.env_dir + " dlready doctor"};
+}
+
+void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
+  std::printf("dlready setup — the PyTorch build for this machine, and why\n");
+  for (const auto& s : seen) std::printf("  seen: %s\n", s.c_str());
+  if (!p.ok) {
+    std::printf("  no plan: %s\n", p.error.c_str());
+    return;
+  }
+  std::printf("  plan: %s (%s) from %s\n", p.requirement.c_str(), p.variant.c_str(), p.index_url.c_str());
+  for (const auto& w : p.why) std::printf("  why:  %s\n", w.c_str());
+  for (const auto& w : p.warnings) std::printf("  note: %s\n", w.c_str());
+  std::printf("  commands:\n");
+  for (const auto& c : commands) std::printf("    %s\n", c.c_str());
+}
+
+}  // namespace
+
+void add_setup_command(CLI::App& app, SetupArgs& a) {
+  auto* cmd = app.add_subcommand("setup", "Plan the PyTorch install that fits this machine (or another): release, "
+                                          "CUDA variant, index, and why");
+  cmd->add_option("env", a.env_dir, "The virtual environment to install into");
+  cmd->add_option("--python", a.python, "Python version X.Y (default: python3 on PATH)");
+  cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");
+  cmd->add_option("--with", a.with, "Also install these (torchvision,torchaudio)")->delimiter(',');
+  cmd->add_option("--index-url", a.index_url, "The index your tools use (default: PIP_INDEX_URL, UV_INDEX_URL)");
+  cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing");
+  cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
+  cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
+  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")
+      ->delimiter(',');
+  cmd->add_flag("--no-gpu", a.no_gpu, "Plan for another machine without an NVIDIA GPU");
+  cmd->add_option("--platform", a.platform, "linux-x86_64 or linux-aarch64 (default: this machine's)")
+      ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64"}));
+  cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (test seam)")
+      ->check(CLI::ExistingDirectory);
+}
+
+ExitCode run_setup(const SetupArgs& a) {
+  PlanMachine m;
+  std::vector<std::string> seen;
+  if (auto err = machine_of(a, m, seen); !err.empty()) {
+    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+    return ExitCode::usage;
+  }
+  m.python = a.python.empty() ? path_python_version() : a.python;
+  if (m.python.empty()) {
+    std::fprintf(stderr, "dlready setup: no python3 on PATH: give the environment's version with --python X.Y\n");
+    return ExitCode::usage;
+  }
+  if (split(m.python, '.').size() != 2 || !parse_int(split(m.python, '.')[0]) || !parse_int(split(m.python, '.')[1])) {
+    std::fprintf(stderr, "dlready setup: --python %s is not X.Y (3.11)\n", m.python.c_str());
+    return ExitCode::usage;
+  }
+  m.platform = a.platform.empty() ? this_platform() : a.platform;
+  m.torch = a.torch;
+  m.index_url = a.index_url;
+  for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
+    if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
+  auto plan = plan_install(m);
+  auto commands = commands_of(plan, a, m);
+  if (a.json) {
+    std::string text = json_text(plan_json(plan, m, a, seen, commands), 2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    print_plan(plan, seen, commands);
+  }
+  if (!plan.ok) return ExitCode::failed;
+  if (!a.dry_run) {
+    // Installing for the user (the venv, the tool, the proof, a failed install undone) is not built
+    // yet: say so rather than pretend; the commands above do it by hand.
+    std::fprintf(stderr, "dlready setup: this version only plans (--dry-run); run the commands above to install\n");
+    return ExitCode::usage;
+  }
+  return ExitCode::ok;
+}
+
+}  // namespace dlready

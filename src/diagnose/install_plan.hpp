@@ -1,0 +1,42 @@
+// Which PyTorch build to install on a machine: the release, its CUDA variant (or the CPU build),
+// the index that serves it and why, from the driver, the compute capability of every GPU, the
+// Python version and the index the user's tools point at. The tutorials' installation guide as a
+// query: "pick the CUDA variant the driver supports", made exact with the arch lists of the wheels
+// (a variant the driver runs can still have no kernels for an old or a new GPU). Pure: the facts
+// come in, the plan goes out.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dlready {
+
+struct PlanMachine {
+  std::optional<std::string> driver;     // "550.54.15"; nullopt: unknown (no GPU, or not probed)
+  std::vector<std::pair<int, int>> gpus;  // compute capability of every GPU; empty: a CPU-only machine
+  std::string python = "3.11";           // the environment's Python, major.minor
+  std::string platform = "linux-x86_64";  // or linux-aarch64
+  std::string torch;                      // a requested release ("2.5" or "2.5.1"); "" = the newest that fits
+  // The index the user's tools are set to (--index-url, PIP_INDEX_URL, UV_INDEX_URL); "" = none.
+  std::string index_url;
+};
+
+struct InstallPlan {
+  bool ok = false;
+  std::string error;          // when !ok: why no build fits, and what would
+  std::string release;        // "2.11"
+  std::string variant;        // "cu130" or "cpu"
+  std::string cuda;           // "13.0"; "" for the CPU build
+  std::string requirement;    // "torch==2.11.*"
+  std::string index_url;      // where that variant is served
+  std::vector<std::string> why;       // one line per decision
+  std::vector<std::string> warnings;  // e.g. a PyPI mirror that cannot serve the variant
+};
+
+InstallPlan plan_install(const PlanMachine& m);
+
+// "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
+std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
+
+}  // namespace dlready

@@ -1,0 +1,169 @@
+// `dlready setup`'s plan (label "unit"): which release, CUDA variant and index fit a machine, from
+// the project's compatibility tables; and the CLI's planning for another machine.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "diagnose/compat.hpp"
+#include "diagnose/install_plan.hpp"
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+PlanMachine gpu_machine(const std::string& driver, std::vector<std::pair<int, int>> gpus, const std::string& python = "3.11") {
+  PlanMachine m;
+  m.driver = driver, m.gpus = std::move(gpus), m.python = python;
+  return m;
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+std::string all(const InstallPlan& p) { return p.error + "\n" + join_lines(p.why) + join_lines(p.warnings); }
+
+TEST(SetupPlan, ANewDriverAndAHopperGpuGetTheNewestReleaseAndCuda) {
+  auto p = plan_install(gpu_machine("580.65.06", {{9, 0}}));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.release, newest_torch_release());
+  EXPECT_EQ(p.variant, "cu132") << all(p);
+  EXPECT_EQ(p.index_url, "https://download.pytorch.org/whl/cu132");
+  EXPECT_EQ(p.requirement, "torch==" + p.release + ".*");
+}
+
+TEST(SetupPlan, ADriverTooOldForTheNewestCudaGetsAnOlderVariantOrRelease) {
+  // R535 runs CUDA 12.x (minor-version compatibility), not 13: the newest release's cu126.
+  auto p = plan_install(gpu_machine("535.104.05", {{8, 0}}));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.variant, "cu126") << all(p);
+  EXPECT_NE(all(p).find("minor-version compatibility"), std::string::npos) << all(p);
+  // R470 (CUDA 11.4) runs no 12.x build: the newest release with a cu11x variant.
+  auto old = plan_install(gpu_machine("470.82.01", {{8, 0}}, "3.10"));
+  ASSERT_TRUE(old.ok) << old.error;
+  EXPECT_EQ(old.variant, "cu118") << all(old);
+  EXPECT_EQ(old.release, "2.7") << all(old);
+  EXPECT_NE(all(old).find("the newest that fits"), std::string::npos) << all(old);
+}
+
+TEST(SetupPlan, PascalGetsAVariantThatStillHasItsKernels) {
+  auto p = plan_install(gpu_machine("580.65.06", {{6, 1}}));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(arch_list_covers(*known_arch_list(p.release + ".0", p.cuda), 6, 1)) << all(p);
+  EXPECT_EQ(p.variant, "cu126") << "cu130 and cu132 dropped sm_5x/6x/7.0\n" << all(p);
+}
+
+TEST(SetupPlan, BlackwellGetsAVariantWithItsKernels) {
+  auto p = plan_install(gpu_machine("570.86.10", {{12, 0}}, "3.12"));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.release, "2.11") << "2.12-2.14 have no cu128 and the driver runs no 13.x\n" << all(p);
+  EXPECT_EQ(p.variant, "cu128") << all(p);
+}
+
+TEST(SetupPlan, MixedGpusGetOneBuildForBothOrAClearNo) {
+  auto both = plan_install(gpu_machine("580.65.06", {{6, 1}, {9, 0}}));
+  ASSERT_TRUE(both.ok) << both.error;
+  EXPECT_EQ(both.variant, "cu126") << all(both);
+  auto none = plan_install(gpu_machine("580.65.06", {{6, 1}, {12, 0}}));
+  ASSERT_FALSE(none.ok);
+  EXPECT_NE(none.error.find("no single build fits them all"), std::string::npos) << none.error;
+  EXPECT_NE(none.error.find("sm_61 alone: "), std::string::npos) << none.error;
+  EXPECT_NE(none.error.find("sm_120 alone: "), std::string::npos) << none.error;
+}
+
+TEST(SetupPlan, ACpuOnlyMachineGetsTheCpuBuild) {
+  PlanMachine m;
+  m.python = "3.12";
+  auto p = plan_install(m);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.variant, "cpu");
+  EXPECT_EQ(p.index_url, "https://download.pytorch.org/whl/cpu");
+}
+
+TEST(SetupPlan, PythonVersionsRuleReleasesOut) {
+  PlanMachine m;
+  m.python = "3.8";
+  auto p = plan_install(m);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.release, "2.4") << "the last release with 3.8 wheels\n" << all(p);
+  m.python = "3.5";
+  auto none = plan_install(m);
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.error.find("has wheels for Python 3.5"), std::string::npos) << none.error;
+}
+
+TEST(SetupPlan, ARequestedReleaseOrVersionIsKeptOrRefused) {
+  auto m = gpu_machine("580.65.06", {{9, 0}});
+  m.torch = "2.5.1";
+  auto p = plan_install(m);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.release, "2.5");
+  EXPECT_EQ(p.variant, "cu124");
+  EXPECT_EQ(p.requirement, "torch==2.5.1");
+  m.torch = "1.2";
+  EXPECT_NE(plan_install(m).error.find("not in dlready's tables"), std::string::npos);
+}
+
+TEST(SetupPlan, APypiMirrorServesOnlyTheDefaultVariant) {
+  auto m = gpu_machine("580.65.06", {{9, 0}});
+  m.torch = "2.11";
+  m.index_url = "https://pypi.tuna.tsinghua.edu.cn/simple";
+  auto p = plan_install(m);  // 2.11's newest variant, cu130, is also PyPI's default
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.variant, "cu130");
+  EXPECT_EQ(p.index_url, m.index_url) << all(p);
+  m.driver = "550.54.15";  // CUDA 12.x only: cu128, which PyPI does not have
+  auto q = plan_install(m);
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.variant, "cu128");
+  EXPECT_EQ(q.index_url, "https://download.pytorch.org/whl/cu128");
+  ASSERT_EQ(q.warnings.size(), 1u) << all(q);
+  EXPECT_NE(q.warnings[0].find("PyPI has only 2.11's default build (cu130), not cu128"), std::string::npos) << q.warnings[0];
+}
+
+TEST(SetupPlan, ComputeCapabilitiesAreReadInEveryUsualSpelling) {
+  EXPECT_EQ(parse_compute_capability("sm_61"), (std::pair<int, int>{6, 1}));
+  EXPECT_EQ(parse_compute_capability("8.6"), (std::pair<int, int>{8, 6}));
+  EXPECT_EQ(parse_compute_capability("120"), (std::pair<int, int>{12, 0}));
+  EXPECT_EQ(parse_compute_capability("SM90"), (std::pair<int, int>{9, 0}));
+  for (const char* bad : {"", "x", "sm_", "9", "8.10", "-1.0"}) EXPECT_FALSE(parse_compute_capability(bad)) << bad;
+}
+
+TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
+  std::string bin = DLREADY_BINARY;
+  auto out = command_output(bin + " setup --dry-run --json --driver 535.104.05 --gpu sm_61,sm_90 --python 3.11");
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "dlready.setup-plan/1");
+  EXPECT_TRUE(j["ok"].get<bool>());
+  EXPECT_EQ(j["variant"], "cu126");
+  EXPECT_EQ(j["machine"]["gpus"], nlohmann::json::array({"sm_61", "sm_90"}));
+  EXPECT_EQ(j["commands"].size(), 4u);
+  auto none = command_output(bin + " setup --dry-run --driver 580.65.06 --gpu sm_61,sm_120 --python 3.12; echo rc=$?");
+  EXPECT_NE(none.find("no single build fits them all"), std::string::npos) << none;
+  EXPECT_NE(none.find("rc=1"), std::string::npos) << none;
+  for (const char* bad : {"--gpu sm_x --python 3.11", "--no-gpu --gpu sm_90", "--driver 550 --python 3.11",
+                          "--no-gpu --python three"}) {
+    auto r = command_output(bin + " setup --dry-run " + bad + " 2>&1; echo rc=$?");
+    EXPECT_NE(r.find("rc=2"), std::string::npos) << bad << ": " << r;
+    EXPECT_NE(r.find("dlready setup: "), std::string::npos) << bad << ": " << r;
+  }
+  auto plain = command_output(bin + " setup --no-gpu --python 3.11 2>&1; echo rc=$?");
+  EXPECT_NE(plain.find("only plans (--dry-run)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("rc=2"), std::string::npos) << plain;
+}
+
+TEST(SetupCli, PlansForThisMachineFromItsFiles) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto out = command_output(std::string(DLREADY_BINARY) + " setup --dry-run --json --python 3.11 --root " + f.root);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_TRUE(j["ok"].get<bool>()) << out;
+  EXPECT_EQ(j["machine"]["gpus"], nlohmann::json::array({"sm_90"})) << out;
+  EXPECT_EQ(j["machine"]["driver"], "580.65.06") << out;
+  EXPECT_EQ(j["variant"], "cu132") << out;
+}
+
+}  // namespace
+}  // namespace dlready::test
