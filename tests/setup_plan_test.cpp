@@ -150,7 +150,7 @@ TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
     EXPECT_NE(r.find("dlready setup: "), std::string::npos) << bad << ": " << r;
   }
   auto plain = command_output(bin + " setup --no-gpu --python 3.11 2>&1; echo rc=$?");
-  EXPECT_NE(plain.find("only plans (--dry-run)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("plan for another machine: add --dry-run"), std::string::npos) << plain;
   EXPECT_NE(plain.find("rc=2"), std::string::npos) << plain;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
+#include "cli/setup_install.hpp"
 #include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
 #include "doctor/examine.hpp"
@@ -125,7 +126,7 @@ void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, cons
   std::printf("  plan: %s (%s) from %s\n", p.requirement.c_str(), p.variant.c_str(), p.index_url.c_str());
   for (const auto& w : p.why) std::printf("  why:  %s\n", w.c_str());
   for (const auto& w : p.warnings) std::printf("  note: %s\n", w.c_str());
-  std::printf("  commands:\n");
+  if (!commands.empty()) std::printf("  commands:\n");
   for (const auto& c : commands) std::printf("    %s\n", c.c_str());
 }
 
@@ -139,7 +140,12 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
   cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");
   cmd->add_option("--with", a.with, "Also install these (torchvision,torchaudio)")->delimiter(',');
   cmd->add_option("--index-url", a.index_url, "The index your tools use (default: PIP_INDEX_URL, UV_INDEX_URL)");
+  cmd->add_option("--torch-index", a.torch_index,
+                  "A mirror of https://download.pytorch.org/whl/ (the variants under it; default DLREADY_TORCH_INDEX)");
+  cmd->add_option("--tool", a.tool, "What creates the environment and installs: auto (uv when on PATH), uv or pip")
+      ->check(CLI::IsMember({"auto", "uv", "pip"}));
   cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing");
+  cmd->add_flag("--no-verify", a.no_verify, "Install without the proof (import, CUDA, cuDNN, matmul) afterwards");
   cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
   cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")
@@ -170,6 +176,8 @@ ExitCode run_setup(const SetupArgs& a) {
   m.platform = a.platform.empty() ? this_platform() : a.platform;
   m.torch = a.torch;
   m.index_url = a.index_url;
+  if (!a.torch_index.empty()) m.torch_index = a.torch_index;
+  else if (const char* v = std::getenv("DLREADY_TORCH_INDEX"); v && *v) m.torch_index = v;
   for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
     if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
   auto plan = plan_install(m);
@@ -178,16 +186,20 @@ ExitCode run_setup(const SetupArgs& a) {
     std::string text = json_text(plan_json(plan, m, a, seen, commands), 2) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    print_plan(plan, seen, commands);
+    print_plan(plan, seen, a.dry_run ? commands : std::vector<std::string>{});
   }
   if (!plan.ok) return ExitCode::failed;
-  if (!a.dry_run) {
-    // Installing for the user (the venv, the tool, the proof, a failed install undone) is not built
-    // yet: say so rather than pretend; the commands above do it by hand.
-    std::fprintf(stderr, "dlready setup: this version only plans (--dry-run); run the commands above to install\n");
+  if (a.dry_run || a.json) return ExitCode::ok;
+  if (plans_another_machine(a)) {
+    std::fprintf(stderr, "dlready setup: --driver/--gpu/--no-gpu plan for another machine: add --dry-run (an install "
+                         "here follows this machine)\n");
     return ExitCode::usage;
   }
-  return ExitCode::ok;
+  InstallRequest req;
+  req.env_dir = a.env_dir, req.python = m.python, req.with = a.with, req.tool = a.tool, req.verify = !a.no_verify;
+  req.expect_gpu = !m.gpus.empty();
+  std::fflush(stdout);
+  return carry_out(plan, req);
 }
 
 }  // namespace dlready

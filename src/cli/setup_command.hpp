@@ -17,7 +17,9 @@ struct SetupArgs {
   std::string torch;        // "" = the newest that fits
   std::vector<std::string> with;  // torchvision, torchaudio
   std::string index_url;    // "" = PIP_INDEX_URL / UV_INDEX_URL, else none
-  bool dry_run = false, json = false;
+  std::string torch_index;  // "" = DLREADY_TORCH_INDEX, else https://download.pytorch.org/whl/
+  std::string tool = "auto";
+  bool dry_run = false, json = false, no_verify = false;
   // Another machine: any of these plans for it instead of this one.
   std::string driver;
   std::vector<std::string> gpus;

@@ -8,8 +8,6 @@
 namespace dlready {
 namespace {
 
-const std::string kPytorchIndex = "https://download.pytorch.org/whl/";
-
 std::string sm(std::pair<int, int> cc) { return "sm_" + std::to_string(cc.first) + std::to_string(cc.second); }
 
 std::string release_line(const std::string& version) {
@@ -70,11 +68,13 @@ std::string no_fit_error(const PlanMachine& m, const std::vector<std::string>& m
 }
 
 void choose_index(const PlanMachine& m, InstallPlan& p) {
-  p.index_url = kPytorchIndex + p.variant;
+  std::string base = m.torch_index;
+  if (!base.empty() && base.back() != '/') base += '/';
+  p.index_url = base + p.variant;
   if (m.index_url.empty()) return;
   std::string wanted = m.index_url;
   while (!wanted.empty() && wanted.back() == '/') wanted.pop_back();
-  if (wanted.find("download.pytorch.org") != std::string::npos) {
+  if (wanted.find("download.pytorch.org") != std::string::npos || starts_with(wanted, base)) {
     if (wanted != p.index_url)
       p.warnings.push_back("the index you set (" + m.index_url + ") serves another variant than " + p.variant +
                            ": the plan uses " + p.index_url);
@@ -89,6 +89,19 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
     p.index_url = m.index_url;
     p.why.push_back("index: " + m.index_url + " (yours; a PyPI mirror serves " + p.release + "'s default variant, " +
                     dflt + ", the one planned)");
+    return;
+  }
+  if (p.variant == "cpu" && !dflt.empty()) {
+    // A CPU-only machine behind a PyPI mirror (the tutorial's situation with TUNA): the mirror's
+    // build runs on the CPU too; it only brings CUDA libraries this machine will not use.
+    for (const auto& v : torch_variants())
+      if (v.torch == p.release && v.variant == dflt) p.cuda = v.cuda;
+    p.variant = dflt;
+    p.index_url = m.index_url;
+    for (auto& w : p.why)
+      if (starts_with(w, "no NVIDIA GPU")) w = "no NVIDIA GPU: every build runs on the CPU";
+    p.why.push_back("index: " + m.index_url + " (yours; a PyPI mirror has only " + p.release + "'s default build, " +
+                    dflt + ", which runs on the CPU too; the smaller cpu build is at " + base + "cpu)");
     return;
   }
   p.warnings.push_back("the index you set (" + m.index_url + ") looks like a PyPI mirror: PyPI has only " + p.release +

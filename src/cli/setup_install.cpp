@@ -1,0 +1,262 @@
+#include "cli/setup_install.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/text.hpp"
+#include "diagnose/compat.hpp"
+#include "doctor/examine.hpp"
+
+namespace dlready {
+namespace {
+
+namespace fs = std::filesystem;
+
+void say(const std::string& line) { std::printf("  %s\n", line.c_str()); }
+
+struct Ran {
+  int status = -1;  // exit status; 124 after the time limit; 127 when it could not start
+  std::string tail;  // its last lines (stdout and stderr together)
+};
+
+std::string last_lines(const std::string& path, size_t n) {
+  std::ifstream in(path);
+  std::vector<std::string> all;
+  for (std::string l; std::getline(in, l);) all.push_back(l);
+  size_t from = all.size() > n ? all.size() - n : 0;
+  std::string out;
+  for (size_t i = from; i < all.size(); ++i) out += "    | " + all[i] + "\n";
+  return out;
+}
+
+// Runs argv with its output in `log`, for at most `seconds`.
+Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int seconds) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(127);
+    ::setpgid(0, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "cannot run %s\n", args[0]);
+    ::_exit(127);
+  }
+  Ran r;
+  if (pid < 0) return r;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      r.status = 124;
+      r.tail = last_lines(log, 12);
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.tail = last_lines(log, 12);
+  return r;
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : split(path ? path : "", ':'))
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+// Why `dir` cannot take the install ("" when it can): a virtual environment, or a folder that is
+// not there yet (or empty). Never a Python installation's own prefix.
+std::string refuse_target(const std::string& dir, const std::string& python) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return "";
+  if (!fs::is_directory(dir, ec)) return dir + " is not a folder";
+  if (fs::exists(fs::path(dir) / "pyvenv.cfg", ec)) {
+    std::ifstream cfg(fs::path(dir) / "pyvenv.cfg");
+    for (std::string l; std::getline(cfg, l);)
+      for (const char* key : {"version", "version_info"})  // python -m venv's, uv's
+        if (auto v = find_assignment(l, key); v && !starts_with(*v + ".", python + "."))
+          return dir + " is a virtual environment of Python " + *v + ", not " + python +
+                 ": give --python " + v->substr(0, v->rfind('.')) + ", or another folder";
+    return "";
+  }
+  if (fs::is_empty(dir, ec)) return "";
+  return dir + " is not a virtual environment (no pyvenv.cfg) and not empty: dlready setup never installs into a "
+               "system Python or its global site-packages (pip would change what the system's own tools use); "
+               "give a new folder, e.g. dlready setup ~/venvs/torch";
+}
+
+const char* kProof = R"PY(
+import json, sys
+out = {"python": sys.version.split()[0]}
+try:
+    import torch
+except Exception as e:
+    out["error"] = "import torch: %s: %s" % (type(e).__name__, e); print(json.dumps(out)); sys.exit(0)
+out.update(version=torch.__version__, cuda=torch.version.cuda, available=bool(torch.cuda.is_available()),
+           cudnn=torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None, devices=[])
+for i in range(torch.cuda.device_count() if out["available"] else 0):
+    out["devices"].append({"name": torch.cuda.get_device_name(i), "cc": "%d.%d" % torch.cuda.get_device_capability(i)})
+try:
+    dev = "cuda" if out["available"] else "cpu"
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(2000, 2000, generator=g), torch.randn(2000, 2000, generator=g)
+    ref = (a.double() @ b.double())
+    got = (a.to(dev) @ b.to(dev)).cpu().double()
+    out["matmul_device"] = dev
+    out["matmul_max_rel_error"] = float(((got - ref).abs().max() / ref.abs().max()).item())
+except Exception as e:
+    out["error"] = "matmul: %s: %s" % (type(e).__name__, e)
+print(json.dumps(out))
+)PY";
+
+// The tutorials' check, in the environment's own Python; then the doctor's verdict for it.
+bool prove(const InstallRequest& req, const std::string& log) {
+  std::string py = req.env_dir + "/bin/python";
+  auto r = run_logged({py, "-c", kProof}, log, 600);
+  std::ifstream in(log);
+  std::string last;
+  for (std::string l; std::getline(in, l);)
+    if (starts_with(l, "{")) last = l;
+  auto j = nlohmann::json::parse(last, nullptr, false);
+  if (r.status != 0 || j.is_discarded() || !j.is_object()) {
+    say("proof: " + py + " did not run the check (exit " + std::to_string(r.status) + "):\n" + r.tail);
+    return false;
+  }
+  if (j.contains("error")) {
+    say("proof: FAILED: " + j["error"].get<std::string>());
+    return false;
+  }
+  say("proof: torch " + j.value("version", "?") + ", torch.version.cuda " +
+      (j["cuda"].is_string() ? j["cuda"].get<std::string>() : "None") + ", cuda.is_available() " +
+      (j.value("available", false) ? "True" : "False") + ", cuDNN " + (j["cudnn"].is_null() ? "none" : j["cudnn"].dump()));
+  for (const auto& d : j["devices"]) say("proof: " + d.value("name", "?") + ", compute capability " + d.value("cc", "?"));
+  double err = j.value("matmul_max_rel_error", 1.0);
+  bool matmul_ok = err < 1e-3;
+  char line[160];
+  std::snprintf(line, sizeof line, "proof: 2000x2000 matmul on %s vs float64 on the CPU: max rel. error %.1e (%s)",
+                j.value("matmul_device", "?").c_str(), err, matmul_ok ? "ok" : "WRONG");
+  say(line);
+  bool cuda_ok = !req.expect_gpu || j.value("available", false);
+  if (!cuda_ok) say("proof: FAILED: the plan is a CUDA build for the GPUs here, but torch.cuda.is_available() is False");
+  GatherOptions opt;
+  opt.env = process_environment();
+  opt.env["VIRTUAL_ENV"] = fs::absolute(req.env_dir).string();
+  auto e = examine(opt);
+  say("doctor: " + (e.error.empty() ? e.report.verdict.summary : e.error));
+  return matmul_ok && cuda_ok;
+}
+
+std::vector<std::string> install_command(const std::string& tool, const InstallPlan& p, const InstallRequest& req,
+                                         bool resolve_only) {
+  std::string py = req.env_dir + "/bin/python";
+  std::vector<std::string> argv = tool == "uv" ? std::vector<std::string>{"uv", "pip", "install", "--python", py}
+                                               : std::vector<std::string>{py, "-m", "pip", "install",
+                                                                          "--disable-pip-version-check", "--no-input"};
+  argv.push_back(p.requirement);
+  for (const auto& w : req.with) argv.push_back(w);
+  argv.insert(argv.end(), {"--index-url", p.index_url});
+  if (resolve_only) argv.push_back("--dry-run");
+  return argv;
+}
+
+}  // namespace
+
+std::string installed_torch(const std::string& env_dir) {
+  std::error_code ec;
+  for (const auto& lib : {"lib", "lib64"}) {
+    fs::path base = fs::path(env_dir) / lib;
+    if (!fs::is_directory(base, ec)) continue;
+    for (const auto& py : fs::directory_iterator(base, ec)) {
+      fs::path site = py.path() / "site-packages";
+      if (!fs::is_directory(site, ec)) continue;
+      for (const auto& e : fs::directory_iterator(site, ec)) {
+        std::string name = e.path().filename().string();
+        if (starts_with(name, "torch-") && ends_with(name, ".dist-info")) return name.substr(6, name.size() - 16);
+      }
+    }
+  }
+  return "";
+}
+
+bool satisfies(const std::string& installed, const InstallPlan& plan) {
+  if (!starts_with(installed, plan.release + ".")) return false;
+  auto plus = installed.find('+');
+  if (plus != std::string::npos) return installed.substr(plus + 1) == plan.variant;
+  // No local label: PyPI's build of the release, its default variant.
+  for (const auto& v : torch_variants())
+    if (v.torch == plan.release && v.pypi_default) return v.variant == plan.variant;
+  return false;
+}
+
+ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
+  if (auto why = refuse_target(req.env_dir, req.python); !why.empty()) {
+    std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
+    return ExitCode::usage;
+  }
+  std::string tool = req.tool == "auto" ? (on_path("uv") ? "uv" : "pip") : req.tool;
+  if (tool == "uv" && !on_path("uv")) {
+    std::fprintf(stderr, "dlready setup: --tool uv, but uv is not on PATH (pip install uv, or --tool pip)\n");
+    return ExitCode::usage;
+  }
+  std::error_code ec;
+  bool existed = fs::exists(fs::path(req.env_dir) / "pyvenv.cfg", ec);
+  std::string have = existed ? installed_torch(req.env_dir) : "";
+  std::printf("dlready setup: %s\n", (req.env_dir + (existed ? " (existing)" : " (new)") + ", tool " + tool).c_str());
+  fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
+  fs::create_directories(logs, ec);
+  auto fail = [&](const std::string& step, const Ran& r) {
+    say(step + " failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
+    if (!existed) {
+      fs::remove_all(req.env_dir, ec);  // this run created it: leave nothing half-made
+      say("removed " + req.env_dir + " (this run created it)");
+    } else {
+      say(req.env_dir + " left as it was");
+    }
+    fs::remove_all(logs, ec);
+    return ExitCode::failed;
+  };
+  if (!have.empty() && satisfies(have, plan) && req.with.empty()) {
+    say("already holds torch " + have + ": nothing to install");
+  } else {
+    if (!existed) {
+      std::vector<std::string> make = tool == "uv" ? std::vector<std::string>{"uv", "venv", "--python", req.python, req.env_dir}
+                                                   : std::vector<std::string>{"python" + req.python, "-m", "venv", req.env_dir};
+      say("create: " + join(make, " "));
+      if (auto r = run_logged(make, (logs / "venv.log").string(), 300); r.status != 0) return fail("create", r);
+    }
+    if (existed) {  // resolve first: a broken index or a conflict is found before anything changes
+      say("resolve: " + join(install_command(tool, plan, req, true), " "));
+      if (auto r = run_logged(install_command(tool, plan, req, true), (logs / "resolve.log").string(), 1800);
+          r.status != 0)
+        return fail("resolve (" + tool + ")", r);
+    }
+    say("install: " + join(install_command(tool, plan, req, false), " "));
+    if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600); r.status != 0)
+      return fail("install (" + tool + ")", r);
+    say("installed torch " + installed_torch(req.env_dir));
+  }
+  bool proven = !req.verify || prove(req, (logs / "proof.log").string());
+  fs::remove_all(logs, ec);
+  if (!req.verify) say("proof skipped (--no-verify)");
+  std::printf("dlready setup: %s\n", proven ? ("ready: " + req.env_dir + "/bin/python").c_str()
+                                            : "NOT READY: see the proof above");
+  return proven ? ExitCode::ok : ExitCode::failed;
+}
+
+}  // namespace dlready

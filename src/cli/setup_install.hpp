@@ -1,0 +1,33 @@
+// `dlready setup` without --dry-run: the plan carried out in a virtual environment — created with
+// uv or `python -m venv`, the planned torch installed from the planned index, then proven in that
+// environment's own Python the way the tutorials check an install. Never the system Python: an
+// existing folder must be a virtual environment. A failed install removes an environment this run
+// created and leaves an existing one as pip found it (a resolve-only pass runs first).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/exit_code.hpp"
+#include "diagnose/install_plan.hpp"
+
+namespace dlready {
+
+struct InstallRequest {
+  std::string env_dir;
+  std::string python;             // X.Y
+  std::vector<std::string> with;  // torchvision, ...
+  std::string tool = "auto";      // auto | uv | pip
+  bool verify = true;             // run the proof after installing
+  bool expect_gpu = false;        // the plan is a CUDA build for GPUs seen here: CUDA must be usable
+};
+
+// Carries out `plan` (ok) for `req`, printing each step; the command's exit status.
+ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req);
+
+// The torch version a virtual environment holds, from its dist-info names ("" when none).
+std::string installed_torch(const std::string& env_dir);
+
+// Does an installed version ("2.11.0+cu130") satisfy the plan (release and variant)?
+bool satisfies(const std::string& installed, const InstallPlan& plan);
+
+}  // namespace dlready

@@ -1,0 +1,148 @@
+// `dlready setup` installing for real (label "unit"): virtual environments made by python -m venv
+// and filled by pip from a PEP 503 index on 127.0.0.1 (tests/tools/torch_index.py: generated torch
+// wheels with real dist-info and no payload, one index per CUDA variant, as download.pytorch.org
+// lays them out). No network beyond loopback; the proof needs a real torch and is skipped here.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The host's python3 as X.Y, or "" (the tests skip without one that can make a venv).
+std::string host_python() {
+  auto v = command_output("python3 -c 'import sys, venv, ensurepip; print(\"%d.%d\" % sys.version_info[:2])' 2>/dev/null");
+  while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+  return v;
+}
+
+class TorchIndex {
+ public:
+  explicit TorchIndex(const std::string& dir) {
+    std::string port_file = dir + "/port";
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::execlp("python3", "python3", DLREADY_SOURCE_DIR "/tests/tools/torch_index.py", (dir + "/index").c_str(),
+               port_file.c_str(), "2.11.0+cpu", "2.11.0+cu126", "2.11.0+cu130", "2.10.0+cu130",
+               static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    for (int i = 0; i < 500 && read_text(port_file).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    url_ = "http://127.0.0.1:" + read_text(port_file) + "/";
+  }
+  ~TorchIndex() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  const std::string& url() const { return url_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string url_;
+};
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+Run setup(const std::string& args) {
+  // PIP_RETRIES=0: a refused connection to the broken index fails at once instead of backing off.
+  auto out = command_output("env PIP_RETRIES=0 " + std::string(DLREADY_BINARY) + " setup " + args + " 2>&1; echo rc=$?");
+  auto at = out.rfind("rc=");
+  return {std::atoi(out.c_str() + at + 3), out};
+}
+
+std::string dist_infos(const std::string& env, const std::string& python) {
+  std::string out;
+  fs::path site = fs::path(env) / "lib" / ("python" + python) / "site-packages";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(site, ec))
+    if (e.path().extension() == ".dist-info") out += e.path().filename().string() + " ";
+  return out;
+}
+
+TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
+  std::string py = host_python();
+  if (py.empty()) GTEST_SKIP() << "no python3 with venv and ensurepip here";
+  Fixture work, cpu_machine;
+  add_base_system(cpu_machine);
+  TorchIndex index(work.root);
+  std::string env = work.root + "/env";
+  std::string common = " --python " + py + " --torch 2.11 --tool pip --no-verify --torch-index " + index.url();
+  auto first = setup(env + " --root " + cpu_machine.root + common);
+  EXPECT_EQ(first.status, 0) << first.out;
+  EXPECT_NE(first.out.find("plan: torch==2.11.* (cpu)"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("installed torch 2.11.0+cpu"), std::string::npos) << first.out;
+  EXPECT_TRUE(fs::exists(env + "/pyvenv.cfg"));
+  EXPECT_NE(dist_infos(env, py).find("torch-2.11.0+cpu.dist-info"), std::string::npos) << dist_infos(env, py);
+  auto cfg_time = fs::last_write_time(env + "/pyvenv.cfg");
+  auto before = dist_infos(env, py);
+  auto again = setup(env + " --root " + cpu_machine.root + common);
+  EXPECT_EQ(again.status, 0) << again.out;
+  EXPECT_NE(again.out.find("already holds torch 2.11.0+cpu: nothing to install"), std::string::npos) << again.out;
+  EXPECT_EQ(dist_infos(env, py), before);
+  EXPECT_EQ(fs::last_write_time(env + "/pyvenv.cfg"), cfg_time);
+  // A broken index: the existing environment is left as it was, a new one is removed.
+  auto broken = setup(env + " --root " + cpu_machine.root + " --python " + py +
+                      " --torch 2.10 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(broken.status, 1) << broken.out;
+  EXPECT_NE(broken.out.find("resolve (pip) failed"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("left as it was"), std::string::npos) << broken.out;
+  EXPECT_EQ(dist_infos(env, py), before);
+  auto fresh = setup(work.root + "/fresh --root " + cpu_machine.root + " --python " + py +
+                     " --torch 2.11 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(fresh.status, 1) << fresh.out;
+  EXPECT_NE(fresh.out.find("install (pip) failed"), std::string::npos) << fresh.out;
+  EXPECT_NE(fresh.out.find("No matching distribution"), std::string::npos) << "the tool's last lines\n" << fresh.out;
+  EXPECT_FALSE(fs::exists(work.root + "/fresh")) << "created by the failed run: removed";
+}
+
+TEST(SetupInstall, AGpuMachineGetsTheVariantWithItsKernels) {
+  std::string py = host_python();
+  if (py.empty()) GTEST_SKIP() << "no python3 with venv and ensurepip here";
+  Fixture work, gpu_machine;
+  healthy_gpu_machine(gpu_machine);  // driver 580.65.06, an H100 (sm_90)
+  TorchIndex index(work.root);
+  std::string env = work.root + "/env";
+  auto r = setup(env + " --root " + gpu_machine.root + " --python " + py +
+                 " --torch 2.11 --tool pip --no-verify --torch-index " + index.url());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: torch==2.11.* (cu130)"), std::string::npos) << r.out;
+  EXPECT_NE(dist_infos(env, py).find("torch-2.11.0+cu130.dist-info"), std::string::npos) << dist_infos(env, py);
+}
+
+TEST(SetupInstall, NeverASystemPythonOrAFolderThatIsNoEnvironment) {
+  Fixture work, cpu_machine;
+  add_base_system(cpu_machine);
+  work.write("/stuff/notes.txt", "mine\n");
+  auto r = setup(work.root + "/stuff --root " + cpu_machine.root + " --python 3.11 --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("is not a virtual environment (no pyvenv.cfg) and not empty"), std::string::npos) << r.out;
+  EXPECT_EQ(read_text(work.root + "/stuff/notes.txt"), "mine\n");
+  auto usr = setup("/usr --root " + cpu_machine.root + " --python 3.11 --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(usr.status, 2) << usr.out;
+  EXPECT_NE(usr.out.find("never installs into a system Python"), std::string::npos) << usr.out;
+  work.write("/other/pyvenv.cfg", "home = /usr/bin\nversion = 3.9.2\n");
+  auto other = setup(work.root + "/other --root " + cpu_machine.root + " --python 3.11 --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(other.status, 2) << other.out;
+  EXPECT_NE(other.out.find("a virtual environment of Python 3.9.2, not 3.11"), std::string::npos) << other.out;
+}
+
+}  // namespace
+}  // namespace dlready::test
