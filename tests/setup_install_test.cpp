@@ -144,5 +144,32 @@ TEST(SetupInstall, NeverASystemPythonOrAFolderThatIsNoEnvironment) {
   EXPECT_NE(other.out.find("a virtual environment of Python 3.9.2, not 3.11"), std::string::npos) << other.out;
 }
 
+// --conda NAME: environment.yml for the plan, then conda (a stand-in here that records its
+// arguments) creates the environment; without conda on PATH, the file and how to use it.
+TEST(SetupInstall, CondaGetsAnEnvironmentFileAndTheCommand) {
+  Fixture work, gpu_machine;
+  healthy_gpu_machine(gpu_machine);
+  work.write("/bin/conda", "#!/bin/sh\necho \"$@\" >> \"$FAKE_CONDA_LOG\"\n", 0755);
+  std::string in_dir = "cd " + work.root + " && env FAKE_CONDA_LOG=" + work.root + "/conda.log ";
+  std::string args = " setup --conda torch-env --python 3.11 --torch 2.11 --no-verify --root " + gpu_machine.root;
+  auto with = command_output(in_dir + "PATH=" + work.root + "/bin:/usr/bin:/bin " + DLREADY_BINARY + args +
+                             " 2>&1; echo rc=$?");
+  EXPECT_NE(with.find("rc=0"), std::string::npos) << with;
+  auto yml = read_text(work.root + "/environment.yml");
+  EXPECT_NE(yml.find("name: torch-env\n"), std::string::npos) << yml;
+  EXPECT_NE(yml.find("  - python=3.11\n"), std::string::npos) << yml;
+  EXPECT_NE(yml.find("    - --index-url https://download.pytorch.org/whl/cu130\n    - torch==2.11.*\n"), std::string::npos)
+      << yml;
+  EXPECT_EQ(read_text(work.root + "/conda.log"), "env update --name torch-env --file environment.yml\n");
+  work.remove("/bin/conda");
+  auto without = command_output(in_dir + "PATH=/usr/bin:/bin " + DLREADY_BINARY + args + " 2>&1; echo rc=$?");
+  EXPECT_NE(without.find("no conda or mamba on PATH: conda env create -f environment.yml"), std::string::npos) << without;
+  EXPECT_NE(without.find("rc=0"), std::string::npos) << without;
+  work.write("/environment.yml", "name: someone-elses\n");
+  auto theirs = command_output(in_dir + DLREADY_BINARY + args + " 2>&1; echo rc=$?");
+  EXPECT_NE(theirs.find("exists and is not dlready's"), std::string::npos) << theirs;
+  EXPECT_EQ(read_text(work.root + "/environment.yml"), "name: someone-elses\n");
+}
+
 }  // namespace
 }  // namespace dlready::test

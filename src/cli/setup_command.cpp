@@ -144,6 +144,8 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
                   "A mirror of https://download.pytorch.org/whl/ (the variants under it; default DLREADY_TORCH_INDEX)");
   cmd->add_option("--tool", a.tool, "What creates the environment and installs: auto (uv when on PATH), uv or pip")
       ->check(CLI::IsMember({"auto", "uv", "pip"}));
+  cmd->add_option("--conda", a.conda, "Write ./environment.yml for a conda environment NAME and create it with "
+                                      "conda or mamba when one is on PATH");
   cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing");
   cmd->add_flag("--no-verify", a.no_verify, "Install without the proof (import, CUDA, cuDNN, matmul) afterwards");
   cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
@@ -198,8 +200,9 @@ ExitCode run_setup(const SetupArgs& a) {
   InstallRequest req;
   req.env_dir = a.env_dir, req.python = m.python, req.with = a.with, req.tool = a.tool, req.verify = !a.no_verify;
   req.expect_gpu = !m.gpus.empty();
+  req.conda_name = a.conda;
   std::fflush(stdout);
-  return carry_out(plan, req);
+  return a.conda.empty() ? carry_out(plan, req) : carry_out_conda(plan, req);
 }
 
 }  // namespace dlready

@@ -19,6 +19,7 @@ struct SetupArgs {
   std::string index_url;    // "" = PIP_INDEX_URL / UV_INDEX_URL, else none
   std::string torch_index;  // "" = DLREADY_TORCH_INDEX, else https://download.pytorch.org/whl/
   std::string tool = "auto";
+  std::string conda;        // --conda NAME: a conda environment instead of a venv
   bool dry_run = false, json = false, no_verify = false;
   // Another machine: any of these plans for it instead of this one.
   std::string driver;

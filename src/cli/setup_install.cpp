@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/atomic_file.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "doctor/examine.hpp"
@@ -126,9 +127,11 @@ print(json.dumps(out))
 )PY";
 
 // The tutorials' check, in the environment's own Python; then the doctor's verdict for it.
-bool prove(const InstallRequest& req, const std::string& log) {
-  std::string py = req.env_dir + "/bin/python";
-  auto r = run_logged({py, "-c", kProof}, log, 600);
+bool prove(const InstallRequest& req, const std::vector<std::string>& python, const std::string& log) {
+  std::string py = join(python, " ");
+  std::vector<std::string> argv = python;
+  argv.insert(argv.end(), {"-c", kProof});
+  auto r = run_logged(argv, log, 600);
   std::ifstream in(log);
   std::string last;
   for (std::string l; std::getline(in, l);)
@@ -154,11 +157,13 @@ bool prove(const InstallRequest& req, const std::string& log) {
   say(line);
   bool cuda_ok = !req.expect_gpu || j.value("available", false);
   if (!cuda_ok) say("proof: FAILED: the plan is a CUDA build for the GPUs here, but torch.cuda.is_available() is False");
-  GatherOptions opt;
-  opt.env = process_environment();
-  opt.env["VIRTUAL_ENV"] = fs::absolute(req.env_dir).string();
-  auto e = examine(opt);
-  say("doctor: " + (e.error.empty() ? e.report.verdict.summary : e.error));
+  if (req.conda_name.empty()) {
+    GatherOptions opt;
+    opt.env = process_environment();
+    opt.env["VIRTUAL_ENV"] = fs::absolute(req.env_dir).string();
+    auto e = examine(opt);
+    say("doctor: " + (e.error.empty() ? e.report.verdict.summary : e.error));
+  }
   return matmul_ok && cuda_ok;
 }
 
@@ -175,7 +180,63 @@ std::vector<std::string> install_command(const std::string& tool, const InstallP
   return argv;
 }
 
+std::string conda_yaml(const InstallPlan& p, const InstallRequest& req) {
+  std::string y = "# dlready setup --conda " + req.conda_name + ": PyTorch " + p.release + " (" + p.variant +
+                  ") for this machine; `dlready setup --dry-run` says why.\n"
+                  "# pip inside conda: PyTorch publishes no conda packages after 2.5.\n"
+                  "name: " + req.conda_name + "\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + req.python +
+                  "\n  - pip\n  - pip:\n    - --index-url " + p.index_url + "\n    - " + p.requirement + "\n";
+  for (const auto& w : req.with) y += "    - " + w + "\n";
+  return y;
+}
+
 }  // namespace
+
+ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
+  bool ok_name = !req.conda_name.empty() && req.conda_name.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+  if (!ok_name) {
+    std::fprintf(stderr, "dlready setup: --conda %s: a conda environment name is letters, digits, '.', '_' and '-'\n",
+                 req.conda_name.c_str());
+    return ExitCode::usage;
+  }
+  std::string yaml = conda_yaml(plan, req);
+  std::error_code ec;
+  if (fs::exists("environment.yml", ec)) {
+    std::ifstream in("environment.yml");
+    std::string old{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (old != yaml && old.find("# dlready setup --conda") != 0) {
+      std::fprintf(stderr, "dlready setup: ./environment.yml exists and is not dlready's: move it, or run from "
+                           "another folder\n");
+      return ExitCode::usage;
+    }
+  }
+  if (auto st = write_file_atomically("environment.yml", yaml); !st) {
+    std::fprintf(stderr, "dlready setup: %s\n", st.error().c_str());
+    return ExitCode::failed;
+  }
+  std::printf("dlready setup: wrote ./environment.yml (conda environment %s)\n", req.conda_name.c_str());
+  std::string conda = on_path("mamba") ? "mamba" : on_path("conda") ? "conda" : "";
+  if (conda.empty()) {
+    say("no conda or mamba on PATH: conda env create -f environment.yml && conda activate " + req.conda_name);
+    return ExitCode::ok;
+  }
+  fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
+  fs::create_directories(logs, ec);
+  std::vector<std::string> update{conda, "env", "update", "--name", req.conda_name, "--file", "environment.yml"};
+  say("install: " + join(update, " "));
+  if (auto r = run_logged(update, (logs / "conda.log").string(), 3600); r.status != 0) {
+    say(conda + " env update failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
+    fs::remove_all(logs, ec);
+    return ExitCode::failed;
+  }
+  bool proven = !req.verify || prove(req, {conda, "run", "--name", req.conda_name, "python"}, (logs / "proof.log").string());
+  fs::remove_all(logs, ec);
+  if (!req.verify) say("proof skipped (--no-verify)");
+  std::printf("dlready setup: %s\n", proven ? ("ready: conda activate " + req.conda_name).c_str()
+                                            : "NOT READY: see the proof above");
+  return proven ? ExitCode::ok : ExitCode::failed;
+}
 
 std::string installed_torch(const std::string& env_dir) {
   std::error_code ec;
@@ -251,7 +312,7 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
       return fail("install (" + tool + ")", r);
     say("installed torch " + installed_torch(req.env_dir));
   }
-  bool proven = !req.verify || prove(req, (logs / "proof.log").string());
+  bool proven = !req.verify || prove(req, {req.env_dir + "/bin/python"}, (logs / "proof.log").string());
   fs::remove_all(logs, ec);
   if (!req.verify) say("proof skipped (--no-verify)");
   std::printf("dlready setup: %s\n", proven ? ("ready: " + req.env_dir + "/bin/python").c_str()

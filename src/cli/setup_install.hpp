@@ -19,10 +19,16 @@ struct InstallRequest {
   std::string tool = "auto";      // auto | uv | pip
   bool verify = true;             // run the proof after installing
   bool expect_gpu = false;        // the plan is a CUDA build for GPUs seen here: CUDA must be usable
+  std::string conda_name;         // --conda NAME: a conda environment from environment.yml instead
 };
 
 // Carries out `plan` (ok) for `req`, printing each step; the command's exit status.
 ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req);
+
+// --conda NAME: writes ./environment.yml for the plan (pip inside conda: PyTorch publishes no conda
+// packages after 2.5), then `conda env update` (mamba's when there) and the proof through
+// `conda run`; without conda or mamba on PATH, the file and how to use it.
+ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req);
 
 // The torch version a virtual environment holds, from its dist-info names ("" when none).
 std::string installed_torch(const std::string& env_dir);
