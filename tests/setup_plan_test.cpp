@@ -144,7 +144,8 @@ TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
   EXPECT_NE(none.find("no single build fits them all"), std::string::npos) << none;
   EXPECT_NE(none.find("rc=1"), std::string::npos) << none;
   for (const char* bad : {"--gpu sm_x --python 3.11", "--no-gpu --gpu sm_90", "--driver 550 --python 3.11",
-                          "--no-gpu --python three"}) {
+                          "--no-gpu --python three", "--no-gpu --python 3.11 --index-url $'https://x\\n  - evil'",
+                          "--no-gpu --python 3.11 --with 'torchvision torchaudio'"}) {
     auto r = command_output(bin + " setup --dry-run " + bad + " 2>&1; echo rc=$?");
     EXPECT_NE(r.find("rc=2"), std::string::npos) << bad << ": " << r;
     EXPECT_NE(r.find("dlready setup: "), std::string::npos) << bad << ": " << r;

@@ -133,8 +133,8 @@ void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, cons
 }  // namespace
 
 void add_setup_command(CLI::App& app, SetupArgs& a) {
-  auto* cmd = app.add_subcommand("setup", "Plan the PyTorch install that fits this machine (or another): release, "
-                                          "CUDA variant, index, and why");
+  auto* cmd = app.add_subcommand("setup", "Install the PyTorch that fits this machine into a virtual environment and "
+                                          "prove it (--dry-run: the plan only, also for another machine)");
   cmd->add_option("env", a.env_dir, "The virtual environment to install into");
   cmd->add_option("--python", a.python, "Python version X.Y (default: python3 on PATH)");
   cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");
@@ -159,7 +159,28 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       ->check(CLI::ExistingDirectory);
 }
 
+namespace {
+
+// A value that goes into pip's argument list and environment.yml: no spaces, quotes or control
+// characters (a newline would add a line to the file).
+std::string refuse_value(const std::string& flag, const std::string& v) {
+  for (unsigned char c : v)
+    if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
+      return flag + " " + json_text(nlohmann::json(v)) + " has a space, a quote or a control character";
+  return "";
+}
+
+}  // namespace
+
 ExitCode run_setup(const SetupArgs& a) {
+  std::vector<std::pair<std::string, std::string>> values{{"--index-url", a.index_url}, {"--torch-index", a.torch_index},
+                                                          {"--torch", a.torch}, {"--python", a.python}};
+  for (const auto& w : a.with) values.push_back({"--with", w});
+  for (const auto& [flag, v] : values)
+    if (auto why = refuse_value(flag, v); !why.empty()) {
+      std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
+      return ExitCode::usage;
+    }
   PlanMachine m;
   std::vector<std::string> seen;
   if (auto err = machine_of(a, m, seen); !err.empty()) {

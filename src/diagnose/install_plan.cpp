@@ -125,66 +125,47 @@ std::optional<std::pair<int, int>> parse_compute_capability(const std::string& t
   return std::pair<int, int>{static_cast<int>(*a), static_cast<int>(*b)};
 }
 
-InstallPlan plan_install(const PlanMachine& m) {
-  InstallPlan p;
-  if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64") {
-    p.error = "unknown platform " + m.platform + " (linux-x86_64 or linux-aarch64)";
-    return p;
+namespace {
+
+// Why the machine cannot be planned for at all ("" when it can).
+std::string refuse_machine(const PlanMachine& m) {
+  if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64")
+    return "unknown platform " + m.platform + " (linux-x86_64 or linux-aarch64)";
+  if (m.platform == "linux-aarch64" && !m.gpus.empty())
+    return "dlready's tables hold the CUDA wheels of linux-x86_64 only; for an aarch64 GPU machine see "
+           "https://pytorch.org/get-started/locally/ (or plan with --no-gpu for the CPU build)";
+  return "";
+}
+
+// The newest variant of `release` that serves this machine, into p; each misfit of the first
+// release tried is kept for the explanation.
+bool pick_variant(const std::string& release, const PlanMachine& m, bool first, InstallPlan& p,
+                  std::vector<std::string>& misfits) {
+  if (m.gpus.empty()) {
+    p.ok = true, p.release = release, p.variant = "cpu";
+    p.why.push_back("no NVIDIA GPU: the CPU build (about 200 MB, no CUDA libraries)");
+    return true;
   }
-  if (m.platform == "linux-aarch64" && !m.gpus.empty()) {
-    p.error = "dlready's tables hold the CUDA wheels of linux-x86_64 only; for an aarch64 GPU machine see "
-              "https://pytorch.org/get-started/locally/ (or plan with --no-gpu for the CPU build)";
-    return p;
-  }
-  std::vector<std::string> releases;
-  for (const auto& r : releases_newest_first())
-    if (m.torch.empty() || r == release_line(m.torch)) releases.push_back(r);
-  if (releases.empty()) {
-    p.error = "PyTorch " + m.torch + " is not in dlready's tables (releases " + releases_newest_first().back() + " to " +
-              releases_newest_first().front() + ")";
-    return p;
-  }
-  std::vector<std::string> skipped_python, misfits;
-  for (const auto& release : releases) {
-    if (!python_fits(release, m.python)) {
-      skipped_python.push_back(release);
+  for (const auto& v : newest_first()) {
+    if (v.torch != release) continue;
+    if (std::string misfit = variant_misfit(v, m); !misfit.empty()) {
+      if (first) misfits.push_back(misfit);
       continue;
     }
-    if (m.gpus.empty()) {
-      p.ok = true, p.release = release, p.variant = "cpu";
-      p.why.push_back("no NVIDIA GPU: the CPU build (about 200 MB, no CUDA libraries)");
-      break;
-    }
-    for (const auto& v : newest_first()) {
-      if (v.torch != release) continue;
-      std::string misfit = variant_misfit(v, m);
-      if (!misfit.empty()) {
-        if (release == releases.front()) misfits.push_back(misfit);
-        continue;
-      }
-      p.ok = true, p.release = release, p.variant = v.variant, p.cuda = v.cuda;
-      std::vector<std::string> gpus;
-      for (const auto& g : m.gpus) gpus.push_back(sm(g));
-      p.why.push_back(v.variant + ": the newest CUDA variant of " + release + " that " +
-                      (m.driver ? "driver " + *m.driver + " runs" : "the driver should run (driver unknown)") +
-                      " with kernels for every GPU (" + join(gpus, ", ") + " in " + v.arch_list + ")");
-      break;
-    }
-    if (p.ok) break;
+    p.ok = true, p.release = release, p.variant = v.variant, p.cuda = v.cuda;
+    std::vector<std::string> gpus;
+    for (const auto& g : m.gpus) gpus.push_back(sm(g));
+    p.why.push_back(v.variant + ": the newest CUDA variant of " + release + " that " +
+                    (m.driver ? "driver " + *m.driver + " runs" : "the driver should run (driver unknown)") +
+                    " with kernels for every GPU (" + join(gpus, ", ") + " in " + v.arch_list + ")");
+    return true;
   }
-  if (!p.ok) {
-    bool python_only = !skipped_python.empty() && (m.gpus.empty() || skipped_python.size() == releases.size());
-    if (python_only) {
-      auto r = python_range(releases.front());
-      p.error = "no release" + (m.torch.empty() ? std::string() : " matching " + m.torch) + " has wheels for Python " +
-                m.python + (r ? " (" + releases.front() + " supports " + r->min + " to " + r->max + ")" : "");
-    } else {
-      p.error = no_fit_error(m, misfits);
-    }
-    return p;
-  }
-  bool exact = split(m.torch, '.').size() >= 3;  // "2.5.1": that version; "2.5": the newest 2.5.x
-  p.requirement = "torch==" + (exact ? m.torch : p.release + ".*");
+  return false;
+}
+
+// The lines that say why this release and what else the plan relies on.
+void explain(const PlanMachine& m, const std::vector<std::string>& skipped_python,
+             const std::vector<std::string>& misfits, InstallPlan& p) {
   std::string newest = releases_newest_first().front();
   if (!m.torch.empty())
     p.why.insert(p.why.begin(), "release " + p.release + ": the one asked for (--torch " + m.torch + ")");
@@ -201,6 +182,38 @@ InstallPlan plan_install(const PlanMachine& m) {
   if (!m.driver && !m.gpus.empty())
     p.warnings.push_back("the driver's version is unknown: the plan assumes it runs " + p.variant +
                          " (needs >= " + min_driver_for_cuda(p.cuda).value_or("?") + "); give --driver to be sure");
+}
+
+}  // namespace
+
+InstallPlan plan_install(const PlanMachine& m) {
+  InstallPlan p;
+  if (p.error = refuse_machine(m); !p.error.empty()) return p;
+  std::vector<std::string> releases;
+  for (const auto& r : releases_newest_first())
+    if (m.torch.empty() || r == release_line(m.torch)) releases.push_back(r);
+  if (releases.empty()) {
+    p.error = "PyTorch " + m.torch + " is not in dlready's tables (releases " + releases_newest_first().back() + " to " +
+              releases_newest_first().front() + ")";
+    return p;
+  }
+  std::vector<std::string> skipped_python, misfits;
+  for (const auto& release : releases) {
+    if (!python_fits(release, m.python)) skipped_python.push_back(release);
+    else if (pick_variant(release, m, release == releases.front(), p, misfits)) break;
+  }
+  if (!p.ok) {
+    bool python_only = !skipped_python.empty() && (m.gpus.empty() || skipped_python.size() == releases.size());
+    auto r = python_range(releases.front());
+    p.error = !python_only ? no_fit_error(m, misfits)
+                           : "no release" + (m.torch.empty() ? std::string() : " matching " + m.torch) +
+                                 " has wheels for Python " + m.python +
+                                 (r ? " (" + releases.front() + " supports " + r->min + " to " + r->max + ")" : "");
+    return p;
+  }
+  bool exact = split(m.torch, '.').size() >= 3;  // "2.5.1": that version; "2.5": the newest 2.5.x
+  p.requirement = "torch==" + (exact ? m.torch : p.release + ".*");
+  explain(m, skipped_python, misfits, p);
   choose_index(m, p);
   return p;
 }
