@@ -54,5 +54,12 @@ if ! "$DLREADY_VENV/bin/python" -c "import safetensors" 2>/dev/null; then
   "$DLREADY_VENV/bin/pip" install -q "safetensors==$SAFETENSORS_VERSION"
 fi
 
+# uv: `dlready setup --tool uv` is tested with it (the tests find it in this venv; it is not put on PATH).
+UV_VERSION=0.13.9
+if [ ! -x "$DLREADY_VENV/bin/uv" ]; then
+  echo "setup: adding uv==$UV_VERSION to the venv"
+  "$DLREADY_VENV/bin/pip" install -q "uv==$UV_VERSION"
+fi
+
 cmake --preset release
 cmake --build --preset release -j"$(nproc)" "${targets[@]}"

@@ -144,6 +144,35 @@ TEST(SetupInstall, NeverASystemPythonOrAFolderThatIsNoEnvironment) {
   EXPECT_NE(other.out.find("a virtual environment of Python 3.9.2, not 3.11"), std::string::npos) << other.out;
 }
 
+// --tool uv (auto picks it when it is on PATH): uv makes the environment and installs; into an
+// existing one it resolves first. uv comes from the pinned venv (scripts/setup.sh installs it).
+TEST(SetupInstall, UvMakesAndFillsTheEnvironment) {
+  std::string py = host_python();
+  if (py.empty()) GTEST_SKIP() << "no python3 with venv and ensurepip here";
+  if (!fs::exists(DLREADY_UV)) GTEST_SKIP() << "no uv at " << DLREADY_UV << " (scripts/setup.sh installs it)";
+  Fixture work, cpu_machine;
+  add_base_system(cpu_machine);
+  TorchIndex index(work.root);
+  std::string env = work.root + "/env", path = "PATH=" + fs::path(DLREADY_UV).parent_path().string() + ":$PATH ";
+  std::string common = " --root " + cpu_machine.root + " --python " + py + " --no-verify --torch-index " + index.url();
+  auto with_uv = [&](const std::string& args) {
+    return command_output("env " + path + DLREADY_BINARY + " setup " + args + " 2>&1; echo rc=$?");
+  };
+  auto first = with_uv(env + common + " --torch 2.11 --tool uv");
+  EXPECT_NE(first.find("rc=0"), std::string::npos) << first;
+  EXPECT_NE(first.find("tool uv"), std::string::npos) << first;
+  EXPECT_NE(first.find("create: uv venv --python " + py), std::string::npos) << first;
+  EXPECT_NE(dist_infos(env, py).find("torch-2.11.0+cpu.dist-info"), std::string::npos) << dist_infos(env, py);
+  // auto, with uv on PATH, into the existing environment: another release, resolved first.
+  auto before = dist_infos(env, py);
+  auto out = with_uv(env + common + " --torch 2.10");
+  EXPECT_NE(out.find("tool uv"), std::string::npos) << out;
+  EXPECT_NE(out.find("resolve: uv pip install"), std::string::npos) << out;
+  EXPECT_NE(out.find("resolve (uv) failed"), std::string::npos) << "the test index has no 2.10 cpu build\n" << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+  EXPECT_EQ(dist_infos(env, py), before);
+}
+
 // --conda NAME: environment.yml for the plan, then conda (a stand-in here that records its
 // arguments) creates the environment; without conda on PATH, the file and how to use it.
 TEST(SetupInstall, CondaGetsAnEnvironmentFileAndTheCommand) {

@@ -123,6 +123,15 @@ TEST(SetupPlan, APypiMirrorServesOnlyTheDefaultVariant) {
   EXPECT_NE(q.warnings[0].find("PyPI has only 2.11's default build (cu130), not cu128"), std::string::npos) << q.warnings[0];
 }
 
+TEST(SetupPlan, AnExtraIndexIsNamedAsARiskToThePlannedVariant) {
+  auto m = gpu_machine("580.65.06", {{9, 0}});
+  m.extra_index_url = "https://pypi.org/simple";
+  auto p = plan_install(m);
+  ASSERT_TRUE(p.ok) << p.error;
+  ASSERT_EQ(p.warnings.size(), 1u) << all(p);
+  EXPECT_NE(p.warnings[0].find("PIP_EXTRA_INDEX_URL"), std::string::npos) << p.warnings[0];
+}
+
 TEST(SetupPlan, ComputeCapabilitiesAreReadInEveryUsualSpelling) {
   EXPECT_EQ(parse_compute_capability("sm_61"), (std::pair<int, int>{6, 1}));
   EXPECT_EQ(parse_compute_capability("8.6"), (std::pair<int, int>{8, 6}));

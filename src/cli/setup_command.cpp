@@ -201,6 +201,7 @@ ExitCode run_setup(const SetupArgs& a) {
   m.index_url = a.index_url;
   if (!a.torch_index.empty()) m.torch_index = a.torch_index;
   else if (const char* v = std::getenv("DLREADY_TORCH_INDEX"); v && *v) m.torch_index = v;
+  if (const char* v = std::getenv("PIP_EXTRA_INDEX_URL"); v && *v) m.extra_index_url = v;
   for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
     if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
   auto plan = plan_install(m);

@@ -71,6 +71,10 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   std::string base = m.torch_index;
   if (!base.empty() && base.back() != '/') base += '/';
   p.index_url = base + p.variant;
+  if (!m.extra_index_url.empty())
+    p.warnings.push_back("pip also looks in " + m.extra_index_url + " (PIP_EXTRA_INDEX_URL) and takes the highest "
+                         "version from any index: a torch there may replace the planned " + p.variant +
+                         " build; unset it for this install");
   if (m.index_url.empty()) return;
   std::string wanted = m.index_url;
   while (!wanted.empty() && wanted.back() == '/') wanted.pop_back();

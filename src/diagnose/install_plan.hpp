@@ -20,6 +20,7 @@ struct PlanMachine {
   std::string torch;                      // a requested release ("2.5" or "2.5.1"); "" = the newest that fits
   // The index the user's tools are set to (--index-url, PIP_INDEX_URL, UV_INDEX_URL); "" = none.
   std::string index_url;
+  std::string extra_index_url;  // PIP_EXTRA_INDEX_URL: pip looks there too
   // Where PyTorch's per-variant indexes are (<torch_index><variant>): PyTorch's own, or a mirror of it.
   std::string torch_index = "https://download.pytorch.org/whl/";
 };
