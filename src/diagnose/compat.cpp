@@ -1,5 +1,7 @@
 #include "diagnose/compat.hpp"
 
+#include <algorithm>
+
 #include "core/text.hpp"
 
 namespace dlready {
@@ -90,6 +92,15 @@ const std::vector<TorchVariant>& torch_variants() {
     return rows;
   }();
   return t;
+}
+
+std::vector<TorchVariant> torch_variants_newest_first() {
+  auto rows = torch_variants();
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    int c = compare_versions(a.torch, b.torch);
+    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
+  });
+  return rows;
 }
 
 extern const char* const kPytorchPythonTsv;

@@ -20,19 +20,10 @@ bool python_fits(const std::string& release, const std::string& python) {
   return !r || (compare_versions(python, r->min) >= 0 && compare_versions(python, r->max) <= 0);
 }
 
-// Release lines from the newest down; each one's CUDA variants from the newest CUDA down.
-std::vector<TorchVariant> newest_first() {
-  auto rows = torch_variants();
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    int c = compare_versions(a.torch, b.torch);
-    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
-  });
-  return rows;
-}
-
+// The release lines of the table, the newest first.
 std::vector<std::string> releases_newest_first() {
   std::vector<std::string> out;
-  for (const auto& v : newest_first())
+  for (const auto& v : torch_variants_newest_first())
     if (out.empty() || out.back() != v.torch) out.push_back(v.torch);
   return out;
 }
@@ -150,7 +141,7 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
     p.why.push_back("no NVIDIA GPU: the CPU build (about 200 MB, no CUDA libraries)");
     return true;
   }
-  for (const auto& v : newest_first()) {
+  for (const auto& v : torch_variants_newest_first()) {
     if (v.torch != release) continue;
     if (std::string misfit = variant_misfit(v, m); !misfit.empty()) {
       if (first) misfits.push_back(misfit);

@@ -20,20 +20,10 @@ bool covers_gpus(const Derived& d, const TorchVariant& v) {
   return true;
 }
 
-// Rows from the newest release down, each release's CUDA variants from the newest down.
-std::vector<TorchVariant> by_preference() {
-  auto rows = torch_variants();
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    int c = compare_versions(a.torch, b.torch);
-    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
-  });
-  return rows;
-}
-
 }  // namespace
 
 std::optional<TorchVariant> best_torch_variant(const Derived& d) {
-  for (const auto& v : by_preference())
+  for (const auto& v : torch_variants_newest_first())
     if (driver_runs(d, v) && covers_gpus(d, v)) return v;
   return std::nullopt;
 }
