@@ -1,14 +1,18 @@
 #include "fixture.hpp"
 
 #include <elf.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "core/posix_fs.hpp"
 #include "core/root_fs.hpp"
@@ -75,6 +79,35 @@ std::string command_output(const std::string& cmd) {
   while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   ::pclose(p);
   return out;
+}
+
+pid_t start_in_background(const std::string& cmd, const std::string& log) {
+  std::string full = "exec " + cmd + " >" + log + " 2>&1";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid, int seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 int exit_status(const Report& r, Severity threshold) {

@@ -40,6 +40,12 @@ class Fixture {
 
 // What a shell command prints on stdout (popen), for comparing with real tools.
 std::string command_output(const std::string& cmd);
+// A shell command started in the background, both output streams into `log`; its pid.
+pid_t start_in_background(const std::string& cmd, const std::string& log);
+// Its exit status (128 + signal when killed), or -1 after `seconds` (it is killed then).
+int wait_exit(pid_t pid, int seconds);
+// A whole file ("" when it cannot be read).
+std::string read_text(const std::string& path);
 
 // Exit status dlready doctor would return for a report (1 on an error finding).
 int exit_status(const Report& r, Severity threshold = Severity::error);

@@ -138,34 +138,13 @@ struct Launched {
 
 // Starts `dlready launch` in the background, its output (both streams) into `log`.
 Launched start_launcher(const std::string& args, const std::string& log) {
-  std::string cmd = "exec env VIRTUAL_ENV=/home/alice/venv HOME=/home/alice " + std::string(DLREADY_BINARY) +
-                    " launch " + args + " >" + log + " 2>&1";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return {pid, log};
+  return {start_in_background("env VIRTUAL_ENV=/home/alice/venv HOME=/home/alice " + std::string(DLREADY_BINARY) +
+                                  " launch " + args,
+                              log),
+          log};
 }
 
-int wait_exit(const Launched& l, int seconds = 60) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  while (::waitpid(l.pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(l.pid, SIGKILL);
-      ::waitpid(l.pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+int wait_exit(const Launched& l, int seconds = 60) { return test::wait_exit(l.pid, seconds); }
 
 std::string node_args(const Fixture& root, int node, int nnodes, int port, int timeout = 20) {
   return "--root " + root.root + " --no-driver-probe --nnodes " + std::to_string(nnodes) + " --node-rank " +

@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The host's python3 as X.Y, or "" (the tests skip without one that can make a venv).
 std::string host_python() {
   auto v = command_output("python3 -c 'import sys, venv, ensurepip; print(\"%d.%d\" % sys.version_info[:2])' 2>/dev/null");

@@ -64,35 +64,6 @@ class Hosts {
   std::vector<std::string> names_;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-pid_t start(const std::string& cmd, const std::string& log) {
-  std::string full = "exec " + cmd + " >" + log + " 2>&1";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", full.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid, int seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 void expect_same_model(const std::string& a, const std::string& b) {
   auto pa = model_params(a), pb = model_params(b);
   ASSERT_EQ(pa.size(), 4u);
@@ -124,7 +95,7 @@ TEST_P(Nodes, TrainToTheOneNodeModelOverVeth) {
   ASSERT_EQ(WEXITSTATUS(rc1), 0) << read_text(f.root + "/one.log");
   std::vector<pid_t> pids;
   for (int k = n - 1; k >= 0; --k)  // the last node first: it waits for node 0
-    pids.push_back(start(hosts.on(k, bin() + launch_args(hosts, k, n) + " " + bin() + kTrain + " --batch-size 32 --out " +
+    pids.push_back(start_in_background(hosts.on(k, bin() + launch_args(hosts, k, n) + " " + bin() + kTrain + " --batch-size 32 --out " +
                                           f.root + "/node" + std::to_string(k)),
                          f.root + "/node" + std::to_string(k) + ".log"));
   for (int i = 0; i < n; ++i) {
@@ -145,10 +116,10 @@ TEST(MultiNode, ANodeWithAnInterfaceVariableItCannotUseIsStoppedBeforeTraining) 
   Hosts hosts(2, 20);
   if (!hosts.ok()) GTEST_SKIP() << "cannot create network namespaces here (needs root / CAP_NET_ADMIN)";
   Fixture f;
-  pid_t n1 = start(hosts.on(1, "env GLOO_SOCKET_IFNAME=ib0 " + bin() + launch_args(hosts, 1, 2) + " " + bin() + kTrain +
+  pid_t n1 = start_in_background(hosts.on(1, "env GLOO_SOCKET_IFNAME=ib0 " + bin() + launch_args(hosts, 1, 2) + " " + bin() + kTrain +
                                    " --out " + f.root + "/n1"),
                    f.root + "/n1.log");
-  pid_t n0 = start(hosts.on(0, bin() + launch_args(hosts, 0, 2) + " " + bin() + kTrain + " --out " + f.root + "/n0"),
+  pid_t n0 = start_in_background(hosts.on(0, bin() + launch_args(hosts, 0, 2) + " " + bin() + kTrain + " --out " + f.root + "/n0"),
                    f.root + "/n0.log");
   EXPECT_EQ(wait_exit(n0, 120), 1) << read_text(f.root + "/n0.log");
   EXPECT_EQ(wait_exit(n1, 120), 1) << read_text(f.root + "/n1.log");
@@ -167,9 +138,9 @@ TEST(MultiNode, KillingOneNodesLauncherStopsTheOthersWithThatNodeNamed) {
   Fixture f;
   // Long enough to be killed in the middle: 20 epochs of the small set.
   std::string train = " train --data " + kData + " --limit-train 1920 --epochs 20 --threads 1 --no-progress";
-  pid_t n1 = start(hosts.on(1, bin() + launch_args(hosts, 1, 2) + " " + bin() + train + " --out " + f.root + "/n1"),
+  pid_t n1 = start_in_background(hosts.on(1, bin() + launch_args(hosts, 1, 2) + " " + bin() + train + " --out " + f.root + "/n1"),
                    f.root + "/n1.log");
-  pid_t n0 = start(hosts.on(0, bin() + launch_args(hosts, 0, 2) + " " + bin() + train + " --out " + f.root + "/n0"),
+  pid_t n0 = start_in_background(hosts.on(0, bin() + launch_args(hosts, 0, 2) + " " + bin() + train + " --out " + f.root + "/n0"),
                    f.root + "/n0.log");
   for (int i = 0; i < 1200 && read_text(f.root + "/n0.log").find("epoch 1") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
