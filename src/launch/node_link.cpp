@@ -44,7 +44,7 @@ bool bool_of(const json& m, const char* key) {
 // What a node's launcher sends node 0's first.
 json hello_of(const LaunchOptions& o, const json& snapshot) {
   return {{"type", "hello"}, {"node", o.node_rank}, {"nnodes", o.nnodes}, {"nproc_per_node", o.nproc_per_node},
-          {"host", this_host()}, {"preflight", o.preflight}, {"snapshot", snapshot}};
+          {"host", this_host()}, {"snapshot", snapshot}};  // null with --no-preflight
 }
 
 // A launcher's hello: a node rank and the node count at least (else it is no launcher of ours).
@@ -80,7 +80,7 @@ std::string missing_nodes_text(const LaunchOptions& o, const std::set<int>& seen
   int n = 0;
   for (int i = 1; i < o.nnodes; ++i)
     if (!seen.count(i)) list += (list.empty() ? "" : ", ") + std::to_string(i), ++n;
-  return std::string(n == 1 ? "node " : "nodes ") + list + (n == 1 ? " did" : " did") + " not come within " +
+  return std::string(n == 1 ? "node " : "nodes ") + list + " did" + " not come within " +
          std::to_string(o.dist_timeout) + " s (--dist-timeout): start " + (n == 1 ? "its launcher" : "their launchers") +
          " with --nnodes " + std::to_string(o.nnodes) + " --master-addr " + o.master_addr +
          ", and let them reach TCP ports " + std::to_string(launcher_port(o)) + " (launchers) and " +
@@ -88,13 +88,22 @@ std::string missing_nodes_text(const LaunchOptions& o, const std::set<int>& seen
 }
 
 // Node 0: the table and the verdict, from every node's hello.
+// A node started with --no-preflight sends no snapshot: it is named, not compared (an absent stack
+// would read as every item missing there).
 json verdict_of(const std::vector<json>& hellos, const std::vector<std::string>& addresses) {
   std::vector<NodeStack> nodes;
-  for (size_t i = 0; i < hellos.size(); ++i)
+  std::string unchecked;
+  for (size_t i = 0; i < hellos.size(); ++i) {
+    if (!field(hellos[i], "snapshot").is_object()) {
+      unchecked += "  not compared: node " + std::to_string(i) + " (" + str_of(hellos[i], "host") +
+                   ") was started with --no-preflight\n";
+      continue;
+    }
     nodes.push_back(node_stack(static_cast<int>(i), str_of(hellos[i], "host"), addresses[i],
                                int_of(hellos[i], "nproc_per_node", 1), field(hellos[i], "snapshot")));
+  }
   auto c = compare_nodes(nodes);
-  return {{"type", "verdict"}, {"ok", c.ok()}, {"report", render_node_comparison(c, nodes)},
+  return {{"type", "verdict"}, {"ok", c.ok()}, {"report", render_node_comparison(c, nodes) + unchecked},
           {"blocking", c.blocking.size()}, {"warnings", c.warnings.size()}};
 }
 
