@@ -4,6 +4,7 @@
 // lays them out). No network beyond loopback; the proof needs a real torch and is skipped here.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,6 +138,12 @@ TEST(SetupInstall, NeverASystemPythonOrAFolderThatIsNoEnvironment) {
   auto other = setup(work.root + "/other --root " + cpu_machine.root + " --python 3.11 --torch-index http://127.0.0.1:1/");
   EXPECT_EQ(other.status, 2) << other.out;
   EXPECT_NE(other.out.find("a virtual environment of Python 3.9.2, not 3.11"), std::string::npos) << other.out;
+  // A pyvenv.cfg that is a FIFO is refused at once, not read forever.
+  work.mkdir("/fifo");
+  ASSERT_EQ(::mkfifo((work.root + "/fifo/pyvenv.cfg").c_str(), 0600), 0);
+  auto fifo = setup(work.root + "/fifo --root " + cpu_machine.root + " --python 3.11 --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(fifo.status, 2) << fifo.out;
+  EXPECT_NE(fifo.out.find("pyvenv.cfg"), std::string::npos) << fifo.out;
 }
 
 // --tool uv (auto picks it when it is on PATH): uv makes the environment and installs; into an

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/bounded_file.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "doctor/examine.hpp"
@@ -87,13 +88,13 @@ std::string refuse_target(const std::string& dir, const std::string& python) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return "";
   if (!fs::is_directory(dir, ec)) return dir + " is not a folder";
-  if (fs::exists(fs::path(dir) / "pyvenv.cfg", ec)) {
-    std::ifstream cfg(fs::path(dir) / "pyvenv.cfg");
-    for (std::string l; std::getline(cfg, l);)
-      for (const char* key : {"version", "version_info"})  // python -m venv's, uv's
-        if (auto v = find_assignment(l, key); v && !starts_with(*v + ".", python + "."))
-          return dir + " is a virtual environment of Python " + *v + ", not " + python +
-                 ": give --python " + v->substr(0, v->rfind('.')) + ", or another folder";
+  if (std::string cfg_path = (fs::path(dir) / "pyvenv.cfg").string(); fs::exists(cfg_path, ec)) {
+    auto cfg = read_regular_file(cfg_path, 64 << 10, "a pyvenv.cfg");  // a FIFO or /dev/zero is refused
+    if (!cfg.bytes) return cfg.error;
+    for (const char* key : {"version", "version_info"})  // python -m venv's, uv's
+      if (auto v = find_assignment(*cfg.bytes, key); v && !starts_with(*v + ".", python + "."))
+        return dir + " is a virtual environment of Python " + *v + ", not " + python +
+               ": give --python " + v->substr(0, v->rfind('.')) + ", or another folder";
     return "";
   }
   if (fs::is_empty(dir, ec)) return "";
@@ -203,9 +204,8 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
   std::string yaml = conda_yaml(plan, req);
   std::error_code ec;
   if (fs::exists("environment.yml", ec)) {
-    std::ifstream in("environment.yml");
-    std::string old{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (old != yaml && old.find("# dlready setup --conda") != 0) {
+    auto old = read_regular_file("environment.yml", 1 << 20, "an environment.yml");
+    if (!old.bytes || (*old.bytes != yaml && old.bytes->find("# dlready setup --conda") != 0)) {
       std::fprintf(stderr, "dlready setup: ./environment.yml exists and is not dlready's: move it, or run from "
                            "another folder\n");
       return ExitCode::usage;
