@@ -5,6 +5,10 @@ dlready_layer(dlready_torch_runtime torch_runtime
   src/torch_runtime/device_choice.cpp src/torch_runtime/cuda_support.cpp src/torch_runtime/numeric.cpp
   src/torch_runtime/measure.cpp src/torch_runtime/cuda_graph.cpp src/torch_runtime/process_group.cpp)
 target_link_libraries(dlready_torch_runtime PUBLIC dlready_doctor ${TORCH_LIBRARIES})
+# <torch/torch.h> costs ~30 s and 1.3 GB per file to parse: compiled once here, reused by every
+# LibTorch layer, the module and the test programs (same flags: all position-independent).
+target_precompile_headers(dlready_torch_runtime PRIVATE <torch/torch.h>)
+target_compile_options(dlready_torch_runtime PUBLIC -Winvalid-pch)  # a header parsed again is said, not hidden
 # c10d's Gloo process group: the wheel ships no gloo headers; third_party/gloo-headers supplies
 # the declarations (see its README: headers only, the wheel's gloo inside libtorch_cpu runs).
 set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES
@@ -28,10 +32,10 @@ dlready_layer(dlready_train train
   src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/curves_svg.cpp src/train/loss_curve.cpp src/train/tensorboard_events.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
   src/train/safetensors_format.cpp src/train/quantized_model.cpp src/train/quantized_model_file.cpp
   src/train/stop_protocol.cpp src/train/trainer.cpp)
-target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api dlready_secure)
+target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api dlready_secure dlready_formats)
 dlready_layer(dlready_verify verify
   src/verify/registry.cpp src/verify/checks_compute.cpp src/verify/checks_memory.cpp
-  src/verify/checks_collective.cpp src/verify/verify_main.cpp)
+  src/verify/checks_collective.cpp src/verify/isolated_checks.cpp src/verify/verify_main.cpp)
 target_link_libraries(dlready_verify PUBLIC dlready_torch_runtime dlready_module_api)
 dlready_layer(dlready_distributed distributed src/distributed/data_parallel.cpp)
 target_link_libraries(dlready_distributed PUBLIC dlready_torch_runtime dlready_launch)
@@ -42,6 +46,10 @@ target_link_libraries(dlready_bench PUBLIC dlready_train dlready_module_api)
 dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/train_audit.cpp src/module/module_entry.cpp)
 target_link_libraries(dlready_module PUBLIC dlready_train dlready_verify dlready_bench dlready_distributed)
 
+foreach(_layer dlready_train dlready_verify dlready_distributed dlready_bench dlready_module)
+  target_precompile_headers(${_layer} REUSE_FROM dlready_torch_runtime)
+endforeach()
+
 # Every LibTorch layer, for the tests.
 add_library(dlready_torch_layers INTERFACE)
 target_link_libraries(dlready_torch_layers INTERFACE dlready_module)
@@ -49,6 +57,10 @@ target_link_libraries(dlready_torch_layers INTERFACE dlready_module)
 add_library(dlready_train_module MODULE src/module/exports.cpp)
 set_target_properties(dlready_train_module PROPERTIES OUTPUT_NAME dlready_train)
 target_link_libraries(dlready_train_module PRIVATE dlready_module)
+# Only dlready_module_abi and dlready_module_run leave the module (src/module/exports.map).
+target_link_options(dlready_train_module PRIVATE "-Wl,--version-script=${PROJECT_SOURCE_DIR}/src/module/exports.map"
+                    -Wl,--exclude-libs,ALL)
+set_property(TARGET dlready_train_module APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/src/module/exports.map")
 add_dependencies(dlready dlready_train_module)
 
 # The CUDA libraries the module links itself (libcudart.so.13 among them) must be the very copies

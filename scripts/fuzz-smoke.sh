@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-15}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$(nproc)" >/dev/null
-for t in ld_cache text_parsers root_files idx elf sealed audit_log; do
+for t in ld_cache text_parsers root_files idx elf sealed audit_log pickle json node_message; do
   bin=build/fuzz/tests/fuzz/fuzz_$t
   work=$(mktemp -d)
   cp -r tests/fuzz/corpus/$t/. "$work"/ 2>/dev/null || true

@@ -87,6 +87,7 @@ stage() {
       0) result=ok ;;
       99) result="skipped: $(cat "$scratch/skip-reason" 2>/dev/null)" ;;
       124 | 137) result="TIMED OUT after ${limit}s" ;;
+      1[3-9][0-9] | 2[0-5][0-9]) result="FAILED (signal $((rc - 128)))"; touch "$scratch/a-signal" ;;
       *) result="FAILED (exit $rc)" ;;
     esac
   fi
@@ -222,15 +223,10 @@ verify() {
   local rc=$?
   cat "$scratch/verify.txt"
   { echo "verify --level $level exit status $rc"; grep -E 'FAIL|WARN|READY' "$scratch/verify.txt"; } | figure
-  if ((rc >= 128)) && [ "$mode" = gpu ]; then  # killed by a signal: where, and does the order matter
-    "$bin" verify --level $level --device cuda 2>&1 | tail -n 4
-    echo "verify --device cuda alone: exit status ${PIPESTATUS[0]}" | figure
-    local gdb
-    gdb=$(command -v cuda-gdb || command -v gdb) &&
-      timeout 60 "$gdb" -batch -ex run -ex bt -ex 'info sharedlibrary' --args "$bin" verify --level $level --json 2>&1 |
-        grep -vE '^\[(New|Thread|Detaching)' | tail -n 150 | tee "$scratch/backtrace.txt"
-    grep -E '^#' "$scratch/backtrace.txt" | head -n 25 | figure
-  fi
+  # A check that dies is a FAIL naming the signal and the library (the checks run in child
+  # processes); the binary's own line says where.
+  grep -E 'died of|killed by' "$scratch/verify.txt" | head -n 5 | figure
+  ((rc >= 128)) && touch "$scratch/a-signal"
   return $rc
 }
 export -f verify
@@ -262,6 +258,60 @@ PY
   return $rc
 }
 export -f train_variants
+
+# The CNN through the binary (cuDNN's convolutions: what crashed on the first GPU machine).
+cnn() {
+  need_bin || return 99
+  local v rc=0 r variants=("" "--amp bf16" "--cuda-graphs")
+  [ "$mode" = gpu ] || variants=("")
+  for v in "${variants[@]}"; do
+    # shellcheck disable=SC2086
+    "$bin" train --model cnn --device "$device" --data "$data" --epochs 1 --no-progress --json $v \
+      --overwrite --out "$scratch/cnn${v// /}" >"$scratch/cnn.json" 2>"$scratch/cnn.err"
+    r=$?
+    ((r >= 128)) && touch "$scratch/a-signal"
+    ((r == 0)) || { rc=1; echo "train --model cnn ${v:-(plain)}: exit status $r"; tail -n 3 "$scratch/cnn.err"; } | figure
+    ((r == 0)) && "$py" - "$scratch/cnn.json" "$v" <<'PY' | figure
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(f"train --model cnn {sys.argv[2] or '(plain)'}: test_acc={j['test_acc']:.4f} epoch_s={[round(h['seconds'], 3) for h in j['history']]}")
+PY
+  done
+  return $rc
+}
+export -f cnn
+
+# Only after a stage died of a signal: which CUDA libraries the binary loaded from outside the
+# wheel (LD_DEBUG=files against the test program that passes), and the run with the module
+# preloaded, into runs.log (OUT holds at most 8 files).
+diagnose_crash() {
+  [ -f "$scratch/a-signal" ] || skip "no stage died of a signal" || return 99
+  local site report=$scratch/diagnose.txt
+  site=$("$py" -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))')
+  {
+    echo "== libraries loaded by dlready verify --device cuda (LD_DEBUG=files), not from $site"
+    LD_DEBUG=files timeout 40 "$bin" verify --device cuda 2>&1 | grep -oE 'file=[^ ]+ \[0\];  (needed|dynamically loaded) by [^ ]+' |
+      sort -u >"$scratch/bin-files.txt"
+    LD_DEBUG=libs timeout 40 "$bin" verify --device cuda 2>&1 | grep -oE 'calling init: .*' | sed 's/calling init: //' |
+      sort -u >"$scratch/bin-inits.txt"
+    grep -E 'libcu|libnv|libcudnn|libnccl' "$scratch/bin-inits.txt" | grep -v "^$site" || echo "(none)"
+    echo "== the same for the test program (GpuVerify.EveryCheckPassesOnCuda0)"
+    LD_DEBUG=libs timeout 40 "$gpu_tests_bin" --gtest_filter=GpuVerify.EveryCheckPassesOnCuda0 2>&1 |
+      grep -oE 'calling init: .*' | sed 's/calling init: //' | sort -u >"$scratch/test-inits.txt"
+    grep -E 'libcu|libnv|libcudnn|libnccl' "$scratch/test-inits.txt" | grep -v "^$site" || echo "(none)"
+    echo "== CUDA libraries only one of them loaded"
+    diff <(grep -E 'libcu|libnv|libcudnn|libnccl' "$scratch/bin-inits.txt") \
+         <(grep -E 'libcu|libnv|libcudnn|libnccl' "$scratch/test-inits.txt")
+    echo "== verify with the module preloaded (LD_PRELOAD)"
+    LD_PRELOAD=$(dirname "$bin")/libdlready_train.so timeout 40 "$bin" verify --device cuda 2>&1 | tail -n 6
+    echo "exit status ${PIPESTATUS[0]}"
+    echo "== the preload dlready did (DLREADY_TRACE_LOADING=1)"
+    DLREADY_TRACE_LOADING=1 timeout 40 "$bin" verify --device cpu 2>&1 | grep 'dlready: preload' | head -n 30
+  } >"$report" 2>&1
+  cat "$report"
+  grep -A3 -E '^== (libraries loaded|CUDA libraries only)' "$report" | head -n 20 | figure
+}
+export -f diagnose_crash
 
 data_parallel() {
   need_bin || return 99
@@ -312,15 +362,17 @@ if ! need_bin 2>/dev/null && [ -x "$bundle/prebuilt/dlready" ]; then
   gpu_tests_bin=$bundle/prebuilt/dlready_gpu_tests
   note "build: using the bundle's prebuilt programs instead (commit $(cat "$bundle/prebuilt/COMMIT" 2>/dev/null))"
 fi
-stage gpu-tests 90 runs.log gpu_tests
+stage gpu-tests 150 runs.log gpu_tests
 stage doctor 30 runs.log doctor
 stage doctor-speed 45 runs.log doctor_speed
 stage verify 60 runs.log verify
 stage bench 90 runs.log bench
 stage train-vs-peer 120 runs.log train_vs_peer
 stage train-variants 60 runs.log train_variants
+stage cnn 90 runs.log cnn
 stage data-parallel 45 runs.log data_parallel
 stage gemm-vs-torch 60 runs.log gemm_vs_torch
+stage diagnose 60 runs.log diagnose_crash
 note ""
 note "stage            result                                        time   log"
 for r in "${results[@]}"; do note "$r"; done

@@ -569,6 +569,47 @@ TEST(Scenario, CudnnShadowedByLdLibraryPath) {
   EXPECT_NE(all.find("9.19.0"), std::string::npos) << all;
 }
 
+// The first GPU machine lent: a system cuDNN 9.14 in ld.so.cache beside the wheel's 9.19.
+TEST(Scenario, CudaLibSecondCopyInTheCacheIsInfo) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  f.copy(DLREADY_FAKE_CUDNN_GRAPH, "/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9.14.0");
+  f.link("/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9", "libcudnn_graph.so.9.14.0");
+  write_ld_cache(f, {{"libcudnn_graph.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9"}});
+  auto r = f.report();
+  expect_finding(r, "cuda-lib-second-copy");
+  auto& x = get(r, "cuda-lib-second-copy");
+  EXPECT_EQ(x.severity, Severity::info);
+  ASSERT_FALSE(x.evidence.empty());
+  EXPECT_NE(x.evidence[0].find(std::string(kSp) + "/nvidia/cudnn/lib/libcudnn_graph.so.9 [9.19.0]"), std::string::npos)
+      << x.evidence[0];
+  EXPECT_NE(x.evidence[0].find("/usr/lib/x86_64-linux-gnu/libcudnn_graph.so.9 [9.14.0] (ld.so.cache)"), std::string::npos)
+      << x.evidence[0];
+  EXPECT_EQ(exit_status(r, Severity::warning), 0) << finding_ids(r);
+}
+
+// libtorch_cuda's RPATH beats LD_LIBRARY_PATH, so the wheel's cudart is picked — but a RUNPATH
+// program (dlready's module, a LibTorch app) or a dlopen by name would take the other one.
+TEST(Scenario, CudaLibSecondCopyOnLdLibraryPathIsAWarning) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  f.copy(DLREADY_FAKE_CUDART, "/usr/local/cuda-13.0/lib64/libcudart.so.13.0.48");
+  f.link("/usr/local/cuda-13.0/lib64/libcudart.so.13", "libcudart.so.13.0.48");
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda-13.0/lib64";
+  auto r = f.report();
+  expect_finding(r, "cuda-lib-second-copy");
+  auto& x = get(r, "cuda-lib-second-copy");
+  EXPECT_EQ(x.severity, Severity::warning);
+  EXPECT_NE(join(x.evidence, "\n").find("/usr/local/cuda-13.0/lib64/libcudart.so.13 [13.0.48] (LD_LIBRARY_PATH)"),
+            std::string::npos)
+      << join(x.evidence, "\n");
+  ASSERT_FALSE(x.fix.empty());
+  EXPECT_NE(x.fix[0].find("/usr/local/cuda-13.0/lib64"), std::string::npos) << x.fix[0];
+  EXPECT_FALSE(has_finding(r, "cuda-lib-shadowed")) << "the wheel's copy is the one picked";
+}
+
 TEST(Scenario, LibUnresolvableForABinary) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -713,7 +754,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
-      "cuda-lib-shadowed", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
+      "cuda-lib-shadowed", "cuda-lib-second-copy", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
       "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed",
       // doctor_platform_scenarios_test.cpp; fatbin_test.cpp (ptx-jit-only: a library nvcc builds)
       "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",

@@ -7,11 +7,15 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
+#include "core/root_fs.hpp"
+#include "core/text.hpp"
 #include "data/idx.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
@@ -232,6 +236,64 @@ TEST(Consistency, AHugePasswdIsNotAMissingUser) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(r.out.find("is not in"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bytes, more than"), std::string::npos) << r.out;
+}
+
+// JSON from outside: a document nested past the limit, or with a key twice, is refused with the
+// reason; a normal one parses. The deep one would have exhausted the stack of a recursive walk.
+TEST(BoundedJson, DeepDocumentsAndDuplicateKeysAreRefused) {
+  std::string why;
+  EXPECT_TRUE(parse_json_bounded(R"({"a":[1,{"b":"[[[["}],"c":"x\"{"})", &why).is_object()) << why;
+  auto deep = parse_json_bounded(std::string(200000, '[') + std::string(200000, ']'), &why);
+  EXPECT_TRUE(deep.is_discarded());
+  EXPECT_EQ(why, "nested deeper than 64 levels");
+  EXPECT_TRUE(parse_json_bounded(std::string(64, '[') + std::string(64, ']')).is_array());
+  EXPECT_TRUE(parse_json_bounded(std::string(65, '[') + std::string(65, ']')).is_discarded());
+  auto dup = parse_json_bounded(R"({"w":{"dtype":"F32"},"w":{"dtype":"F64"}})", &why);
+  EXPECT_TRUE(dup.is_discarded());
+  EXPECT_EQ(why, "the key \"w\" appears twice in one object");
+  EXPECT_TRUE(parse_json_bounded(R"({"a":{"x":1},"b":{"x":2}})").is_object()) << "the same key in two objects is fine";
+  EXPECT_TRUE(parse_json_bounded("{not json", &why).is_discarded());
+  EXPECT_EQ(why, "not JSON");
+}
+
+TEST(Printable, ControlCharactersAndBrokenUtf8AreEscaped) {
+  EXPECT_EQ(printable("plain ✓ text"), "plain ✓ text");
+  EXPECT_EQ(printable("a\x1b[2J\rb\n"), "a\\x1b[2J\\x0db\\x0a");
+  EXPECT_EQ(printable(std::string("x\0y", 3)), "x\\x00y");
+  EXPECT_EQ(printable("\xff\xc3"), "\\xff\\xc3");
+  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\xc2\\x9b31m") << "a C1 control (CSI) is escaped too";
+  EXPECT_EQ(printable(std::string(196 * 1024, '\0'), 16).size(), 16u + std::string("…").size());
+}
+
+TEST(ShellQuote, EveryPrintedArgumentReadsBackUnchanged) {
+  EXPECT_EQ(shell_quote("/home/alice/venv"), "/home/alice/venv");
+  EXPECT_EQ(shell_quote("/tmp/x; rm -rf /tmp/y"), "'/tmp/x; rm -rf /tmp/y'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("$(id)"), "'$(id)'");
+  EXPECT_EQ(shell_quote(""), "''");
+  for (std::string arg : {std::string("/tmp/x; rm -rf /tmp/y"), std::string("torchvision;id"), std::string("$(id)`id`"),
+                          std::string("a'b\"c"), std::string("two\nlines")}) {
+    auto back = command_output("printf '%s' " + shell_quote(arg));
+    EXPECT_EQ(back, arg) << shell_quote(arg);
+  }
+}
+
+// doctor --root: a link inside the root is followed inside it, as a chroot would; an absolute one
+// never reaches the host's own files.
+TEST(RootLinks, AbsoluteLinksResolveInsideTheRoot) {
+  Fixture f;
+  char host_dir[] = "/tmp/dlready-host-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(host_dir));
+  std::string host_file = std::string(host_dir) + "/os-release";
+  { std::ofstream(host_file) << "ID=host-file\n"; }
+  f.link("/etc/os-release", host_file);
+  RootFs fs(f.root);
+  EXPECT_FALSE(fs.read("/etc/os-release")) << "read the host's file through an absolute link";
+  f.write(host_file, "ID=inside-the-root\n");  // the same path inside the root
+  EXPECT_EQ(fs.read("/etc/os-release").value_or(""), "ID=inside-the-root\n");
+  f.link("/etc/loadavg-link", "/proc/loadavg");
+  EXPECT_FALSE(fs.read("/etc/loadavg-link"));
+  std::filesystem::remove_all(host_dir);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -268,13 +269,22 @@ TEST(NodeLaunch, ANodeThatNeverComesIsNamedAfterTheTimeout) {
 TEST(NodeLaunch, WrongNodeRanksAndCountsAreRefused) {
   Fixture a, logs;
   healthy_gpu_machine(a);
-  auto n0 = start_launcher(node_args(a, 0, 2, 29621) + kRankCommand, logs.root + "/n0.log");
+  // Without a job token a launcher that says something else is refused, not obeyed: node 0 keeps
+  // waiting for its real node 1 (here until its --dist-timeout) and names the refusal then.
+  auto n0 = start_launcher(node_args(a, 0, 2, 29621, 4) + kRankCommand, logs.root + "/n0.log");
   auto n1 = start_launcher("--root " + a.root + " --no-driver-probe --nnodes 3 --node-rank 1 --master-addr 127.0.0.1 "
                            "--master-port 29621 --dist-timeout 20" + kRankCommand, logs.root + "/n1.log");
   EXPECT_EQ(wait_exit(n0), 1) << read_text(n0.log);
   EXPECT_EQ(wait_exit(n1), 1) << read_text(n1.log);
-  EXPECT_NE(read_text(n1.log).find("was started with --nnodes 3, node 0 with --nnodes 2"), std::string::npos)
+  EXPECT_NE(read_text(n1.log).find("node 0 refused this launcher: node 1 (127.0.0.1) was started with --nnodes 3, "
+                                   "node 0 with --nnodes 2"),
+            std::string::npos)
       << read_text(n1.log);
+  EXPECT_NE(read_text(n0.log).find("node 1 did not come within 4 s (--dist-timeout)"), std::string::npos)
+      << read_text(n0.log);
+  EXPECT_NE(read_text(n0.log).find("(refused: 127.0.0.1: node 1 (127.0.0.1) was started with --nnodes 3"),
+            std::string::npos)
+      << read_text(n0.log);
   // Port clashes between the two listeners are refused before anything starts.
   auto clash = command_output(std::string(DLREADY_BINARY) + " launch --nnodes 2 --master-port 29500 "
                               "--launcher-port 29500 -- true 2>&1; echo rc=$?");
@@ -307,6 +317,158 @@ TEST(NodeLaunch, AKilledLauncherStopsTheOtherNodesWithItNamed) {
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(gone) << "rank 1 (pid " << rank1 << ") outlived its launcher";
+}
+
+// --- the launchers' port against strangers (issue: hostile input, round 2) ----------------------
+
+// A connection to node 0's launcher port that stays open until closed (fd < 0: none came).
+int connect_when_listening(int port) {
+  for (int i = 0; i < 250; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET, a.sin_port = htons(static_cast<uint16_t>(port)), a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    ::close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+std::string framed(const std::string& body) {
+  uint32_t n = htonl(static_cast<uint32_t>(body.size()));
+  return std::string(reinterpret_cast<const char*>(&n), 4) + body;
+}
+
+bool send_all(int fd, const std::string& bytes) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t w = ::send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    off += static_cast<size_t>(w);
+  }
+  return true;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Hellos that claim an impossible node, another job's size, or a deep document are refused and
+// ignored: they never stop the job, and node 0 does not crash on 200,000 nested arrays.
+TEST(NodePort, ImpossibleOrHostileHellosAreIgnoredAndTheJobRuns) {
+  Fixture a, b, logs;
+  healthy_gpu_machine(a), healthy_gpu_machine(b);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29641) + kRankCommand, logs.root + "/n0.log");
+  std::string deep = R"({"type":"hello","node":1,"nnodes":2,"host":"x","snapshot":{"findings":)" +
+                     std::string(200000, '[') + std::string(200000, ']') + "}}";
+  for (const std::string& body :
+       {std::string(R"({"type":"hello","node":5,"nnodes":2})"), std::string(R"({"type":"hello","node":-1,"nnodes":2})"),
+        std::string(R"({"type":"hello","node":1,"nnodes":7})"), deep}) {
+    int fd = connect_when_listening(29642);
+    ASSERT_GE(fd, 0);
+    EXPECT_TRUE(send_all(fd, framed(body)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ::close(fd);
+  }
+  auto n1 = start_launcher(node_args(b, 1, 2, 29641) + kRankCommand, logs.root + "/n1.log");
+  EXPECT_EQ(wait_exit(n0), 0) << read_text(n0.log);
+  EXPECT_EQ(wait_exit(n1), 0) << read_text(n1.log);
+  auto out = read_text(n0.log);
+  EXPECT_NE(out.find("ignored a connection from 127.0.0.1: the launcher at 127.0.0.1 says it is node 5, outside 1..1"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("was started with --nnodes 7"), std::string::npos) << out;
+  EXPECT_NE(out.find("nested deeper than 64 levels"), std::string::npos) << out;
+  EXPECT_EQ(out.find("stopping every node"), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 0] rank=0 of 2"), std::string::npos) << out;
+}
+
+// Connections that say nothing hold up nobody; a message larger than any hello is refused unread.
+TEST(NodePort, IdleAndOversizedConnectionsDoNotHoldTheMeeting) {
+  Fixture a, b, logs;
+  healthy_gpu_machine(a), healthy_gpu_machine(b);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29643) + kRankCommand, logs.root + "/n0.log");
+  std::vector<int> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(connect_when_listening(29644));
+  int big = connect_when_listening(29644);
+  uint32_t n = htonl(64u << 20);
+  EXPECT_TRUE(send_all(big, std::string(reinterpret_cast<const char*>(&n), 4)));
+  auto t0 = std::chrono::steady_clock::now();
+  auto n1 = start_launcher(node_args(b, 1, 2, 29643) + kRankCommand, logs.root + "/n1.log");
+  EXPECT_EQ(wait_exit(n1), 0) << read_text(n1.log);
+  EXPECT_LT(seconds_since(t0), 10) << "idle connections held the meeting";
+  EXPECT_EQ(wait_exit(n0), 0) << read_text(n0.log);
+  for (int fd : idle) ::close(fd);
+  ::close(big);
+  auto out = read_text(n0.log);
+  EXPECT_NE(out.find("announced a message of 67108864 bytes"), std::string::npos) << out;
+  EXPECT_NE(out.find("no job token: anyone who can reach port 29644"), std::string::npos) << out;
+}
+
+// With a job token, a hello without it (or with another token) is refused, and the job runs.
+TEST(NodePort, WithAJobTokenOnlyItsLaunchersJoin) {
+  Fixture a, b, logs;
+  healthy_gpu_machine(a), healthy_gpu_machine(b);
+  std::string token = logs.root + "/token", other = logs.root + "/other";
+  std::ofstream(token) << "correct-horse-battery-staple-42\n";
+  std::ofstream(other) << "another-secret-of-another-job\n";
+  ::chmod(token.c_str(), 0600), ::chmod(other.c_str(), 0600);
+  auto n0 = start_launcher("--job-token-file " + token + " " + node_args(a, 0, 2, 29645) + kRankCommand, logs.root + "/n0.log");
+  int fd = connect_when_listening(29646);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(send_all(fd, framed(R"({"type":"hello","node":1,"nnodes":2,"host":"intruder","snapshot":null})")));
+  auto wrong = start_launcher("--job-token-file " + other + " " + node_args(b, 1, 2, 29645) + kRankCommand,
+                              logs.root + "/wrong.log");
+  EXPECT_EQ(wait_exit(wrong), 1) << read_text(wrong.log);
+  EXPECT_NE(read_text(wrong.log).find("answered without this job's token"), std::string::npos) << read_text(wrong.log);
+  auto n1 = start_launcher("--job-token-file " + token + " " + node_args(b, 1, 2, 29645) + kRankCommand, logs.root + "/n1.log");
+  EXPECT_EQ(wait_exit(n0), 0) << read_text(n0.log);
+  EXPECT_EQ(wait_exit(n1), 0) << read_text(n1.log);
+  ::close(fd);
+  auto out = read_text(n0.log);
+  EXPECT_NE(out.find("does not carry this job's token"), std::string::npos) << out;
+  EXPECT_EQ(out.find("intruder"), std::string::npos) << out;
+  EXPECT_EQ(out.find("no job token"), std::string::npos) << out;
+  // A token file others can read is refused before anything starts.
+  ::chmod(token.c_str(), 0644);
+  auto loose = command_output(std::string(DLREADY_BINARY) + " launch --nnodes 2 --job-token-file " + token +
+                              " -- true 2>&1; echo rc=$?");
+  EXPECT_NE(loose.find("is readable by other users: chmod 600"), std::string::npos) << loose;
+  EXPECT_NE(loose.find("rc=2"), std::string::npos) << loose;
+}
+
+// Ctrl-C or SIGTERM while node 0 waits ends the wait at once, with the usual exit status.
+TEST(NodePort, ASignalEndsTheWaitAtOnce) {
+  Fixture a, logs;
+  healthy_gpu_machine(a);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29647, 120) + kRankCommand, logs.root + "/n0.log");
+  int fd = connect_when_listening(29648);  // it listens: the wait has begun
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  auto t0 = std::chrono::steady_clock::now();
+  ::kill(n0.pid, SIGTERM);
+  EXPECT_EQ(wait_exit(n0, 30), 128 + SIGTERM) << read_text(n0.log);
+  EXPECT_LT(seconds_since(t0), 5);
+  EXPECT_NE(read_text(n0.log).find("while waiting for the other nodes"), std::string::npos) << read_text(n0.log);
+}
+
+// What a peer sends reaches node 0's terminal with its control characters escaped: no cursor
+// movement, no forged line.
+TEST(NodePort, APeersTextIsEscapedBeforeItIsPrinted) {
+  Fixture a, logs;
+  healthy_gpu_machine(a);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29649) + kRankCommand, logs.root + "/n0.log");
+  int fd = connect_when_listening(29650);
+  ASSERT_GE(fd, 0);
+  std::string host = "evil\x1b[2J\rdlready launch: preflight OK";
+  EXPECT_TRUE(send_all(fd, framed(nlohmann::json{{"type", "hello"}, {"node", 1}, {"nnodes", 2}, {"host", host},
+                                                 {"snapshot", nullptr}}.dump())));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::close(fd);
+  wait_exit(n0);
+  auto out = read_text(n0.log);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+  EXPECT_NE(out.find("evil\\x1b[2J\\x0ddlready launch: preflight OK"), std::string::npos) << out;
 }
 
 }  // namespace

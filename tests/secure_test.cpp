@@ -3,9 +3,12 @@
 // reordered chunks, a plain file where a sealed one is expected and the reverse, a key file others
 // can read — and every edit of an audit log, found and named.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -423,6 +426,90 @@ TEST(AuditLog, AFileThatIsNoLogIsRefused) {
   auto w = verify_audit_log(f.root + "/notjson.jsonl", "");
   EXPECT_EQ(w.first_bad, 1u);
   EXPECT_NE(w.problem.find("not JSON"), std::string::npos);
+}
+
+// A log whose last records were cut off (head -3, or one record deleted from the end) no longer
+// verifies: LOG.head names the last record written; signed with the log's key when it has one.
+TEST(AuditLog, ALogWhoseEndWasCutOffIsNamed) {
+  Fixture f;
+  const std::string p = f.root + "/audit.jsonl";
+  write_log(p, 6);
+  auto good = lines_of(p);
+  write_lines(p, {good[0], good[1], good[2]});
+  auto v = verify_audit_log(p, "");
+  EXPECT_FALSE(v.intact);
+  EXPECT_NE(v.problem.find("the end of the log was cut off (records 4–6 are gone)"), std::string::npos) << v.problem;
+  // Signed: deleting the last record and editing the head file is caught by the head's signature.
+  ASSERT_TRUE(write_new_signing_key(f.root + "/sign").ok());
+  const std::string q = f.root + "/signed.jsonl";
+  write_log(q, 4, f.root + "/sign");
+  EXPECT_TRUE(verify_audit_log(q, f.root + "/sign.pub").intact);
+  auto lines = lines_of(q);
+  lines.pop_back();
+  write_lines(q, lines);
+  auto head = nlohmann::json::parse(slurp(q + ".head"));
+  head["seq"] = 3;
+  head["hash"] = nlohmann::json::parse(lines.back())["hash"];
+  spit(q + ".head", head.dump());
+  auto w = verify_audit_log(q, f.root + "/sign.pub");
+  EXPECT_FALSE(w.intact);
+  EXPECT_NE(w.problem.find("signature does not verify"), std::string::npos) << w.problem;
+  // A log from before head files: verified, with a note that a cut-off end cannot be told.
+  ::unlink((p + ".head").c_str());
+  auto old = verify_audit_log(p, "");
+  EXPECT_TRUE(old.intact) << old.problem;
+  ASSERT_FALSE(old.notes.empty());
+  EXPECT_NE(old.notes.back().find("no head file"), std::string::npos) << old.notes.back();
+}
+
+// A record that does not fit is not half written: the log stays as it was and says so.
+TEST(AuditLog, AFailedAppendLeavesTheLogWhole) {
+  Fixture f;
+  const std::string p = f.root + "/audit.jsonl";
+  write_log(p, 3);
+  const std::string before = slurp(p);
+  pid_t kid = ::fork();
+  if (kid == 0) {
+    // A file-size limit a few bytes past the log's end: the next record is cut short (EFBIG), as
+    // on a full disk.
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{static_cast<rlim_t>(before.size() + 40), static_cast<rlim_t>(before.size() + 40)};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    auto log = AuditLog::open({p}, "", {"x"});
+    auto st = log.log->append("checkpoint", {{"n", std::string(200, 'x')}});
+    bool said = !st.ok() && st.error().find("the log is as it was") != std::string::npos;
+    ::_exit(said ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(kid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the append did not fail as it should";
+  EXPECT_EQ(slurp(p), before);
+  EXPECT_TRUE(verify_audit_log(p, "").intact);
+}
+
+// A link planted where the log goes is refused, not followed.
+TEST(AuditLog, APlantedSymbolicLinkIsRefused) {
+  Fixture f;
+  f.write("/elsewhere", "");
+  ASSERT_EQ(::symlink((f.root + "/elsewhere").c_str(), (f.root + "/audit.jsonl").c_str()), 0);
+  auto log = AuditLog::open({f.root + "/audit.jsonl"}, "", {"x"});
+  EXPECT_FALSE(log.log);
+  EXPECT_NE(log.error.find("a symbolic link; refusing to follow it"), std::string::npos) << log.error;
+  EXPECT_EQ(slurp(f.root + "/elsewhere"), "");
+}
+
+// One line nested 100,000 deep, or a gigantic one: "not intact" at once, never a crash.
+TEST(AuditLog, DeepOrHugeRecordsAreRefusedNotACrash) {
+  Fixture f;
+  const std::string p = f.root + "/audit.jsonl";
+  spit(p, "{\"a\":" + std::string(100000, '[') + std::string(100000, ']') + "}\n");
+  auto out = command_output(std::string(DLREADY_BINARY) + " audit verify " + p + " 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("NOT intact: record 1: nested deeper than 64 levels"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+  spit(p, std::string(8 << 20, 'x'));
+  auto v = verify_audit_log(p, "");
+  EXPECT_FALSE(v.intact);
+  EXPECT_NE(v.problem.find("longer than any record dlready writes"), std::string::npos) << v.problem;
 }
 
 }  // namespace

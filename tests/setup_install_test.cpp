@@ -107,6 +107,14 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
   EXPECT_NE(fresh.out.find("install (pip) failed"), std::string::npos) << fresh.out;
   EXPECT_NE(fresh.out.find("No matching distribution"), std::string::npos) << "the tool's last lines\n" << fresh.out;
   EXPECT_FALSE(fs::exists(work.root + "/fresh")) << "created by the failed run: removed";
+  // An empty folder the user made beforehand stays (emptied of what the run put there).
+  fs::create_directories(work.root + "/mine");
+  auto mine = setup(work.root + "/mine --root " + cpu_machine.root + " --python " + py +
+                    " --torch 2.11 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+  EXPECT_EQ(mine.status, 1) << mine.out;
+  EXPECT_TRUE(fs::is_directory(work.root + "/mine")) << mine.out;
+  EXPECT_TRUE(fs::is_empty(work.root + "/mine")) << mine.out;
+  EXPECT_EQ(mine.out.find("(this run created it)"), std::string::npos) << mine.out;
 }
 
 TEST(SetupInstall, AGpuMachineGetsTheVariantWithItsKernels) {

@@ -159,6 +159,14 @@ TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
     EXPECT_NE(r.find("rc=2"), std::string::npos) << bad << ": " << r;
     EXPECT_NE(r.find("dlready setup: "), std::string::npos) << bad << ": " << r;
   }
+  // The commands it prints are quoted for the shell: a folder or package name is never run as code.
+  auto quoted = command_output(bin + " setup --dry-run --no-gpu --python 3.11 '/tmp/x; rm -rf /tmp/y' "
+                                     "--with 'torchvision;id' --with '$(id)' 2>&1");
+  EXPECT_NE(quoted.find("python3.11 -m venv '/tmp/x; rm -rf /tmp/y'"), std::string::npos) << quoted;
+  EXPECT_NE(quoted.find(" 'torchvision;id' '$(id)' --index-url"), std::string::npos) << quoted;
+  auto newline = command_output(bin + " setup --dry-run --no-gpu --python 3.11 \"$(printf '/tmp/a\\nb')\" 2>&1; echo rc=$?");
+  EXPECT_NE(newline.find("holds a control character"), std::string::npos) << newline;
+  EXPECT_NE(newline.find("rc=2"), std::string::npos) << newline;
   auto plain = command_output(bin + " setup --no-gpu --python 3.11 2>&1; echo rc=$?");
   EXPECT_NE(plain.find("plan for another machine: add --dry-run"), std::string::npos) << plain;
   EXPECT_NE(plain.find("rc=2"), std::string::npos) << plain;

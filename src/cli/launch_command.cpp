@@ -5,6 +5,7 @@
 #include "cli/security_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "secure/audit_log.hpp"
+#include "secure/job_token.hpp"
 
 namespace dlready {
 
@@ -24,6 +25,10 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--dist-timeout", o.dist_timeout, "Multi-node: seconds the launchers wait for every node to come")
       ->check(CLI::Range(1, 86400));
+  cmd->add_option("--job-token-file", snap.job_token_file,
+                  "Multi-node: a file (chmod 600) holding the job's shared secret, the same on every node: only "
+                  "launchers that know it can join or stop the job (else DLREADY_JOB_TOKEN; without either, anyone "
+                  "who reaches the launchers' port can)");
   cmd->add_flag("--no-preflight", [&o](int64_t) { o.preflight = false; },
                 "Multi-node: do not compare the nodes' stacks before starting (they still meet and watch each other)");
   cmd->add_option("--root", snap.root, "Preflight: read this node's stack under DIR instead of / (test seam)")
@@ -40,6 +45,14 @@ void use_snapshot_for_preflight(LaunchOptions& o, const LaunchSnapshotArgs& snap
     a.no_driver_probe = snap.no_driver_probe;
     return take_snapshot(a, out);
   };
+}
+
+Status use_job_token(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
+  if (o.nnodes < 2 && snap.job_token_file.empty()) return {};
+  auto loaded = load_job_token(snap.job_token_file);
+  if (!loaded.error.empty()) return Status::failure(loaded.error);
+  o.job_token = loaded.token;
+  return {};
 }
 
 int run_audited_launch(const LaunchOptions& o, const LaunchAuditArgs& a) {

@@ -18,11 +18,15 @@ struct LaunchAuditArgs {
 struct LaunchSnapshotArgs {
   std::string root = "/";
   bool no_driver_probe = false;
+  std::string job_token_file;
 };
 
 void add_launch_command(CLI::App& app, LaunchOptions& opt, LaunchAuditArgs& audit, LaunchSnapshotArgs& snap);
 // Points the launch's preflight at this machine's snapshot, as `dlready snapshot` takes it.
 void use_snapshot_for_preflight(LaunchOptions& opt, const LaunchSnapshotArgs& snap);
 int run_audited_launch(const LaunchOptions& opt, const LaunchAuditArgs& audit);
+// A multi-node job's token (--job-token-file, else DLREADY_JOB_TOKEN) into opt.job_token; a file
+// that cannot be used is an error naming it.
+Status use_job_token(LaunchOptions& opt, const LaunchSnapshotArgs& snap);
 
 }  // namespace dlready

@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("quantize")) return dlready::to_int(dlready::run_model(quantize));
   if (app.got_subcommand("launch")) {
     dlready::use_snapshot_for_preflight(launch, launch_snapshot);
+    if (auto st = dlready::use_job_token(launch, launch_snapshot); !st) {
+      std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
+      return 2;
+    }
     return dlready::run_audited_launch(launch, launch_audit);
   }
   if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));

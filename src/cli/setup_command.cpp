@@ -105,15 +105,17 @@ nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const Setup
 // install from the plan's index, then version, CUDA, cuDNN and a matmul checked against the CPU.
 std::vector<std::string> commands_of(const InstallPlan& p, const SetupArgs& a, const PlanMachine& m) {
   if (!p.ok) return {};
-  std::string pkgs = "'" + p.requirement + "'";
-  for (const auto& w : a.with) pkgs += " " + w;
-  std::string py = a.env_dir + "/bin/python";
-  return {"python" + m.python + " -m venv " + a.env_dir,
-          py + " -m pip install " + pkgs + " --index-url " + p.index_url,
+  // Every argument quoted for the shell: a user copies these lines, and ENV or --with may hold
+  // anything a shell would act on.
+  std::vector<std::string> install = {a.env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
+  install.insert(install.end(), a.with.begin(), a.with.end());
+  install.insert(install.end(), {"--index-url", p.index_url});
+  std::string py = shell_quote(a.env_dir + "/bin/python");
+  return {shell_join({"python" + m.python, "-m", "venv", a.env_dir}), shell_join(install),
           py + " -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
                "torch.backends.cudnn.version()); d = \"cuda\" if torch.cuda.is_available() else \"cpu\"; "
                "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))'",
-          "VIRTUAL_ENV=" + a.env_dir + " dlready doctor"};
+          "VIRTUAL_ENV=" + shell_quote(a.env_dir) + " dlready doctor"};
 }
 
 void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
@@ -176,6 +178,12 @@ ExitCode run_setup(const SetupArgs& a) {
   std::vector<std::pair<std::string, std::string>> values{{"--index-url", a.index_url}, {"--torch-index", a.torch_index},
                                                           {"--torch", a.torch}, {"--python", a.python}};
   for (const auto& w : a.with) values.push_back({"--with", w});
+  for (char c : a.env_dir)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      std::fprintf(stderr, "dlready setup: ENV %s holds a control character: choose a plain folder name\n",
+                   printable(a.env_dir).c_str());
+      return ExitCode::usage;
+    }
   for (const auto& [flag, v] : values)
     if (auto why = refuse_value(flag, v); !why.empty()) {
       std::fprintf(stderr, "dlready setup: %s\n", why.c_str());

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/json_text.hpp"
 #include "core/atomic_file.hpp"
 #include "core/bounded_file.hpp"
 #include "core/text.hpp"
@@ -137,7 +138,7 @@ bool prove(const InstallRequest& req, const std::vector<std::string>& python, co
   std::string last;
   for (std::string l; std::getline(in, l);)
     if (starts_with(l, "{")) last = l;
-  auto j = nlohmann::json::parse(last, nullptr, false);
+  auto j = parse_json_bounded(last);
   if (r.status != 0 || j.is_discarded() || !j.is_object()) {
     say("proof: " + py + " did not run the check (exit " + std::to_string(r.status) + "):\n" + r.tail);
     return false;
@@ -224,7 +225,7 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
   fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
   fs::create_directories(logs, ec);
   std::vector<std::string> update{conda, "env", "update", "--name", req.conda_name, "--file", "environment.yml"};
-  say("install: " + join(update, " "));
+  say("install: " + shell_join(update));
   if (auto r = run_logged(update, (logs / "conda.log").string(), 3600); r.status != 0) {
     say(conda + " env update failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
     fs::remove_all(logs, ec);
@@ -277,15 +278,20 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   }
   std::error_code ec;
   bool existed = fs::exists(fs::path(req.env_dir) / "pyvenv.cfg", ec);
+  bool folder_existed = fs::exists(req.env_dir, ec);  // an empty folder the user made is theirs to keep
   std::string have = existed ? installed_torch(req.env_dir) : "";
   std::printf("dlready setup: %s\n", (req.env_dir + (existed ? " (existing)" : " (new)") + ", tool " + tool).c_str());
   fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
   fs::create_directories(logs, ec);
   auto fail = [&](const std::string& step, const Ran& r) {
     say(step + " failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
-    if (!existed) {
+    if (!existed && !folder_existed) {
       fs::remove_all(req.env_dir, ec);  // this run created it: leave nothing half-made
       say("removed " + req.env_dir + " (this run created it)");
+    } else if (!existed) {
+      // The folder was there (empty) before: only what this run put in it goes.
+      for (const auto& entry : fs::directory_iterator(req.env_dir, ec)) fs::remove_all(entry.path(), ec);
+      say("emptied " + req.env_dir + " again (the folder was there before this run; what it put there is removed)");
     } else {
       say(req.env_dir + " left as it was");
     }
@@ -298,16 +304,16 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
     if (!existed) {
       std::vector<std::string> make = tool == "uv" ? std::vector<std::string>{"uv", "venv", "--python", req.python, req.env_dir}
                                                    : std::vector<std::string>{"python" + req.python, "-m", "venv", req.env_dir};
-      say("create: " + join(make, " "));
+      say("create: " + shell_join(make));
       if (auto r = run_logged(make, (logs / "venv.log").string(), 300); r.status != 0) return fail("create", r);
     }
     if (existed) {  // resolve first: a broken index or a conflict is found before anything changes
-      say("resolve: " + join(install_command(tool, plan, req, true), " "));
+      say("resolve: " + shell_join(install_command(tool, plan, req, true)));
       if (auto r = run_logged(install_command(tool, plan, req, true), (logs / "resolve.log").string(), 1800);
           r.status != 0)
         return fail("resolve (" + tool + ")", r);
     }
-    say("install: " + join(install_command(tool, plan, req, false), " "));
+    say("install: " + shell_join(install_command(tool, plan, req, false)));
     if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600); r.status != 0)
       return fail("install (" + tool + ")", r);
     say("installed torch " + installed_torch(req.env_dir));

@@ -10,6 +10,7 @@
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
 #include "cli/torch_module.hpp"
+#include "core/text.hpp"
 #include "doctor/examine.hpp"
 #include "probe/probes.hpp"
 #include "probe/scan_cache.hpp"
@@ -146,7 +147,8 @@ ExitCode run_diff(const DiffArgs& a) {
     std::printf("%s\n", json_text(j, 2).c_str());
     return changes.empty() ? ExitCode::ok : ExitCode::failed;
   }
-  std::printf("before: %s\nafter:  %s\n", name(before, a.before).c_str(), name(after, a.after).c_str());
+  // Everything below comes from the two files: printed with control characters escaped.
+  std::printf("before: %s\nafter:  %s\n", printable(name(before, a.before)).c_str(), printable(name(after, a.after)).c_str());
   if (changes.empty()) {
     std::printf("\nno differences in what matters to a training job (%zu items compared)\n", before.items.size());
     return ExitCode::ok;
@@ -157,11 +159,11 @@ ExitCode run_diff(const DiffArgs& a) {
       area = c.area;
       std::printf("\n%s — %s\n", area.c_str(), why_it_matters(area).c_str());
     }
-    std::printf("  %-34s %s -> %s\n", c.key.c_str(), c.before.empty() ? "(absent)" : c.before.c_str(),
-                c.after.empty() ? "(absent)" : c.after.c_str());
+    std::printf("  %-34s %s -> %s\n", printable(c.key, 256).c_str(), c.before.empty() ? "(absent)" : printable(c.before, 512).c_str(),
+                c.after.empty() ? "(absent)" : printable(c.after, 512).c_str());
   }
   if (!meaning.empty()) std::printf("\nwhat this means\n");
-  for (const auto& m : meaning) std::printf("  %s\n", m.c_str());
+  for (const auto& m : meaning) std::printf("  %s\n", printable(m).c_str());
   std::printf("\n%zu difference(s)\n", changes.size());
   return ExitCode::failed;
 }

@@ -6,14 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cli/cuda_preload.hpp"
 #include "core/root_fs.hpp"
 #include "doctor/examine.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
-namespace {
-
-}  // namespace
 
 // Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
 std::string train_module_path() {
@@ -68,7 +66,12 @@ void explain_load_failure(const std::string& command, const std::string& path, c
 // The module's run function once its ABI version is the one this binary speaks; else nullptr.
 ModuleRunFn load_module(const std::string& command) {
   std::string path = train_module_path();
-  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // The wheel's CUDA libraries first, by absolute path (cli/cuda_preload.hpp); then the module,
+  // which exports only its two entry points (src/module/exports.map), into the global scope as a
+  // program linked against LibTorch has them.
+  auto preload = plan_cuda_preload(path);
+  preload_cuda_libraries(preload);
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {
     const char* err = ::dlerror();
     explain_load_failure(command, path, err ? err : "dlopen failed", true);

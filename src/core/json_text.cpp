@@ -1,6 +1,54 @@
 #include "core/json_text.hpp"
 
+#include <set>
+#include <vector>
+
 namespace dlready {
+
+size_t json_nesting_depth(std::string_view text, size_t stop) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest && (deepest = depth) >= stop) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+nlohmann::json parse_json_bounded(std::string_view text, std::string* error, JsonLimits limits) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  };
+  if (json_nesting_depth(text, limits.max_depth + 1) > limits.max_depth)
+    return fail("nested deeper than " + std::to_string(limits.max_depth) + " levels");
+  std::vector<std::set<std::string>> keys;  // per open object
+  std::string duplicate;
+  nlohmann::json::parser_callback_t watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    else if (event == E::object_end && !keys.empty()) keys.pop_back();
+    else if (event == E::key && !keys.empty() && parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  auto j = nlohmann::json::parse(text.begin(), text.end(), limits.refuse_duplicate_keys ? watch : nlohmann::json::parser_callback_t{},
+                                 /*allow_exceptions=*/false);
+  if (j.is_discarded()) return fail("not JSON");
+  if (!duplicate.empty()) return fail("the key \"" + duplicate + "\" appears twice in one object");
+  if (error) error->clear();
+  return j;
+}
 
 std::string json_text(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);

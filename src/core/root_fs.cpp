@@ -61,8 +61,17 @@ std::string RootFs::host(const std::string& path) const {
   return path_join(root_, path);
 }
 
+// The host path to open for `path`: under another root, its links are resolved inside that root
+// first (as a chroot would), so an absolute link never reaches the host's own files; "" when the
+// path does not resolve there.
+std::string RootFs::opened(const std::string& path) const {
+  if (is_host_root()) return path;
+  auto resolved = resolve(path);
+  return resolved ? host(*resolved) : std::string();
+}
+
 std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
-  int fd = ::open(host(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = ::open(opened(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   std::string out;
   char buf[8192];
@@ -82,7 +91,7 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
 
 std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t offset,
                                            size_t len) const {
-  int fd = ::open(host(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = ::open(opened(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::nullopt;
   std::string out(len, '\0');
   size_t got = 0;
@@ -114,12 +123,12 @@ bool RootFs::exists(const std::string& path) const {
 }
 
 bool RootFs::can_list(const std::string& path) const {
-  return is_dir(path) && ::access(host(path).c_str(), R_OK | X_OK) == 0;
+  return is_dir(path) && ::access(opened(path).c_str(), R_OK | X_OK) == 0;
 }
 
 bool RootFs::is_dir(const std::string& path) const {
   struct stat st {};
-  return ::stat(host(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  return ::stat(opened(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::optional<FileStat> RootFs::stat(const std::string& path) const {
@@ -146,7 +155,7 @@ std::optional<std::string> RootFs::readlink(const std::string& path) const {
 
 std::vector<std::string> RootFs::list(const std::string& dir) const {
   std::vector<std::string> names;
-  DIR* d = ::opendir(host(dir).c_str());
+  DIR* d = ::opendir(opened(dir).c_str());
   if (!d) return names;
   while (auto* e = ::readdir(d)) {
     std::string name = e->d_name;

@@ -46,6 +46,7 @@ class RootFs {
   std::optional<std::string> resolve(const std::string& path) const;
 
  private:
+  std::string opened(const std::string& path) const;
   std::string root_;
 };
 

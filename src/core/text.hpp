@@ -22,6 +22,15 @@ int compare_versions(std::string_view a, std::string_view b);
 std::optional<std::string> find_assignment(std::string_view text, std::string_view key);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string human_bytes(unsigned long long bytes);
+// Text that came from outside (a peer launcher, a snapshot, a file under --root) made safe to
+// print on a terminal: control characters (ESC, CR, NUL, newlines...) and bytes that are not UTF-8
+// become \xNN, so no sequence can move the cursor or forge a line; cut after `max_bytes` with "…".
+std::string printable(std::string_view s, size_t max_bytes = 4096);
+// One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters
+// no shell treats specially, else in single quotes ('it'\''s').
+std::string shell_quote(std::string_view arg);
+// A command line of quoted arguments, to print for a user to copy.
+std::string shell_join(const std::vector<std::string>& argv);
 // The text up to the first newline (LibTorch appends a C++ backtrace to its error messages).
 std::string first_line(std::string_view s);
 

@@ -193,6 +193,14 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"cuda-lib-shadowed", S::warning, "cuda-libraries", "LD_LIBRARY_PATH shadows the CUDA library a program ships with",
        "The loader takes a CUDA library from LD_LIBRARY_PATH although the program's own RUNPATH (or the cache) "
        "holds another copy; mixed versions cause symbol errors or wrong-version crashes (cuDNN, nvJitLink, NCCL)."},
+      {"cuda-lib-second-copy", S::info, "cuda-libraries",
+       "Another copy of a CUDA library PyTorch's wheel ships is on the loader's path",
+       "A library with the soname of one in the torch wheel's nvidia/*/lib (cuDNN, cuBLAS, NVRTC, nvJitLink...) "
+       "but another file sits in ld.so.cache, a default directory or LD_LIBRARY_PATH (a CUDA toolkit, a system "
+       "cuDNN). PyTorch and dlready load the wheel's copies first, by path; a lookup by name that starts "
+       "elsewhere (LD_LIBRARY_PATH, a program's own run path, a library's dlopen) can mix the two versions in "
+       "one process: symbol errors, CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or a crash in a kernel. A warning "
+       "when LD_LIBRARY_PATH names the other copy."},
       {"cuda-toolkit-torch-mismatch", S::warning, "cuda-libraries",
        "The CUDA toolkit (nvcc) major differs from PyTorch's CUDA",
        "Building CUDA extensions (flash-attn, apex, your own) needs nvcc of the same CUDA major as "

@@ -117,6 +117,55 @@ Finding damaged_library_finding(const Resolution& b) {
   return x;
 }
 
+// "path (via) [version]" of ResolvedLibrary::later_copies, split.
+struct LaterCopy {
+  std::string path, via, version;
+};
+LaterCopy parse_later_copy(const std::string& text) {
+  LaterCopy c;
+  auto open = text.find(" (");
+  auto close = text.find(')', open == std::string::npos ? 0 : open);
+  c.path = text.substr(0, open);
+  if (open != std::string::npos && close != std::string::npos) c.via = text.substr(open + 2, close - open - 2);
+  auto bracket = text.find(" [", close == std::string::npos ? 0 : close);
+  if (bracket != std::string::npos && ends_with(text, "]")) c.version = text.substr(bracket + 2, text.size() - bracket - 3);
+  return c;
+}
+
+// Copies of the wheel's CUDA libraries elsewhere on the loader's path (not the one it picks now:
+// that is cuda-lib-shadowed).
+void second_copy_rule(const Resolution& b, std::vector<Finding>& out) {
+  auto x = make_finding("cuda-lib-second-copy");
+  std::vector<std::string> ld_path_dirs;
+  std::string nvidia;  // site-packages/nvidia
+  for (const auto& lib : b.libraries) {
+    if (!lib.path || lib.via == "LD_LIBRARY_PATH" || !is_cuda_family(lib.name)) continue;
+    if (lib.path->find("/nvidia/") == std::string::npos) continue;
+    nvidia = path_dirname(path_dirname(path_dirname(*lib.path)));
+    for (const auto& text : lib.later_copies) {
+      auto c = parse_later_copy(text);
+      if (c.via != "ld.so.cache" && c.via != "default directory" && c.via != "LD_LIBRARY_PATH") continue;
+      if (c.via == "LD_LIBRARY_PATH") {
+        x.severity = Severity::warning;
+        ld_path_dirs.push_back(path_dirname(c.path));
+      }
+      if (x.evidence.size() < 8)
+        x.evidence.push_back(lib.name + ": the wheel's " + *lib.path + (lib.version ? " [" + *lib.version + "]" : "") +
+                             "; also " + c.path + (c.version.empty() ? "" : " [" + c.version + "]") + " (" + c.via + ")");
+    }
+  }
+  if (x.evidence.empty()) return;
+  if (x.severity == Severity::warning)
+    x.fix = {"unset LD_LIBRARY_PATH when running PyTorch or dlready (or drop " + join(ld_path_dirs, ", ") +
+                 " from it): a library opened by name through it gets the other copy",
+             "or put the wheel's folders first: export LD_LIBRARY_PATH=$(ls -d " + nvidia +
+                 "/*/lib | paste -sd:):$LD_LIBRARY_PATH"};
+  else
+    x.fix = {"nothing to do for PyTorch or dlready (both load the wheel's copies first); a program of your own "
+             "that links these libraries should take them from the same place: -Wl,-rpath,<site-packages>/nvidia/<component>/lib"};
+  out.push_back(x);
+}
+
 }  // namespace
 
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out) {
@@ -136,6 +185,7 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
       out.push_back(x);
     }
     bool torch = ends_with(b.binary, "/libtorch_cuda.so");
+    if (torch) second_copy_rule(b, out);
     for (const auto& lib : b.libraries) {
       if (!lib.path) {
         auto x = make_finding(is_cuda_family(lib.name) ? "cuda-lib-unresolvable" : "lib-unresolvable");

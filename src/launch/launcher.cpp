@@ -39,7 +39,7 @@ int run_launch(const LaunchOptions& o) {
                world, o.node_rank, o.nnodes, o.master_addr.c_str(), o.master_port);
   std::optional<NodeWatch> watch;
   if (o.nnodes > 1) {
-    auto met = meet_other_nodes(o);
+    auto met = meet_other_nodes(o, supervisor.signal_fd());
     if (met.exit_code != 0) return met.exit_code;
     watch = std::move(met.watch);
   }

@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct LaunchOptions {
   bool preflight = true;
   int launcher_port = 0;    // 0: master_port + 1
   int dist_timeout = 300;   // seconds the launchers wait for each other
+  // The job's shared secret (secure/job_token.hpp): hellos and verdicts carry an HMAC under it.
+  // Without one, anyone who reaches the launchers' port can join the job (said at start).
+  std::optional<std::string> job_token;
   // This node's snapshot (dlready.snapshot/1), taken by the caller (the CLI owns the doctor).
   std::function<Status(nlohmann::json&)> take_snapshot;
 };

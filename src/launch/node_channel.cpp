@@ -13,6 +13,8 @@
 #include <cstring>
 #include <thread>
 
+#include "core/json_text.hpp"
+
 namespace dlready {
 namespace {
 
@@ -65,7 +67,7 @@ void NodeConnection::close() {
 
 Status NodeConnection::send(const nlohmann::json& message, ChannelClock::time_point deadline) {
   if (fd_ < 0) return Status::failure("the connection to " + peer_ + " is closed");
-  std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string body = json_text(message);
   uint32_t n = htonl(static_cast<uint32_t>(body.size()));
   std::string frame(reinterpret_cast<const char*>(&n), 4);
   frame += body;
@@ -88,16 +90,18 @@ std::optional<nlohmann::json> NodeConnection::take_message(Status& st) {
   uint32_t n = 0;
   std::memcpy(&n, in_.data(), 4);
   n = ntohl(n);
-  if (n > kMaxNodeMessage) {
+  if (n > max_message_) {
     st = Status::failure("the other end (" + peer_ + ") is not a dlready launcher (it announced a message of " +
                          std::to_string(n) + " bytes): another program on that port? choose another with --launcher-port");
     return std::nullopt;
   }
   if (in_.size() < 4 + static_cast<size_t>(n)) return std::nullopt;
-  auto doc = nlohmann::json::parse(in_.begin() + 4, in_.begin() + 4 + n, nullptr, false);
+  std::string why;
+  auto doc = parse_json_bounded(std::string_view(in_).substr(4, n), &why);
   in_.erase(0, 4 + static_cast<size_t>(n));
   if (doc.is_discarded() || !doc.is_object()) {
-    st = Status::failure("the other end (" + peer_ + ") sent a message that is not a JSON object: not a dlready launcher");
+    st = Status::failure("the other end (" + peer_ + ") sent a message that is not a JSON object (" +
+                         (why.empty() ? std::string("another type") : why) + "): not a dlready launcher");
     return std::nullopt;
   }
   return doc;
@@ -118,7 +122,7 @@ Status NodeConnection::receive_available(std::vector<nlohmann::json>& messages, 
     ssize_t r = ::recv(fd_, chunk, sizeof chunk, 0);
     if (r > 0) {
       in_.append(chunk, static_cast<size_t>(r));
-      if (in_.size() > kMaxNodeMessage + 4) break;
+      if (in_.size() > max_message_ + 4) break;
       continue;
     }
     if (r < 0 && errno == EINTR) continue;
@@ -130,7 +134,7 @@ Status NodeConnection::receive_available(std::vector<nlohmann::json>& messages, 
   return st;
 }
 
-Status NodeConnection::receive(nlohmann::json& message, ChannelClock::time_point deadline) {
+Status NodeConnection::receive(nlohmann::json& message, ChannelClock::time_point deadline, int interrupt_fd) {
   for (;;) {
     bool ended = false;
     if (auto st = receive_available(pending_, ended); !st) return st;
@@ -140,8 +144,10 @@ Status NodeConnection::receive(nlohmann::json& message, ChannelClock::time_point
       return {};
     }
     if (ended) return Status::failure(peer_ + " closed the connection");
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, millis_until(deadline)) == 0) return Status::failure("waiting for " + peer_ + ": timeout");
+    pollfd p[2] = {{fd_, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+    int n = ::poll(p, interrupt_fd >= 0 ? 2 : 1, millis_until(deadline));
+    if (n == 0) return Status::failure("waiting for " + peer_ + ": timeout");
+    if (n > 0 && interrupt_fd >= 0 && (p[1].revents & POLLIN)) return Status::failure("interrupted");
   }
 }
 
@@ -192,7 +198,8 @@ Status NodeListener::accept(NodeConnection& out, ChannelClock::time_point deadli
   }
 }
 
-Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out) {
+Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out,
+                        int interrupt_fd) {
   std::string last = "no answer";
   int retry_ms = 10;
   while (ChannelClock::now() < deadline) {
@@ -228,7 +235,9 @@ Status connect_to_node0(const std::string& host, int port, ChannelClock::time_po
     }
     // Node 0 may start later than this node: try again, soon at first (the nodes of one job are
     // usually started together), then backing off to twice a second.
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(millis_until(deadline), retry_ms)));
+    pollfd wake{interrupt_fd, POLLIN, 0};
+    if (::poll(&wake, interrupt_fd >= 0 ? 1 : 0, std::min(millis_until(deadline), retry_ms)) > 0)
+      return Status::failure("interrupted");
     retry_ms = std::min(retry_ms * 2, 500);
   }
   return Status::failure(last);

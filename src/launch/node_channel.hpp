@@ -16,6 +16,10 @@ namespace dlready {
 
 using ChannelClock = std::chrono::steady_clock;
 
+// The largest message node 0 takes from a launcher: a hello with its node's snapshot (a real one
+// is tens of KiB; bench/multinode.sh prints its size), far below what would cost node 0 memory.
+inline constexpr size_t kMaxNodeMessage = 2u << 20;
+
 // One end of a connection between two launchers. Owns the socket.
 class NodeConnection {
  public:
@@ -30,15 +34,19 @@ class NodeConnection {
   int fd() const { return fd_; }
   const std::string& peer_address() const { return peer_; }  // numeric address of the other end
   bool open() const { return fd_ >= 0; }
+  bool has_partial_input() const { return !in_.empty(); }  // part of a message has arrived
 
   // Sends one message, waiting at most until the deadline for the other side to take it.
   Status send(const nlohmann::json& message, ChannelClock::time_point deadline);
-  // Waits for one whole message until the deadline.
-  Status receive(nlohmann::json& message, ChannelClock::time_point deadline);
+  // Waits for one whole message until the deadline, or until `interrupt_fd` (a signalfd) is
+  // readable: then the error is "interrupted".
+  Status receive(nlohmann::json& message, ChannelClock::time_point deadline, int interrupt_fd = -1);
   // Reads what has arrived without blocking; appends each whole message. Sets `ended` when the
   // other side closed the connection (or it broke). A malformed message is an error.
   Status receive_available(std::vector<nlohmann::json>& messages, bool& ended);
   void close();
+  // The largest message this end takes from the other (a hostile peer's bound).
+  void set_max_message(size_t bytes) { max_message_ = bytes; }
 
  private:
   std::optional<nlohmann::json> take_message(Status& st);
@@ -46,6 +54,7 @@ class NodeConnection {
   std::string peer_;
   std::string in_;                       // bytes of a message not yet whole
   std::vector<nlohmann::json> pending_;  // whole messages read ahead by receive()
+  size_t max_message_ = kMaxNodeMessage;
 };
 
 // Node 0's listening socket (every address, the given port).
@@ -58,15 +67,16 @@ class NodeListener {
   Status listen(int port);
   // The next launcher that connects, or an error at the deadline ("timeout" in the text).
   Status accept(NodeConnection& out, ChannelClock::time_point deadline);
+  int fd() const { return fd_; }
 
  private:
   int fd_ = -1;
 };
 
-// Connects to node 0's launcher, retrying while it is not listening yet, until the deadline.
-Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out);
+// Connects to node 0's launcher, retrying while it is not listening yet, until the deadline (or
+// until `interrupt_fd` is readable: "interrupted").
+Status connect_to_node0(const std::string& host, int port, ChannelClock::time_point deadline, NodeConnection& out,
+                        int interrupt_fd = -1);
 
-// The largest message taken (a node's snapshot is tens of KiB; this bounds a hostile peer).
-inline constexpr size_t kMaxNodeMessage = 64u << 20;
 
 }  // namespace dlready

@@ -25,6 +25,7 @@ class NodeWatch {
     std::string name;  // "node 1 (host, 10.0.0.2)"
     NodeConnection conn;
     bool finished = false;  // it said its ranks ended
+    std::string reply_nonce;  // node 0: the nonce of this node's hello (what node 0's answers are bound to)
   };
   NodeWatch(int own_node, std::vector<Peer> peers) : own_(own_node), peers_(std::move(peers)) {}
 
@@ -49,8 +50,9 @@ struct NodeMeeting {
 
 // Takes this node's snapshot (through `take_snapshot`, unless --no-preflight) and meets the other
 // nodes' launchers, printing the preflight's table and cost (node 0) or its verdict (the others).
-// Every wait ends at --dist-timeout; a node that never came is named.
-NodeMeeting meet_other_nodes(const LaunchOptions& o);
+// Every wait ends at --dist-timeout, or at once when `signal_fd` (the supervisor's signalfd) has a
+// SIGINT or SIGTERM (exit status 128 + the signal); a node that never came is named.
+NodeMeeting meet_other_nodes(const LaunchOptions& o, int signal_fd = -1);
 
 // The port of the launchers' own connections: --launcher-port, else --master-port + 1.
 int launcher_port(const LaunchOptions& o);

@@ -26,6 +26,8 @@ class Supervisor {
 
   // Blocks the signals and opens the signalfd; fails naming the call (nothing started then).
   Status init();
+  // The signalfd (SIGINT, SIGTERM...): the launchers' meeting ends at once when it is readable.
+  int signal_fd() const { return sfd_; }
   // Starts every local rank; false when one could not start (the others are being stopped).
   bool start_ranks();
   // Supervises until every rank has exited and its output is drained; the launch's exit status.

@@ -1,9 +1,13 @@
 // `dlready export-model` and `dlready eval`: the weights of a checkpoint in the files PyTorch
 // users load in one line, and the test-set evaluation of any of them, as the tutorial's test loop
 // does it.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
+#include "core/fatal_signal.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "secure/audit_log.hpp"
@@ -18,6 +22,12 @@
 
 namespace dlready {
 namespace {
+
+// Both paths name one file (the same device and inode, through any link or spelling).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 ExitCode export_model(const ModelOptions& o, const ModelWeights& w, SealingKey* key) {
   auto format = o.format == "pt"            ? std::optional(WeightsFormat::pt)
@@ -134,6 +144,13 @@ Status audit_written(AuditLog* log, const ModelOptions& o, SealingKey* key) {
 
 ExitCode run_model_command(const ModelOptions& o) {
   const std::string command = o.action == "export" ? "export-model" : o.action;
+  install_fatal_signal_report(o.action == "export" ? "export-model" : o.action == "eval" ? "eval" : "quantize");
+  set_fatal_signal_stage("reading the model");
+  if (!o.out.empty() && same_file(o.input, o.out)) {
+    std::fprintf(stderr, "dlready %s: --out %s is the input file itself: writing it would destroy what is being read; "
+                 "choose another path\n", command.c_str(), o.out.c_str());
+    return ExitCode::usage;
+  }
   try {
     auto audit = open_model_audit(o);
     if (!audit.error.empty()) {
@@ -155,6 +172,7 @@ ExitCode run_model_command(const ModelOptions& o) {
         std::fprintf(stderr, "dlready eval: %s\n", why->c_str());
         return ExitCode::failed;
       }
+      set_fatal_signal_stage("evaluating");
       return eval_model(o, std::get<EvalModel>(m));
     }
     auto loaded = load_weights(o.input, key.get());
@@ -162,11 +180,16 @@ ExitCode run_model_command(const ModelOptions& o) {
       std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
       return ExitCode::failed;
     }
+    set_fatal_signal_stage(o.action == "export" ? "writing the model file" : "quantizing");
     auto rc = o.action == "export" ? export_model(o, *loaded.weights, key.get())
                                    : run_quantize_command(o, *loaded.weights, key.get());
     if (rc != ExitCode::ok) return rc;
     if (auto st = audit_written(audit.log.get(), o, key.get()); !st) {
-      std::fprintf(stderr, "dlready %s: %s (%s was written)\n", command.c_str(), st.error().c_str(), o.out.c_str());
+      // Nothing unaudited is left behind: the file goes when its record cannot be written.
+      bool removed = ::unlink(o.out.c_str()) == 0;
+      std::fprintf(stderr, "dlready %s: %s; %s\n", command.c_str(), st.error().c_str(),
+                   removed ? ("removed " + o.out + " again (a file without its audit record is not kept)").c_str()
+                           : (o.out + " was written but has no audit record").c_str());
       return ExitCode::failed;
     }
     return ExitCode::ok;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "bench/bench_main.hpp"
+#include "core/fatal_signal.hpp"
 #include "module_api/module_abi.hpp"
 #include "verify/verify_main.hpp"
 
@@ -37,6 +38,10 @@ ExitCode run_module_command(const std::string& command, const std::string& optio
   // TORCH_CPP_LOG_LEVEL=WARNING (or INFO), not by default.
   ::setenv("TORCH_CPP_LOG_LEVEL", "FATAL", /*overwrite=*/0);
   c10::initLogging();
+  // A fatal signal becomes one line naming the command, its stage and the library (fatal_signal.hpp).
+  for (const char* known : {"train", "verify", "bench"})
+    if (command == known) install_fatal_signal_report(known);
+  set_fatal_signal_stage("starting");
   if (command == "train")
     return parse_then_run<TrainOptions>(command, options_json, train_options_from_json, run_train_command);
   if (command == "verify")

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/fatal_signal.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "distributed/data_parallel.hpp"
@@ -133,6 +134,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   SealingKey* key = security.key.get();
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
+  set_fatal_signal_stage("copying the data to the device");
   auto data = to_tensors(ds, o.limit_train, p.device);
   // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
   std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
@@ -155,6 +157,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   hooks.audit = audit.audit->hook();
   hooks.key = key;
   TrainResult r;
+  set_fatal_signal_stage("training (the first convolution or matmul loads cuDNN / cuBLAS kernels)");
   try {
     r = train(o, data, p.device, hooks, dp);
   } catch (const std::exception& e) {
@@ -164,6 +167,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
     std::_Exit(to_int(ExitCode::failed));  // a dead peer can leave c10d threads that never join: do not wait
   }
   console.end_progress();
+  set_fatal_signal_stage("writing the run's records");
   auto audited = audit.audit->end(r);
   if (r.status == ExitCode::ok && !audited) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audited.error().c_str());
@@ -191,12 +195,14 @@ ExitCode run_train_command(const TrainOptions& o) {
       std::fprintf(stderr, "dlready train: %s\n", security.error.c_str());
       return ExitCode::usage;
     }
+    set_fatal_signal_stage("loading the data");
     auto ds = load_mnist(o.data);
     if (!ds.dataset) {
       std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
       return ExitCode::failed;
     }
     Placement p;
+    set_fatal_signal_stage("choosing the device (CUDA starts here)");
     if (auto failed = place(o, p)) return *failed;
     return train_placed(o, p, *ds.dataset, security, t0);
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "probe/probes.hpp"
 
@@ -9,7 +10,7 @@ namespace {
 
 std::optional<std::string> toolkit_version(const RootFs& fs, const std::string& dir) {
   if (auto text = fs.read(dir + "/version.json", 256 * 1024)) {
-    auto j = nlohmann::json::parse(*text, nullptr, false);
+    auto j = parse_json_bounded(*text);
     if (!j.is_discarded() && j.contains("cuda") && j["cuda"].is_object() && j["cuda"].contains("version") &&
         j["cuda"]["version"].is_string())
       return j["cuda"]["version"].get<std::string>();

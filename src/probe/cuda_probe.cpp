@@ -87,7 +87,7 @@ DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda
                                 int timeout_ms) {
   DriverApiFacts f;
   if (!libcuda.path) return f;
-  std::string host = fs.host(*libcuda.path);
+  std::string host = fs.host(fs.resolve(*libcuda.path).value_or(*libcuda.path));
   f.library = *libcuda.path;
   auto r = run_child_probe(
       [&](const Emit& emit) {

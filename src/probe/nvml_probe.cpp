@@ -113,7 +113,7 @@ int nvml_child(const std::string& path, const Emit& emit) {
 NvmlFacts probe_nvml(const RootFs& fs, const LibraryLocation& libnvml, int timeout_ms) {
   NvmlFacts f;
   if (!libnvml.path) return f;
-  std::string host = fs.host(*libnvml.path);
+  std::string host = fs.host(fs.resolve(*libnvml.path).value_or(*libnvml.path));
   f.library = *libnvml.path;
   auto r = run_child_probe([&](const Emit& emit) { return nvml_child(host, emit); }, timeout_ms);
   classify_child(r, f.status, f.detail);

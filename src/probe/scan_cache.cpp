@@ -97,7 +97,7 @@ ScanCache::ScanCache(std::string file) : file_(std::move(file)) {
   if (file_.empty()) return;
   auto read = read_regular_file(file_, kMaxCacheBytes, "the doctor's cache");
   if (!read.bytes) return;
-  auto j = json::parse(*read.bytes, nullptr, /*allow_exceptions=*/false);
+  auto j = parse_json_bounded(*read.bytes);
   if (!j.is_object() || j.value("schema", "") != kSchema || !j.value("gpu_code", json()).is_object() ||
       !j.value("closures", json()).is_object())
     return;  // corrupt or another version: start afresh, the next save replaces it

@@ -74,7 +74,9 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
     std::string m = worst ? mark(*worst, p) : not_applicable(r, sec.id) ? p("2", "–") : p("32;1", "✓");
     auto facts = section_facts(f, sec.id);
     out += m + " " + p("1", sec.name) + "\n";
-    for (const auto& l : facts) out += "    " + l + "\n";
+    // Facts and evidence quote files of the machine (or of a --root image): printed so that no
+    // byte in them reaches the terminal as a control character, and no line runs on for pages.
+    for (const auto& l : facts) out += "    " + printable(l, 512) + "\n";
   }
   out += "\n";
   if (r.findings.empty()) {
@@ -83,7 +85,7 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
     out += p("1", "Findings") + "\n";
     for (const auto& x : r.findings) {
       out += mark(x.severity, p) + " " + p("1", x.title) + "  [" + x.id + "]\n";
-      for (const auto& e : x.evidence) out += "    · " + e + "\n";
+      for (const auto& e : x.evidence) out += "    · " + printable(e, 1024) + "\n";
       for (const auto& c : x.fix) out += "    " + p("32", "→ " + c) + "\n";
     }
     out += "\n";
@@ -140,7 +142,12 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
     out += "\n";
   }
   out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n```\n";
-  for (const auto& [label, value] : collect_env_fields(f, r)) out += label + ": " + value + "\n";
+  for (const auto& [label, value] : collect_env_fields(f, r)) {
+    std::string field;
+    auto parts = split(value, '\n', true);
+    for (size_t i = 0; i < parts.size(); ++i) field += (i ? "\n" : "") + printable(parts[i], 512);
+    out += label + ": " + field + "\n";
+  }
   out += "```\n\n";
   for (const auto& rec : r.recommendations) {
     out += "### " + rec.title + "\n\n```sh\n";

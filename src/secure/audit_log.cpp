@@ -13,6 +13,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "core/bounded_file.hpp"
 #include "core/json_text.hpp"
 #include "core/posix_fs.hpp"
@@ -26,6 +27,7 @@ namespace {
 constexpr size_t kHash = crypto_generichash_BYTES;  // 32
 const std::string kNoPrev(2 * kHash, '0');          // the first record's "prev"
 constexpr size_t kTailWindow = 1 << 20;             // a record is far smaller than this
+constexpr size_t kMaxRecordBytes = 256 << 10;       // the longest record dlready writes is a few KiB
 
 std::string hex(const unsigned char* p, size_t n) {
   std::string out(2 * n + 1, '\0');
@@ -35,6 +37,11 @@ std::string hex(const unsigned char* p, size_t n) {
 }
 
 // BLAKE2b of the record's canonical text: the record without "hash" and "sig", keys sorted.
+// What a head file's signature covers.
+std::string head_text(uint64_t seq, const std::string& hash) {
+  return "dlready.audit-head/1 " + std::to_string(seq) + " " + hash;
+}
+
 std::string record_hash(nlohmann::json record) {
   record.erase("hash");
   record.erase("sig");
@@ -89,7 +96,7 @@ Tail last_record(int fd, const std::string& path) {
   size_t start = buf.find_last_of('\n', buf.size() - 2);
   start = start == std::string::npos ? 0 : start + 1;
   if (start == 0 && window < static_cast<size_t>(st.st_size)) return {nullptr, damaged};
-  auto j = nlohmann::json::parse(buf.substr(start, buf.size() - 1 - start), nullptr, false);
+  auto j = parse_json_bounded(std::string_view(buf).substr(start, buf.size() - 1 - start));
   if (j.is_discarded() || !j.is_object() || !j.contains("hash") || !j["hash"].is_string() || !j.contains("seq") ||
       !j["seq"].is_number_unsigned())
     return {nullptr, damaged};
@@ -192,8 +199,11 @@ AuditLog::Opened AuditLog::open(std::vector<std::string> paths, const std::strin
     if (!key.bytes) return {nullptr, "--audit-sign-key " + key.error};
     log->sign_key_ = std::move(key.bytes);
   }
-  for (const auto& p : paths) {  // a device or FIFO named as the log is a wrong argument, said before any work
+  for (const auto& p : paths) {  // a device, FIFO or link named as the log is a wrong argument, said before any work
     struct stat st {};
+    if (::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+      return {nullptr, "audit log " + p + ": a symbolic link; refusing to follow it (a planted link would send the "
+                       "records elsewhere): give the log's real path"};
     if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
       return {nullptr, "audit log " + p + ": " + file_kind(st.st_mode) + ", not a log file (give the path of a file)"};
   }
@@ -209,8 +219,28 @@ Status AuditLog::append(const std::string& event, const nlohmann::json& details)
   return {};
 }
 
+// LOG.head: the sequence number and hash of the log's last record (signed with the log's key), so
+// `audit verify` can tell a log whose end was cut off. Rewritten atomically after every append,
+// under the log's lock.
+Status AuditLog::write_head(const std::string& path, uint64_t seq, const std::string& hash) const {
+  nlohmann::json head = {{"schema", "dlready.audit-head/1"}, {"seq", seq}, {"hash", hash}};
+  if (sign_key_) {
+    std::string text = head_text(seq, hash);
+    unsigned char sig[crypto_sign_BYTES];
+    crypto_sign_detached(sig, nullptr, reinterpret_cast<const unsigned char*>(text.data()), text.size(), sign_key_->data());
+    head["sig"] = hex(sig, sizeof sig);
+  }
+  if (auto st = write_file_atomically(path + ".head", json_text(head) + "\n", 0640); !st)
+    return Status::failure("audit log " + path + ": the record was written, its head file " + path + ".head not (" +
+                           st.error() + ")");
+  return {};
+}
+
 Status AuditLog::append_to(const std::string& path, const std::string& event, const nlohmann::json& details) {
-  int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
+  // O_NOFOLLOW: a link planted at the log's path after it was checked is refused, not followed.
+  int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW, 0640);
+  if (fd < 0 && errno == ELOOP)
+    return Status::failure("audit log " + path + ": a symbolic link; refusing to follow it: give the log's real path");
   if (fd < 0) return Status::failure("audit log " + path + ": cannot open (" + std::strerror(errno) + ")");
   struct FdCloser {
     int fd;
@@ -238,11 +268,21 @@ Status AuditLog::append_to(const std::string& path, const std::string& event, co
   }
   std::string line = json_text(r) + "\n";
   // One write of the whole line (O_APPEND): a reader or another writer never sees half a record.
+  // A record is appended whole or not at all: a short write (a full disk) is cut off again, so
+  // the log still ends in its last good record.
+  struct stat before {};
+  if (::fstat(fd, &before) != 0) return Status::failure("audit log " + path + ": cannot stat (" + std::strerror(errno) + ")");
   ssize_t n = ::write(fd, line.data(), line.size());
-  if (n != static_cast<ssize_t>(line.size()))
-    return Status::failure("audit log " + path + ": write failed (" + (n < 0 ? std::strerror(errno) : "short write") + ")");
-  if (::fsync(fd) != 0) return Status::failure("audit log " + path + ": fsync failed (" + std::strerror(errno) + ")");
-  return {};
+  int write_errno = errno;
+  bool ok = n == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
+  if (!ok) {
+    std::string why = n < 0 ? std::strerror(write_errno) : n != static_cast<ssize_t>(line.size()) ? "short write (disk full?)"
+                                                                                                   : std::strerror(errno);
+    bool restored = ::ftruncate(fd, before.st_size) == 0;
+    return Status::failure("audit log " + path + ": the record could not be written (" + why + ")" +
+                           (restored ? "; the log is as it was" : "; the log may end in a partial record"));
+  }
+  return write_head(path, r["seq"].get<uint64_t>(), h);
 }
 
 namespace {
@@ -281,6 +321,141 @@ std::string check_record(const nlohmann::json& r, const nlohmann::json& prev, co
 
 }  // namespace
 
+namespace {
+
+// Checks a log one record at a time (a log is streamed, never held whole in memory).
+class RecordChecker {
+ public:
+  explicit RecordChecker(const unsigned char* public_key) : public_key_(public_key) { ensure_sodium(); }
+  // One line without its newline; false once a problem was found (then finish() says which).
+  bool line(std::string_view text);
+  // A line that grew past any record dlready writes: a problem at once, without reading it whole.
+  void too_long(size_t bytes) { bad(bytes_text(bytes) + ", longer than any record dlready writes: edited or not an audit log"); }
+  AuditVerdict finish(bool cut_off);
+  bool failed() const { return !v_.problem.empty(); }
+
+ private:
+  static std::string bytes_text(size_t n) { return std::to_string(n) + " bytes"; }
+  void bad(const std::string& why) {
+    v_.first_bad = v_.records + 1;
+    v_.problem = "record " + std::to_string(v_.first_bad) + ": " + why;
+  }
+  const unsigned char* public_key_;
+  AuditVerdict v_;
+  nlohmann::json prev_;
+  std::set<std::string> open_runs_;  // pids with a run_start and no end yet
+};
+
+bool RecordChecker::line(std::string_view text) {
+  if (failed()) return false;
+  if (text.size() > kMaxRecordBytes) {
+    too_long(text.size());
+    return false;
+  }
+  std::string why;
+  auto r = parse_json_bounded(text, &why);
+  why = r.is_discarded() ? why + ": damaged or edited" : check_record(r, prev_, public_key_);
+  if (!why.empty()) {
+    bad(why);
+    return false;
+  }
+  // value() would throw on a field of another type: read them only as what they should be.
+  std::string run = (r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "?") + ":" +
+                    (r.contains("pid") && r["pid"].is_number_integer() ? std::to_string(r["pid"].get<long long>()) : "?");
+  const std::string ev = r["event"];
+  if (ev == "run_start" || ev == "launch_start") open_runs_.insert(run);
+  if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail" || ev == "launch_end") open_runs_.erase(run);
+  v_.last_hash = r["hash"].get<std::string>();
+  prev_ = std::move(r);
+  ++v_.records;
+  return true;
+}
+
+AuditVerdict RecordChecker::finish(bool cut_off) {
+  if (!failed() && cut_off) {
+    v_.first_bad = v_.records + 1;
+    v_.problem = "record " + std::to_string(v_.first_bad) + " is cut off (no end of line): the log was truncated";
+  }
+  if (failed()) return v_;
+  for (const auto& run : open_runs_)
+    v_.notes.push_back("the run of " + run + " has no end record (killed, still running, or the log was cut after it)");
+  v_.intact = true;
+  return v_;
+}
+
+// The log at `path`, streamed through a checker: a regular file only, read in 1 MiB pieces.
+AuditVerdict stream_log(const std::string& path, const unsigned char* public_key) {
+  AuditVerdict v;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    v.problem = path + ": cannot open (" + std::strerror(errno) + ")";
+    return v;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    v.problem = path + ": " + file_kind(st.st_mode) + ", not an audit log (give the path of a file)";
+    return v;
+  }
+  RecordChecker checker(public_key);
+  std::string pending, chunk(1 << 20, '\0');
+  for (;;) {
+    ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(chunk.data(), static_cast<size_t>(n));
+    size_t at = 0;
+    for (size_t nl; !checker.failed() && (nl = pending.find('\n', at)) != std::string::npos; at = nl + 1)
+      checker.line(std::string_view(pending).substr(at, nl - at));
+    pending.erase(0, at);
+    if (!checker.failed() && pending.size() > kMaxRecordBytes) checker.too_long(pending.size());
+    if (checker.failed()) break;
+  }
+  ::close(fd);
+  return checker.finish(!checker.failed() && !pending.empty());
+}
+
+// The log against its head file: an end cut off (the head names a later record) is a problem.
+void check_head(const std::string& path, const unsigned char* public_key, AuditVerdict& v) {
+  std::string head_path = path + ".head";
+  struct stat st {};
+  if (::lstat(head_path.c_str(), &st) != 0) {
+    v.notes.push_back("no head file (" + head_path + "): a log whose last records were cut off cannot be told from a "
+                      "whole one (logs written before dlready kept one have none)");
+    return;
+  }
+  auto read = read_regular_file(head_path, 4096, "an audit head file");
+  auto head = read.bytes ? parse_json_bounded(*read.bytes) : nlohmann::json(nlohmann::json::value_t::discarded);
+  auto fail = [&](const std::string& why) {
+    v.intact = false;
+    v.problem = why;
+  };
+  if (!head.is_object() || !head.contains("seq") || !head["seq"].is_number_unsigned() || !head.contains("hash") ||
+      !head["hash"].is_string())
+    return fail(head_path + ": not a head file (damaged or edited)");
+  uint64_t seq = head["seq"];
+  std::string hash = head["hash"];
+  if (public_key) {
+    std::string text = head_text(seq, hash);
+    unsigned char sig[crypto_sign_BYTES];
+    std::string s = head.contains("sig") && head["sig"].is_string() ? head["sig"].get<std::string>() : "";
+    if (sodium_hex2bin(sig, sizeof sig, s.data(), s.size(), nullptr, nullptr, nullptr) != 0 ||
+        crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(text.data()), text.size(), public_key) != 0)
+      return fail(head_path + ": its signature does not verify (edited, or signed with another key)");
+  }
+  if (seq > v.records)
+    return fail("the log ends at record " + std::to_string(v.records) + " but its head file says record " +
+                std::to_string(seq) + " was written: the end of the log was cut off (records " +
+                std::to_string(v.records + 1) + "–" + std::to_string(seq) + " are gone)");
+  if (seq == v.records && hash != v.last_hash)
+    return fail("the log's last record is not the one its head file names: the end of the log was replaced");
+  if (seq < v.records)
+    v.notes.push_back("the head file names record " + std::to_string(seq) + " of " + std::to_string(v.records) +
+                      " (an older head file restored, or records appended by something other than dlready)");
+}
+
+}  // namespace
+
 AuditVerdict verify_audit_log(const std::string& path, const std::string& public_key_file) {
   ensure_sodium();
   AuditVerdict v;
@@ -296,50 +471,21 @@ AuditVerdict verify_audit_log(const std::string& path, const std::string& public
     pk = std::make_unique<SecretBytes>(crypto_sign_PUBLICKEYBYTES);
     std::memcpy(pk->data(), file.bytes->data(), crypto_sign_PUBLICKEYBYTES);
   }
-  constexpr uint64_t kMaxLog = uint64_t{4} << 30;
-  auto file = read_regular_file(path, kMaxLog, "an audit log");
-  if (!file.bytes) {
-    v.problem = file.error;
-    return v;
-  }
-  return verify_audit_bytes(*file.bytes, pk ? pk->data() : nullptr);
+  v = stream_log(path, pk ? pk->data() : nullptr);
+  if (v.intact) check_head(path, pk ? pk->data() : nullptr, v);
+  return v;
 }
 
 AuditVerdict verify_audit_bytes(std::string_view b, const unsigned char* public_key) {
-  ensure_sodium();
-  AuditVerdict v;
-  nlohmann::json prev;
-  std::set<std::string> open_runs;  // pids with a run_start and no end yet
-  size_t at = 0, line = 0;
+  RecordChecker checker(public_key);
+  size_t at = 0;
   while (at < b.size()) {
-    ++line;
     size_t end = b.find('\n', at);
-    if (end == std::string::npos) {
-      v.first_bad = line;
-      v.problem = "record " + std::to_string(line) + " is cut off (no end of line): the log was truncated";
-      return v;
-    }
-    auto r = nlohmann::json::parse(b.substr(at, end - at), nullptr, false);
-    std::string why = r.is_discarded() ? "not JSON: damaged or truncated" : check_record(r, prev, public_key);
-    if (!why.empty()) {
-      v.first_bad = line;
-      v.problem = "record " + std::to_string(line) + ": " + why;
-      return v;
-    }
-    // value() would throw on a field of another type: read them only as what they should be.
-    std::string run = (r.contains("host") && r["host"].is_string() ? r["host"].get<std::string>() : "?") + ":" +
-                      (r.contains("pid") && r["pid"].is_number_integer() ? std::to_string(r["pid"].get<long long>()) : "?");
-    const std::string ev = r["event"];
-    if (ev == "run_start" || ev == "launch_start") open_runs.insert(run);
-    if (ev == "finish" || ev == "stop" || ev == "nan_stop" || ev == "fail" || ev == "launch_end") open_runs.erase(run);
-    prev = std::move(r);
-    ++v.records;
+    if (end == std::string::npos) return checker.finish(/*cut_off=*/true);
+    if (!checker.line(b.substr(at, end - at))) break;
     at = end + 1;
   }
-  for (const auto& run : open_runs)
-    v.notes.push_back("the run of " + run + " has no end record (killed, still running, or the log was cut after it)");
-  v.intact = true;
-  return v;
+  return checker.finish(false);
 }
 
 }  // namespace dlready

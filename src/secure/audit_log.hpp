@@ -6,7 +6,10 @@
 // signed with Ed25519 ("sig"), so an edit needs the signing key, not only a recomputed chain.
 // Appends take an exclusive lock on the file, read the last record, write one line with O_APPEND
 // and fsync it: concurrent writers (a launcher and its rank 0) interleave whole records, each
-// chained to the one before.
+// chained to the one before. A record is written whole or not at all (a failed write is cut off
+// again), and LOG.head then names the last record (signed like the records), so a log whose end
+// was cut off is told apart from a whole one. What no log can tell without a signing key: one
+// rewritten from some record on, chain, head file and all, by someone who can write the files.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <memory>
@@ -31,6 +34,7 @@ class AuditLog {
  private:
   AuditLog() = default;
   Status append_to(const std::string& path, const std::string& event, const nlohmann::json& details);
+  Status write_head(const std::string& path, uint64_t seq, const std::string& hash) const;
   std::vector<std::string> paths_;
   std::unique_ptr<SecretBytes> sign_key_;
   nlohmann::json who_;  // user, host, pid, command
@@ -49,6 +53,7 @@ struct AuditVerdict {
   size_t first_bad = 0;      // 1-based line of the first problem (0: none, or the file itself)
   std::string problem;       // what is wrong there
   std::vector<std::string> notes;  // not errors: runs without an end record (killed, still running)
+  std::string last_hash;     // the last record's hash
 };
 AuditVerdict verify_audit_log(const std::string& path, const std::string& public_key_file);
 // The same over a log's bytes (the fuzz target); `public_key`: 32 bytes, or nullptr for no signatures.

@@ -58,7 +58,9 @@ struct Header {
   std::string decode(const unsigned char* b) {
     std::memcpy(bytes, b, sizeof bytes);
     if (std::memcmp(b, kSealedMagic, 8) != 0) return "not a sealed file";
-    if (b[8] != kVersion) return "sealed by a newer dlready (format " + std::to_string(b[8]) + "); update dlready";
+    if (b[8] > kVersion) return "sealed by a newer dlready (format " + std::to_string(b[8]) + "); update dlready";
+    if (b[8] != kVersion)
+      return "a sealed-file format (" + std::to_string(b[8]) + ") no dlready writes: the header is damaged or edited";
     if (b[9] != 1 && b[9] != 2) return "damaged header (unknown key kind " + std::to_string(b[9]) + ")";
     derivation.kind = static_cast<KeyKind>(b[9]);
     chunk = static_cast<uint32_t>(get_le(b + 12, 4));

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/json_text.hpp"
 #include "core/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -159,9 +160,10 @@ SnapshotFile load_snapshot_file(const std::string& path) {
     out.error = file.error + "; make one with: dlready snapshot --out FILE";
     return out;
   }
-  out.doc = json::parse(*file.bytes, nullptr, /*allow_exceptions=*/false);
+  std::string why;
+  out.doc = parse_json_bounded(*file.bytes, &why);
   if (out.doc.is_discarded())
-    out.error = path + ": not valid JSON (truncated or edited?); make a new one with: dlready snapshot --out FILE";
+    out.error = path + ": " + why + ", not a snapshot (truncated or edited?); make a new one with: dlready snapshot --out FILE";
   return out;
 }
 

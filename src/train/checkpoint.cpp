@@ -52,7 +52,7 @@ CheckpointLoad parse_checkpoint(const std::string& b, const std::string& name) {
   std::memcpy(&hl, b.data() + sizeof kMagic, sizeof hl);
   size_t body = sizeof kMagic + sizeof hl;
   if (hl > kMaxHeader || body + hl > b.size() - kSum) return fail("header length out of range");
-  auto header = nlohmann::json::parse(b.substr(body, hl), nullptr, false);
+  auto header = parse_json_bounded(std::string_view(b).substr(body, hl));
   if (header.is_discarded() || !header.is_object() || header.value("format", "") != "dlready.checkpoint/1" ||
       !header.contains("tensors") || !header["tensors"].is_array() || !header.contains("meta"))
     return fail("malformed header");

@@ -1,6 +1,9 @@
 #include "train/safetensors_format.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <vector>
 
 #include "core/json_text.hpp"
 
@@ -31,8 +34,10 @@ const Dtype* dtype_of(torch::ScalarType type) {
 
 std::variant<torch::Tensor, std::string> read_tensor(const nlohmann::json& info, const char* data, uint64_t data_size) {
   if (!info.is_object()) return std::string("malformed entry");
-  const Dtype* dtype = dtype_named(info.value("dtype", ""));
-  if (!dtype) return "dtype " + info.value("dtype", std::string("(none)")) + " is not one of F32, F64, I8, I64";
+  // value() would throw on a field of another type: each is read only as what it should be.
+  if (!info.contains("dtype") || !info["dtype"].is_string()) return std::string("no dtype string");
+  const Dtype* dtype = dtype_named(info["dtype"].get<std::string>());
+  if (!dtype) return "dtype " + info["dtype"].get<std::string>() + " is not one of F32, F64, I8, I64";
   auto shape = info.value("shape", nlohmann::json());
   auto offsets = info.value("data_offsets", nlohmann::json());
   if (!shape.is_array() || shape.size() > 4 || !offsets.is_array() || offsets.size() != 2)
@@ -62,11 +67,13 @@ std::variant<SafetensorsFile, std::string> read_safetensors(const std::string& b
   std::memcpy(&header_len, bytes.data(), sizeof header_len);
   if (header_len > kMaxHeader || header_len > bytes.size() - 8)
     return "safetensors header length " + std::to_string(header_len) + " is past the file's end";
-  auto header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_len),
-                                      nullptr, /*allow_exceptions=*/false);
+  std::string why;
+  auto header = parse_json_bounded(std::string_view(bytes).substr(8, header_len), &why);
+  if (header.is_discarded()) return "the safetensors header is not a JSON object (" + why + ")";
   if (!header.is_object()) return std::string("the safetensors header is not a JSON object");
   const size_t data_start = 8 + header_len;
   SafetensorsFile file;
+  std::vector<std::tuple<uint64_t, uint64_t, std::string>> ranges;  // [begin, end) of each tensor's bytes
   for (const auto& [key, info] : header.items()) {
     if (key == "__metadata__") {
       if (!info.is_object()) return std::string("__metadata__ is not an object");
@@ -77,7 +84,13 @@ std::variant<SafetensorsFile, std::string> read_safetensors(const std::string& b
     auto t = read_tensor(info, bytes.data() + data_start, bytes.size() - data_start);
     if (auto* why = std::get_if<std::string>(&t)) return "tensor '" + key + "': " + *why;
     file.tensors.emplace_back(key, std::get<torch::Tensor>(t));
+    ranges.push_back({info["data_offsets"][0].get<uint64_t>(), info["data_offsets"][1].get<uint64_t>(), key});
   }
+  // The safetensors library refuses tensors whose bytes overlap (one byte, two meanings): so does dlready.
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i)
+    if (std::get<0>(ranges[i]) < std::get<1>(ranges[i - 1]))
+      return "tensors '" + std::get<2>(ranges[i - 1]) + "' and '" + std::get<2>(ranges[i]) + "' overlap in the file";
   return file;
 }
 

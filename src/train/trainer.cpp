@@ -184,7 +184,9 @@ bool TrainingRun::write_step_losses(int epoch, const std::vector<LossPoint>& poi
 bool TrainingRun::save(const RunPosition& at, const torch::Tensor& loss_total, const torch::Tensor& correct_total) {
   if (!leader()) return true;
   if (auto st = save_run(checkpoint_path(o_), identity_, state_, at, loss_total, correct_total, hooks_.key); !st) {
-    fail(ExitCode::failed, "cannot write the checkpoint: " + st.error() + "; stopped (an earlier checkpoint is unchanged)");
+    bool earlier = ::access(checkpoint_path(o_).c_str(), F_OK) == 0;
+    fail(ExitCode::failed, "cannot write the checkpoint: " + st.error() + "; stopped" +
+                               (earlier ? " (the earlier checkpoint is unchanged)" : " (no checkpoint was kept)"));
     return false;
   }
   return audit("checkpoint", {{"path", checkpoint_path(o_)},

@@ -6,6 +6,7 @@
 #include "core/json_text.hpp"
 #include "torch_runtime/device_choice.hpp"
 #include "verify/checks.hpp"
+#include "verify/isolated_checks.hpp"
 
 namespace dlready {
 namespace {
@@ -34,21 +35,43 @@ struct DevicePlan {
   int cuda_count = 0;
 };
 
+// What CUDA offers, asked in a child process: this process must not initialise CUDA, since the
+// checks run in children of it (isolated_checks.hpp).
 DevicePlan plan_devices(const VerifyOptions& o) {
   DevicePlan p;
   bool want_cpu = o.device == "all" || o.device == "cpu";
   bool want_cuda = o.device != "cpu";
-  p.doctor = want_cuda ? doctor_explanation() : "";
-  p.cuda_usable = want_cuda && torch::cuda::is_available() && torch::cuda::device_count() > 0;
-  p.cuda_count = p.cuda_usable ? static_cast<int>(torch::cuda::device_count()) : 0;
   if (want_cpu) p.devices.emplace_back(torch::kCPU);
+  if (!want_cuda) return p;
+  auto asked = run_isolated_json("asking CUDA for its devices", [&] {
+    nlohmann::json j;
+    j["doctor"] = doctor_explanation();
+    bool usable = torch::cuda::is_available() && torch::cuda::device_count() > 0;
+    j["count"] = usable ? static_cast<int>(torch::cuda::device_count()) : 0;
+    j["usable"] = usable;
+    if (o.device != "all" && o.device != "cuda") {
+      auto choice = choose_device(o.device, j["doctor"].get<std::string>());
+      j["device"] = choice.device ? choice.device->str() : "";
+      j["why"] = choice.why;
+    }
+    return j;
+  });
+  if (!asked.error.empty()) {
+    p.doctor = "asking CUDA for its devices failed: " + asked.error;
+    p.problem = "CUDA is not usable: " + p.doctor;
+    return p;
+  }
+  const auto& j = asked.value;
+  p.doctor = j.value("doctor", "");
+  p.cuda_usable = j.value("usable", false);
+  p.cuda_count = j.value("count", 0);
   if (o.device == "all" || o.device == "cuda") {
     for (int i = 0; i < p.cuda_count; ++i) p.devices.emplace_back(torch::kCUDA, static_cast<c10::DeviceIndex>(i));
     if (!p.cuda_usable && o.device == "cuda") p.problem = "CUDA is not usable: " + p.doctor;
-  } else if (o.device != "cpu") {
-    auto choice = choose_device(o.device, p.doctor);
-    if (choice.device) p.devices.push_back(*choice.device);
-    else p.problem = choice.why;
+  } else if (auto d = j.value("device", ""); !d.empty()) {
+    p.devices.emplace_back(d);
+  } else {
+    p.problem = j.value("why", "--device " + o.device + ": not usable");
   }
   return p;
 }
@@ -104,12 +127,13 @@ ExitCode run_verify_command(const VerifyOptions& o) {
       CheckContext ctx{d, o.level == "full", plan.cuda_count};
       DeviceRun run{d.str(), {}};
       std::fprintf(human, "%s\n", d.str().c_str());
-      for (const auto& check : registry) {
-        auto r = run_check(check, ctx);
-        any_fail = any_fail || r.status == CheckStatus::fail;
-        std::fprintf(human, "  %s %-20s %s\n", mark(r.status), check.id.c_str(), r.detail.c_str());
-        std::fflush(human);
-        run.results.emplace_back(&check, std::move(r));
+      std::fflush(human);
+      for (auto& outcome : run_checks_isolated(registry, ctx, [&](const CheckOutcome& x) {
+             std::fprintf(human, "  %s %-20s %s\n", mark(x.result.status), x.check->id.c_str(), x.result.detail.c_str());
+             std::fflush(human);
+           })) {
+        any_fail = any_fail || outcome.result.status == CheckStatus::fail;
+        run.results.emplace_back(outcome.check, std::move(outcome.result));
       }
       runs.push_back(std::move(run));
     }

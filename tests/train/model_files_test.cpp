@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,74 @@ TEST(ModelFiles, MalformedFilesAreRefusedNamingTheFile) {
   EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
   out = command_output(bin() + " export-model " + f.root + "/junk.pt --out " + f.root + "/x.onnx 2>&1; echo rc=$?");
   EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+}
+
+// A .pt file is a zip whose data.pkl is the pickle; written by Python's zipfile, as torch.save does.
+std::string torch_save_with_pickle(const Fixture& f, const std::string& name, const std::string& pickle_hex) {
+  std::string path = f.root + "/" + name;
+  std::string py = "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n"
+                   "    z.writestr('archive/data.pkl', bytes.fromhex(sys.argv[2]))\n    z.writestr('archive/version', '3\\n')\n";
+  std::ofstream(f.root + "/mk.py") << py;
+  command_output(python() + " " + f.root + "/mk.py " + path + " " + pickle_hex);
+  return path;
+}
+
+std::string hex_of(const std::string& bytes) {
+  static const char d[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) out += d[c >> 4], out += d[c & 15];
+  return out;
+}
+
+// Hostile model files (issue: hostile input, round 2): nesting that would exhaust the stack is
+// refused with a reason, through the binary; a huge flat MARK is read in linear time.
+TEST(ModelFiles, DeeplyNestedPicklesAndHeadersAreRefusedNotACrash) {
+  Fixture f;
+  auto deep_pt = torch_save_with_pickle(f, "deep.pt", hex_of(")" + std::string(200000, '\x85') + "."));
+  auto out = command_output(bin() + " eval " + deep_pt + " 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("nested deeper than 32 levels"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+  // 300,000 items after one MARK, then a tuple of them: linear, not quadratic (was 25 s).
+  auto flat = torch_save_with_pickle(f, "flat.pt", hex_of("(" + std::string(300000, 'N') + "t."));
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = load_weights(flat);
+  EXPECT_FALSE(r.weights);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0) << r.error;
+  // An opcode no state_dict has is named as pickletools shows it.
+  auto odd = torch_save_with_pickle(f, "odd.pt", hex_of("S'x'\n."));
+  EXPECT_NE(load_weights(odd).error.find("pickle opcode 0x53 'S'"), std::string::npos) << load_weights(odd).error;
+  std::string header = R"({"fc1.weight":{"dtype":"F32","shape":)" + std::string(100000, '[') +
+                       std::string(100000, ']') + R"(,"data_offsets":[0,8]}})";
+  auto w = parse_weights(safetensors_with(header, 8), "/m/deep.safetensors");
+  EXPECT_FALSE(w.weights);
+  EXPECT_NE(w.error.find("nested deeper than 64 levels"), std::string::npos) << w.error;
+  w = parse_weights(safetensors_with(R"({"fc1.weight":{"dtype":5,"shape":[2],"data_offsets":[0,8]}})", 8), "/m/t.safetensors");
+  EXPECT_NE(w.error.find("/m/t.safetensors: tensor 'fc1.weight': no dtype string"), std::string::npos) << w.error;
+  EXPECT_EQ(w.error.find("json.exception"), std::string::npos) << w.error;
+  w = parse_weights(safetensors_with(R"({"fc1.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                     R"("fc1.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 8),
+                    "/m/dup.safetensors");
+  EXPECT_NE(w.error.find("appears twice"), std::string::npos) << w.error;
+  w = parse_weights(safetensors_with(R"({"fc1.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                     R"("fc1.bias":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+                    "/m/overlap.safetensors");
+  EXPECT_NE(w.error.find("overlap in the file"), std::string::npos) << w.error;
+}
+
+// export-model and quantize never write over the file they read.
+TEST(ModelFiles, AnOutputThatIsTheInputIsRefused) {
+  Fixture f;
+  ASSERT_TRUE(save_weights(f.root + "/m.pt", WeightsFormat::pt,
+                           {ModelKind::mlp, make_model(ModelKind::mlp, torch::kCPU).parameters(), WeightsFormat::pt})
+                  .ok());
+  ::symlink((f.root + "/m.pt").c_str(), (f.root + "/alias.pt").c_str());
+  std::string before = read_text(f.root + "/m.pt");
+  for (const char* cmd : {" export-model ", " quantize "}) {
+    auto out = command_output(bin() + cmd + f.root + "/m.pt --out " + f.root + "/alias.pt 2>&1; echo rc=$?");
+    EXPECT_NE(out.find("is the input file itself"), std::string::npos) << out;
+    EXPECT_NE(out.find("rc=2"), std::string::npos) << out;
+  }
+  EXPECT_EQ(read_text(f.root + "/m.pt"), before);
 }
 
 }  // namespace

@@ -233,5 +233,20 @@ TEST(TrainSecurity, WrongKeyAndAuditOptionsAreUsageErrorsBeforeAnyWork) {
   }
 }
 
+// A full disk is found before the epoch, with the room a checkpoint needs; and a run that cannot
+// write its checkpoint never claims an earlier one that does not exist (issue: hostile input 2).
+TEST(TrainSecurity, AFullDiskIsFoundBeforeTraining) {
+  if (::geteuid() != 0 || command_output("unshare -m true 2>&1 && echo ok") != "ok\n")
+    GTEST_SKIP() << "needs root and a private mount namespace (unshare -m) for a small tmpfs";
+  Fixture f;
+  std::string dir = f.root + "/small";
+  std::filesystem::create_directories(dir);
+  auto out = command_output("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs " + dir + " && " + bin() + kTrain +
+                            " --data " + kData + " --epochs 1 --out " + dir + "/run' 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("no room for a checkpoint"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=2"), std::string::npos) << out;
+  EXPECT_EQ(out.find("epoch 1"), std::string::npos) << "it trained first\n" << out;
+}
+
 }  // namespace
 }  // namespace dlready::test

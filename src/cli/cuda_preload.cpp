@@ -1,0 +1,124 @@
+#include "cli/cuda_preload.hpp"
+
+#include <dlfcn.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/root_fs.hpp"
+#include "core/text.hpp"
+#include "probe/elf_reader.hpp"
+
+namespace dlready {
+namespace {
+
+// PyTorch's own preload order (torch/__init__.py, _preload_cuda_deps: cuBLASLt before cuBLAS, so
+// cuBLAS cannot pick up another cuBLASLt), with cuDNN's sub-libraries after its shim, graph first:
+// cuDNN opens them by name at run time, and by then they must already be loaded from the wheel.
+// `global`: the libraries libtorch_cuda (and libtorch_nvshmem) link, which a program linked against
+// LibTorch has in its global scope too; the rest — what cuDNN and PyTorch open at run time — stay
+// local, as their own dlopen would load them.
+struct Preloaded {
+  const char* stem;
+  bool global;
+};
+constexpr Preloaded kLoadOrder[] = {
+    {"libcublasLt", true}, {"libcublas", true}, {"libcudart", true}, {"libnvJitLink", true}, {"libnvrtc", false},
+    {"libnvrtc-builtins", false}, {"libcudnn", true}, {"libcudnn_graph", false}, {"libcudnn_ops", false},
+    {"libcudnn_heuristic", false}, {"libcudnn_cnn", false}, {"libcudnn_adv", false},
+    {"libcudnn_engines_precompiled", false}, {"libcudnn_engines_runtime_compiled", false}, {"libcupti", false},
+    {"libcusparse", true}, {"libcufft", true}, {"libcurand", true}, {"libcusolver", false}, {"libcufile", true},
+    {"libnccl", true}, {"libcusparseLt", true}, {"libnvshmem_host", true}};
+
+// "libcudnn.so.9" for stem "libcudnn": the stem, ".so.", then only digits and dots.
+bool is_versioned_file_of(const std::string& name, const std::string& stem) {
+  std::string prefix = stem + ".so.";
+  if (!starts_with(name, prefix) || name.size() == prefix.size()) return false;
+  for (size_t i = prefix.size(); i < name.size(); ++i)
+    if (!(std::isdigit(static_cast<unsigned char>(name[i])) || name[i] == '.')) return false;
+  return true;
+}
+
+std::vector<std::string> run_path_dirs(const std::string& module_path) {
+  RootFs fs("/");
+  auto elf = read_elf(fs, module_path);
+  std::vector<std::string> dirs;
+  if (!elf.info) return dirs;
+  std::string list = elf.info->runpath.value_or(elf.info->rpath.value_or(""));
+  std::string origin = path_dirname(module_path);
+  for (auto dir : split(list, ':')) {
+    for (const char* token : {"${ORIGIN}", "$ORIGIN"})
+      for (auto at = dir.find(token); at != std::string::npos; at = dir.find(token))
+        dir.replace(at, std::string(token).size(), origin);
+    dir = path_normalize(dir);
+    auto nvidia = dir.rfind("/nvidia/");
+    if (nvidia != std::string::npos && ends_with(dir, "/lib") && fs.is_dir(dir)) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+// The shortest versioned file of `stem` in the first folder that has one (the soname's file).
+std::optional<std::string> find_library(const std::vector<std::string>& dirs, const std::string& stem) {
+  RootFs fs("/");
+  for (const auto& dir : dirs) {
+    std::optional<std::string> best;
+    for (const auto& name : fs.list(dir))
+      if (is_versioned_file_of(name, stem) && (!best || name.size() < best->size())) best = name;
+    if (best) return path_join(dir, *best);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CudaPreload plan_cuda_preload(const std::string& module_path) {
+  CudaPreload plan;
+  plan.wheel_dirs = run_path_dirs(module_path);
+  if (plan.wheel_dirs.empty()) return plan;
+  RootFs fs("/");
+  std::vector<std::string> files;
+  std::vector<bool> global;
+  std::map<std::string, size_t> by_soname;
+  std::vector<std::vector<std::string>> needed;
+  for (const auto& [stem, in_global_scope] : kLoadOrder) {
+    auto file = find_library(plan.wheel_dirs, stem);
+    if (!file) continue;
+    global.push_back(in_global_scope);
+    auto elf = read_elf(fs, *file);
+    by_soname[elf.info && elf.info->soname ? *elf.info->soname : path_basename(*file)] = files.size();
+    needed.push_back(elf.info ? elf.info->needed : std::vector<std::string>{});
+    files.push_back(*file);
+  }
+  // Each library after those of the set it needs, else its DT_NEEDED would go by name.
+  std::set<size_t> placed, visiting;
+  std::function<void(size_t)> place = [&](size_t i) {
+    if (placed.count(i) || !visiting.insert(i).second) return;
+    for (const auto& n : needed[i])
+      if (auto it = by_soname.find(n); it != by_soname.end()) place(it->second);
+    placed.insert(i);
+    plan.libraries.push_back({files[i], global[i], ""});
+  };
+  for (size_t i = 0; i < files.size(); ++i) place(i);
+  return plan;
+}
+
+void preload_cuda_libraries(CudaPreload& plan) {
+  const char* trace = std::getenv("DLREADY_TRACE_LOADING");
+  bool tracing = trace && *trace && std::string(trace) != "0";
+  for (auto& lib : plan.libraries) {
+    if (!::dlopen(lib.path.c_str(), RTLD_NOW | (lib.global ? RTLD_GLOBAL : RTLD_LOCAL))) {
+      const char* err = ::dlerror();
+      lib.error = err ? err : "dlopen failed";
+    }
+    if (tracing)
+      std::fprintf(stderr, "dlready: preload %s (%s)%s%s\n", lib.path.c_str(), lib.global ? "global" : "local",
+                   lib.error.empty() ? "" : ": ", lib.error.c_str());
+  }
+}
+
+}  // namespace dlready

@@ -1,0 +1,153 @@
+// How `dlready` loads its LibTorch module and the CUDA libraries under it, through the real
+// binary (label "torch"): the H200's crash in cuDNN hid behind tests that linked the code directly.
+//  - Whatever the machine has in ld.so.cache or LD_LIBRARY_PATH, every CUDA library dlready loads
+//    is the PyTorch wheel's copy (decoys with the wheel's sonames, built by the suite, must never
+//    be picked).
+//  - A fatal signal becomes a diagnosis: verify's check is a FAIL naming the signal and the
+//    library, the other checks still run; train names its stage and dies of the same signal.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = DLREADY_BINARY;
+const std::string kDecoys = DLREADY_DECOY_DIR;
+
+// The folder the module's CUDA libraries must come from (site-packages/nvidia), from the module's
+// own run path; "" for a CPU-only LibTorch.
+std::string wheel_nvidia_dir() {
+  auto out = command_output("readelf -d " + fs::path(kBinary).parent_path().string() + "/libdlready_train.so");
+  std::smatch m;
+  static const std::regex re("(/[^:\\]]*/nvidia)/[^/:\\]]+/lib");
+  return std::regex_search(out, m, re) ? m[1].str() : "";
+}
+
+struct Loaded {
+  std::string output;
+  std::vector<std::string> objects;  // every object whose initialiser ran (LD_DEBUG=libs)
+  int status = -1;
+};
+
+Loaded run_with_loader_trace(const std::string& prefix, const std::string& args) {
+  char dir[] = "/tmp/dlready-loading-XXXXXX";
+  Loaded r;
+  if (!::mkdtemp(dir)) return r;
+  std::string log = std::string(dir) + "/log";
+  r.status = wait_exit(start_in_background(prefix + " LD_DEBUG=libs " + kBinary + " " + args, log), 300);
+  r.output = read_text(log);
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    auto at = line.find("calling init: ");
+    if (at != std::string::npos) r.objects.push_back(line.substr(at + 14));
+  }
+  fs::remove_all(dir);
+  return r;
+}
+
+bool is_cuda_library(const std::string& path) {
+  auto name = fs::path(path).filename().string();
+  for (const char* p : {"libcuda", "libcublas", "libcudnn", "libnvrtc", "libnvJitLink", "libcusparse", "libcufft",
+                        "libcurand", "libcusolver", "libnccl", "libcufile", "libnvshmem", "libcupti"})
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+void expect_only_wheel_copies(const Loaded& r, const std::string& wheel) {
+  ASSERT_EQ(r.status, 0) << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
+  EXPECT_EQ(r.output.find("DECOY LIBRARY LOADED"), std::string::npos) << "a decoy was loaded";
+  std::set<std::string> cuda;
+  for (const auto& o : r.objects) {
+    if (!is_cuda_library(o)) continue;
+    cuda.insert(fs::path(o).filename().string());
+    EXPECT_EQ(o.rfind(wheel, 0), 0u) << o << " is not the wheel's copy";
+  }
+  // cuDNN's sub-libraries (which cuDNN itself opens by name) and NVRTC are among them.
+  if (!fs::exists(wheel + "/cudnn/lib/libcudnn.so.9")) return;
+  for (const char* must : {"libcudart.so.13", "libcublasLt.so.13", "libcudnn.so.9", "libcudnn_graph.so.9",
+                           "libcudnn_cnn.so.9", "libnvrtc.so.13"}) {
+    EXPECT_TRUE(cuda.count(must)) << must << " was not loaded";
+  }
+}
+
+TEST(CudaLibraryLoading, LdLibraryPathDecoysNeverReplaceTheWheelsLibraries) {
+  auto wheel = wheel_nvidia_dir();
+  if (wheel.empty()) GTEST_SKIP() << "this LibTorch loads no CUDA library";
+  auto r = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys, "verify --device cpu");
+  expect_only_wheel_copies(r, wheel);
+}
+
+TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {
+  auto wheel = wheel_nvidia_dir();
+  if (wheel.empty()) GTEST_SKIP() << "this LibTorch loads no CUDA library";
+  if (::geteuid() != 0 || command_output("unshare -m true 2>&1 && echo ok") != "ok\n")
+    GTEST_SKIP() << "needs root and a private mount namespace (unshare -m)";
+  char dir[] = "/tmp/dlready-ldcache-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  std::string d = dir;
+  // The decoys first, then everything the real cache covers, in a cache of our own (-X: no links).
+  std::ofstream(d + "/ld.so.conf") << kDecoys << "\ninclude /etc/ld.so.conf.d/*.conf\n";
+  ASSERT_EQ(command_output("ldconfig -X -C " + d + "/ld.so.cache -f " + d + "/ld.so.conf 2>&1 && echo ok"), "ok\n");
+  auto listed = command_output("ldconfig -p -C " + d + "/ld.so.cache | grep -c " + kDecoys);
+  ASSERT_GT(std::stoi(listed), 5) << "the decoys are not in the cache";
+  auto r = run_with_loader_trace("unshare -m sh -c 'mount --bind " + d + "/ld.so.cache /etc/ld.so.cache && exec \"$0\" \"$@\"' env",
+                                 "verify --device cpu");
+  fs::remove_all(d);
+  expect_only_wheel_copies(r, wheel);
+}
+
+// --- crash containment ----------------------------------------------------------------------------
+
+std::string crash_prefix(const std::string& function) {
+  return "env DLREADY_TEST_CRASH_IN=" + function + " LD_PRELOAD=" + std::string(DLREADY_CRASH_ON_CALL_LIB);
+}
+
+TEST(CrashContainment, VerifyCheckThatDiesIsAFailNamingTheSignalAndTheOthersStillRun) {
+  char dir[] = "/tmp/dlready-crash-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  std::string log = std::string(dir) + "/log";
+  // Gloo's all-reduce listens on a socket: only that check faults.
+  int rc = wait_exit(start_in_background(crash_prefix("listen") + " " + kBinary + " verify --device cpu --json", log), 300);
+  std::string out = read_text(log);
+  fs::remove_all(dir);
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("FAIL    all-reduce"), std::string::npos) << out;
+  EXPECT_NE(out.find("died of SIGSEGV in " + std::string(DLREADY_CRASH_ON_CALL_LIB)), std::string::npos) << out;
+  EXPECT_NE(out.find("killed by SIGSEGV (invalid memory access) during check all-reduce on cpu"), std::string::npos) << out;
+  EXPECT_NE(out.find("PASS    matmul"), std::string::npos) << out;
+  EXPECT_NE(out.find("PASS    conv"), std::string::npos) << out;
+  EXPECT_NE(out.find("NOT READY"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"ready\": false"), std::string::npos) << out;
+}
+
+TEST(CrashContainment, TrainNamesItsStageAndDiesOfTheSameSignal) {
+  char dir[] = "/tmp/dlready-crash-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  std::string log = std::string(dir) + "/log";
+  int rc = wait_exit(start_in_background(crash_prefix("inflateInit2_") + " " + kBinary +
+                                             " train --device cpu --epochs 1 --no-progress --out " + dir + "/run",
+                                         log),
+                     300);
+  std::string out = read_text(log);
+  fs::remove_all(dir);
+  EXPECT_EQ(rc, 128 + SIGSEGV) << out;
+  EXPECT_NE(out.find("dlready train: killed by SIGSEGV (invalid memory access) during loading the data"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(std::string(" in ") + DLREADY_CRASH_ON_CALL_LIB), std::string::npos) << out;
+  EXPECT_NE(out.find("see dlready doctor; dlready verify --level full"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace dlready::test
