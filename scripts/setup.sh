@@ -21,7 +21,7 @@ TORCHVISION_VERSION=0.26.0
 SAFETENSORS_VERSION=0.7.0
 export DLREADY_VENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch$TORCH_VERSION-tv$TORCHVISION_VERSION}
 
-packages=(build-essential cmake g++ clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev
+packages=(build-essential cmake g++ ccache clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev
   zlib1g-dev libsodium-dev libgtest-dev pci.ids dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do

@@ -319,6 +319,7 @@ TEST(AuditLog, EditsDeletionsInsertionsReorderingAndTruncationAreNamed) {
   forged["details"]["n"] = 42;
   forged.erase("hash");
   write_lines(p, {good[0], good[1], good[2]});
+  ::unlink((p + ".head").c_str());  // the forger's own tool keeps no head file
   {
     auto log = AuditLog::open({p}, "", {"x"});
     ASSERT_TRUE(log.log->append("checkpoint", {{"n", 42}}).ok());
@@ -363,6 +364,7 @@ TEST(AuditLog, SignedRecordsVerifyOnlyWithTheirPublicKey) {
   r.erase("sig");
   lines.pop_back();
   write_lines(p, lines);
+  ::unlink((p + ".head").c_str());
   {
     auto log = AuditLog::open({p}, "", {"x"});  // appended unsigned, by someone without the key
     ASSERT_TRUE(log.log->append("finish", {{"n", 99}}).ok());
@@ -439,6 +441,11 @@ TEST(AuditLog, ALogWhoseEndWasCutOffIsNamed) {
   auto v = verify_audit_log(p, "");
   EXPECT_FALSE(v.intact);
   EXPECT_NE(v.problem.find("the end of the log was cut off (records 4–6 are gone)"), std::string::npos) << v.problem;
+  // Nor is it appended to as if it were whole (a resumed run, a launcher).
+  auto st = AuditLog::open({p}, "", {"x"}).log->append("resume", {});
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("the end was cut off"), std::string::npos) << st.error();
+  EXPECT_EQ(lines_of(p).size(), 3u);
   // Signed: deleting the last record and editing the head file is caught by the head's signature.
   ASSERT_TRUE(write_new_signing_key(f.root + "/sign").ok());
   const std::string q = f.root + "/signed.jsonl";

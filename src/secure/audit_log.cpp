@@ -37,6 +37,24 @@ std::string hex(const unsigned char* p, size_t n) {
 }
 
 // BLAKE2b of the record's canonical text: the record without "hash" and "sig", keys sorted.
+// Why the log's last record is not the one LOG.head names ("" when it is, or there is no head
+// file): a log whose end was cut off must not be appended to as if it were whole. A head one
+// record behind is the last good state after a crash between the record and the head.
+std::string head_mismatch(const std::string& path, const nlohmann::json& last) {
+  auto read = read_regular_file(path + ".head", 4096, "an audit head file");
+  if (!read.bytes) return "";
+  auto head = parse_json_bounded(*read.bytes);
+  if (!head.is_object() || !head.contains("seq") || !head["seq"].is_number_unsigned() || !head.contains("hash") ||
+      !head["hash"].is_string())
+    return path + ".head is damaged";
+  uint64_t seq = head["seq"], have = last.is_null() ? 0 : last["seq"].get<uint64_t>();
+  if (seq > have)
+    return "its head file says record " + std::to_string(seq) + " was written, the log ends at " + std::to_string(have) +
+           " (the end was cut off)";
+  if (seq == have && (last.is_null() || head["hash"] != last["hash"])) return "its last record is not the one its head file names";
+  return "";
+}
+
 // What a head file's signature covers.
 std::string head_text(uint64_t seq, const std::string& hash) {
   return "dlready.audit-head/1 " + std::to_string(seq) + " " + hash;
@@ -252,6 +270,9 @@ Status AuditLog::append_to(const std::string& path, const std::string& event, co
   if (::flock(fd, LOCK_EX) != 0) return Status::failure("audit log " + path + ": cannot lock (" + std::strerror(errno) + ")");
   auto tail = last_record(fd, path);
   if (!tail.error.empty()) return Status::failure("audit log " + tail.error);
+  if (auto why = head_mismatch(path, tail.record); !why.empty())
+    return Status::failure("audit log " + path + ": " + why + ": run dlready audit verify " + path +
+                           ", and move the log aside to start a new one");
   nlohmann::json r = who_;
   r["time"] = utc_now();
   r["event"] = event;

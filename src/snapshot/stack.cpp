@@ -163,7 +163,8 @@ SnapshotFile load_snapshot_file(const std::string& path) {
   std::string why;
   out.doc = parse_json_bounded(*file.bytes, &why);
   if (out.doc.is_discarded())
-    out.error = path + ": " + why + ", not a snapshot (truncated or edited?); make a new one with: dlready snapshot --out FILE";
+    out.error = path + ": " + (why == "not JSON" ? std::string("not valid JSON") : why + ", not a snapshot") +
+                " (truncated or edited?); make a new one with: dlready snapshot --out FILE";
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/posix_fs.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -26,7 +27,7 @@ struct Ran {
 };
 Ran run(const std::string& args, int seconds = 600) {
   auto dir = std::filesystem::temp_directory_path() / ("dlready-gpu-bin-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  (void)make_directories(dir.string());  // not std::filesystem's: libtorch.so exports a copy of it
   std::string log = (dir / "log").string();
   Ran r;
   r.status = wait_exit(start_in_background(bin() + " " + args, log), seconds);

@@ -15,12 +15,15 @@
 #include <set>
 #include <sstream>
 
+#include "core/posix_fs.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
 namespace {
 
 namespace fs = std::filesystem;
+// Directories are removed with core/posix_fs's remove_tree: libtorch.so (linked into this test
+// program before libstdc++) exports its own std::filesystem::remove_all, which crashes here.
 
 const std::string kBinary = DLREADY_BINARY;
 const std::string kDecoys = DLREADY_DECOY_DIR;
@@ -52,7 +55,7 @@ Loaded run_with_loader_trace(const std::string& prefix, const std::string& args)
     auto at = line.find("calling init: ");
     if (at != std::string::npos) r.objects.push_back(line.substr(at + 14));
   }
-  fs::remove_all(dir);
+  remove_tree(dir);
   return r;
 }
 
@@ -103,7 +106,7 @@ TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {
   ASSERT_GT(std::stoi(listed), 5) << "the decoys are not in the cache";
   auto r = run_with_loader_trace("unshare -m sh -c 'mount --bind " + d + "/ld.so.cache /etc/ld.so.cache && exec \"$0\" \"$@\"' env",
                                  "verify --device cpu");
-  fs::remove_all(d);
+  remove_tree(d);
   expect_only_wheel_copies(r, wheel);
 }
 
@@ -120,11 +123,11 @@ TEST(CrashContainment, VerifyCheckThatDiesIsAFailNamingTheSignalAndTheOthersStil
   // Gloo's all-reduce listens on a socket: only that check faults.
   int rc = wait_exit(start_in_background(crash_prefix("listen") + " " + kBinary + " verify --device cpu --json", log), 300);
   std::string out = read_text(log);
-  fs::remove_all(dir);
+  remove_tree(dir);
   EXPECT_EQ(rc, 1) << out;
   EXPECT_NE(out.find("FAIL    all-reduce"), std::string::npos) << out;
   EXPECT_NE(out.find("died of SIGSEGV in " + std::string(DLREADY_CRASH_ON_CALL_LIB)), std::string::npos) << out;
-  EXPECT_NE(out.find("killed by SIGSEGV (invalid memory access) during check all-reduce on cpu"), std::string::npos) << out;
+  EXPECT_EQ(out.find("killed by"), std::string::npos) << "the FAIL line says it once\n" << out;
   EXPECT_NE(out.find("PASS    matmul"), std::string::npos) << out;
   EXPECT_NE(out.find("PASS    conv"), std::string::npos) << out;
   EXPECT_NE(out.find("NOT READY"), std::string::npos) << out;
@@ -140,7 +143,7 @@ TEST(CrashContainment, TrainNamesItsStageAndDiesOfTheSameSignal) {
                                          log),
                      300);
   std::string out = read_text(log);
-  fs::remove_all(dir);
+  remove_tree(dir);
   EXPECT_EQ(rc, 128 + SIGSEGV) << out;
   EXPECT_NE(out.find("dlready train: killed by SIGSEGV (invalid memory access) during loading the data"),
             std::string::npos)

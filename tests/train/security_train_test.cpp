@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/posix_fs.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -240,7 +241,7 @@ TEST(TrainSecurity, AFullDiskIsFoundBeforeTraining) {
     GTEST_SKIP() << "needs root and a private mount namespace (unshare -m) for a small tmpfs";
   Fixture f;
   std::string dir = f.root + "/small";
-  std::filesystem::create_directories(dir);
+  (void)make_directories(dir);
   auto out = command_output("unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs " + dir + " && " + bin() + kTrain +
                             " --data " + kData + " --epochs 1 --out " + dir + "/run' 2>&1; echo rc=$?");
   EXPECT_NE(out.find("no room for a checkpoint"), std::string::npos) << out;
