@@ -195,6 +195,20 @@ TEST(DamagedLibrary, TheDoctorReportsItAndCarriesOn) {
   EXPECT_EQ(r.out.find("--binary"), std::string::npos) << r.out;
 }
 
+// Text read from the machine (here an os-release under --root, as a sparse or hostile file would
+// hold it) reaches the terminal with its control characters escaped and its length bounded.
+TEST(TerminalSafety, FileTextInTheDoctorsReportIsEscaped) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/etc/os-release", "ID=debian\nPRETTY_NAME=\"Evil\x1b[2J\rdlready: all fine" + std::string(200000, '\0') + "\"\n");
+  auto r = run_sh("VIRTUAL_ENV=/home/alice/venv", "doctor --no-driver-probe --no-color --root " + f.root);
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  EXPECT_EQ(r.out.find(std::string(1, '\0')), std::string::npos);
+  EXPECT_NE(r.out.find("Evil\\x1b[2J\\x0ddlready: all fine"), std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 64u << 10) << "200,000 NUL bytes printed";
+}
+
 // --- Wrong flags are refused at the command line (defect 9) ---
 
 TEST(TrainFlags, NanLearningRateAndNegativeSeedAreUsageErrors) {

@@ -160,6 +160,20 @@ TEST(SealedFile, PlainWhereSealedIsExpectedAndTheReverseAreRefused) {
   EXPECT_EQ(*c.bytes, "DLRCKPT1 not sealed");
 }
 
+// A format byte no dlready writes (0) is a damaged header, not "sealed by a newer dlready".
+TEST(SealedFile, AnImpossibleFormatByteIsADamagedHeader) {
+  Fixture f;
+  auto key = key_file_key(f.root + "/k");
+  ASSERT_TRUE(write_protected_file(f.root + "/sealed", "DLRCKPT1 sealed", key.get()).ok());
+  std::string bytes = slurp(f.root + "/sealed");
+  bytes[8] = 0;
+  spit(f.root + "/sealed", bytes);
+  auto r = read_protected_file(f.root + "/sealed", key.get(), 1 << 20, "a checkpoint");
+  EXPECT_FALSE(r.bytes);
+  EXPECT_NE(r.error.find("no dlready writes: the header is damaged or edited"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find("newer dlready"), std::string::npos) << r.error;
+}
+
 TEST(SealedFile, FifosAndDevicesAreRefusedWithoutBlocking) {
   Fixture f;
   auto key = key_file_key(f.root + "/k");

@@ -109,6 +109,7 @@ PV persistent(const PV& id) {
 // A state_dict nests three levels (dict -> tensor args -> size tuple); anything far deeper is
 // no state_dict, and nesting without bound would exhaust the stack when the values are destroyed.
 constexpr int kMaxPickleDepth = 32;
+constexpr size_t kMaxStackValues = size_t{1} << 20;
 
 void nest(PickleValue& container, const PV& item) {
   if (item && item->depth + 1 > container.depth) container.depth = item->depth + 1;
@@ -263,6 +264,10 @@ bool PickleMachine::step(uint8_t op) {
     case '.': return false;
     default: throw Unsupported("pickle opcode " + opcode_text(op) + " (not in a state_dict)");
   }
+  // A state_dict keeps a few values per tensor on the stack; a flat run of millions (each ~100
+  // bytes of memory for one byte of file) is no state_dict.
+  if (stack_.size() > kMaxStackValues)
+    throw Unsupported("more than " + std::to_string(kMaxStackValues) + " values on the pickle's stack (not a state_dict)");
   return true;
 }
 
