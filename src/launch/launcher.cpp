@@ -1,5 +1,6 @@
 #include "launch/launcher.hpp"
 
+#include <csignal>
 #include <cstdio>
 
 #include "launch/node_link.hpp"
@@ -29,6 +30,9 @@ int run_launch(const LaunchOptions& o) {
     std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
     return 2;
   }
+  // A stdout closed under the launcher (`dlready launch ... | head`) must not kill it, and with it
+  // every rank: the write fails instead, and the output stops there (Supervisor::put).
+  ::signal(SIGPIPE, SIG_IGN);
   Supervisor supervisor(o);
   if (auto st = supervisor.init(); !st) {
     std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());

@@ -19,14 +19,16 @@
 namespace dlready {
 namespace {
 
-void write_all(int fd, const std::string& s) {
+// False when the stream is gone (errno says why: EPIPE for a closed pipe).
+bool write_all(int fd, const std::string& s) {
   size_t off = 0;
   while (off < s.size()) {
     ssize_t n = ::write(fd, s.data() + off, s.size() - off);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // our own stdout/stderr is gone: nothing left to tell
+    if (n <= 0) return false;  // our own stdout/stderr is gone: nothing left to tell
     off += static_cast<size_t>(n);
   }
+  return true;
 }
 
 // A line as a terminal would leave it: what follows its last carriage return, without the
@@ -43,29 +45,37 @@ std::string as_shown(const std::string& line) {
 // Forwards whole lines from buf to fd with the rank prefix; flush=true also sends a last partial
 // line. A rank's progress line (text after a carriage return, no newline yet) is redrawn in place
 // on the launcher's terminal and dropped elsewhere; any other line first clears it.
+void Supervisor::put(int fd, const std::string& text) {
+  if (fd == STDOUT_FILENO && stdout_closed_) return;
+  if (write_all(fd, text) || fd != STDOUT_FILENO || errno != EPIPE) return;
+  stdout_closed_ = true;
+  (void)write_all(STDERR_FILENO, "dlready launch: stdout was closed (the end of a pipe went away): the ranks' output "
+                                 "stops here, the job goes on\n");
+}
+
 void Supervisor::emit_lines(int fd, int rank, std::string& buf, bool flush) {
   std::string prefix = "[rank " + std::to_string(rank) + "] ";
   auto clear_progress = [&] {
-    if (progress_shown_) write_all(fd, "\r\x1b[K");
+    if (progress_shown_) put(fd, "\r\x1b[K");
     progress_shown_ = false;
   };
   size_t start = 0, nl;
   while ((nl = buf.find('\n', start)) != std::string::npos) {
     clear_progress();
-    write_all(fd, prefix + as_shown(buf.substr(start, nl - start)) + "\n");
+    put(fd, prefix + as_shown(buf.substr(start, nl - start)) + "\n");
     start = nl + 1;
   }
   buf.erase(0, start);
   if (buf.find('\r') != std::string::npos && !flush) {
     if (terminal_) {
-      write_all(fd, "\r\x1b[K" + prefix + as_shown(buf));
+      put(fd, "\r\x1b[K" + prefix + as_shown(buf));
       progress_shown_ = true;
     }
     buf.clear();
   }
   if (flush && !buf.empty()) {
     clear_progress();
-    write_all(fd, prefix + as_shown(buf) + "\n");
+    put(fd, prefix + as_shown(buf) + "\n");
     buf.clear();
   }
 }
@@ -95,6 +105,7 @@ void signal_process_group(pid_t pid, int sig) {
 [[noreturn]] void exec_rank(const LaunchOptions& o, const std::vector<std::pair<std::string, std::string>>& env,
                             const sigset_t& old_mask, int out, int err, pid_t launcher) {
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);  // the launcher ignores it; the program it runs gets the usual default
   // A launcher killed outright (SIGKILL, OOM) takes its ranks with it instead of leaving them to
   // hang in a collective; the other nodes' launchers notice it through their connection.
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -53,6 +53,9 @@ class Supervisor {
   void escalate();
   bool any_running() const;
   void emit_lines(int fd, int rank, std::string& buf, bool flush);
+  // Writes to the launcher's own stdout/stderr; a stdout closed under it (`| head`) ends the
+  // ranks' output there, said once on stderr — never the job.
+  void put(int fd, const std::string& text);
   int terminal_columns() const;
   int open_fds() const;
 
@@ -66,6 +69,7 @@ class Supervisor {
   Clock::time_point kill_at_{};
   bool terminal_;               // stdout and stderr are a terminal: show rank 0's progress line
   bool progress_shown_ = false;  // a progress line is on the terminal, not ended by a newline
+  bool stdout_closed_ = false;
 };
 
 }  // namespace dlready

@@ -3,6 +3,8 @@
 #include <c10/util/Logging.h>
 #include <stdlib.h>
 
+#include <csignal>
+
 #include <cstdio>
 #include <optional>
 
@@ -42,6 +44,8 @@ ExitCode run_module_command(const std::string& command, const std::string& optio
   for (const char* known : {"train", "verify", "bench"})
     if (command == known) install_fatal_signal_report(known);
   set_fatal_signal_stage("starting");
+  // `dlready train ... | head`: a closed stdout stops the output, never the work (the console says so once).
+  ::signal(SIGPIPE, SIG_IGN);
   if (command == "train")
     return parse_then_run<TrainOptions>(command, options_json, train_options_from_json, run_train_command);
   if (command == "verify")

@@ -24,10 +24,13 @@ class TrainConsole {
 
  private:
   int columns() const;
+  // After a write: a stdout that was closed (EPIPE) ends the output, said once on stderr.
+  void flushed();
   std::FILE* human_;
   bool progress_;
   int epochs_;
   bool progress_shown_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace dlready

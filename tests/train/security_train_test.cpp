@@ -249,5 +249,22 @@ TEST(TrainSecurity, AFullDiskIsFoundBeforeTraining) {
   EXPECT_EQ(out.find("epoch 1"), std::string::npos) << "it trained first\n" << out;
 }
 
+// `dlready train ... | head -2`: a closed stdout stops the output, never the training (issue: what
+// a new user trips over, item 3); the same for the launcher's rank output.
+TEST(TrainSecurity, AClosedStdoutStopsTheOutputNotTheRun) {
+  Fixture f;
+  auto out = command_output("bash -c '" + bin() + kTrain + " --data " + kData + " --epochs 2 --out " + f.root +
+                            "/run 2>" + f.root + "/err | head -2 >/dev/null; echo rc=${PIPESTATUS[0]}'");
+  EXPECT_NE(out.find("rc=0"), std::string::npos) << out << slurp(f.root + "/err");
+  EXPECT_TRUE(std::filesystem::exists(f.root + "/run/checkpoint.dlr")) << slurp(f.root + "/err");
+  EXPECT_NE(slurp(f.root + "/run/metrics.jsonl").find("\"epoch\":2"), std::string::npos);
+  EXPECT_NE(slurp(f.root + "/err").find("stdout was closed"), std::string::npos) << slurp(f.root + "/err");
+  auto launched = command_output("bash -c '" + bin() + " launch --nproc-per-node 1 --master-port 29797 -- " + bin() +
+                                 kTrain + " --data " + kData + " --epochs 1 --out " + f.root + "/dp 2>" + f.root +
+                                 "/err2 | head -1 >/dev/null; echo rc=${PIPESTATUS[0]}'");
+  EXPECT_NE(launched.find("rc=0"), std::string::npos) << launched << slurp(f.root + "/err2");
+  EXPECT_TRUE(std::filesystem::exists(f.root + "/dp/checkpoint.dlr")) << slurp(f.root + "/err2");
+}
+
 }  // namespace
 }  // namespace dlready::test
