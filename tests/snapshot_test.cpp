@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/root_fs.hpp"
 #include "fixture.hpp"
 #include "diagnose/rules.hpp"
 #include "report/render.hpp"
@@ -209,6 +210,22 @@ TEST(Export, InjectedFieldsAreRefusedOrNeutralised) {
 }
 
 int run(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " >/dev/null 2>&1").c_str())); }
+
+// Two snapshots of one machine, with and without the venv active: the NCCL the job loads is the
+// wheel's beside dlready's own LibTorch either way — never the soname's "2" of a toolkit's copy
+// (was "NCCL 2.28.9 -> 2").
+TEST(SnapshotCli, TheJobsNcclIsTheSameWithOrWithoutTheVenvActive) {
+  std::string venv = path_dirname(path_dirname(DLREADY_UV));
+  Fixture f;
+  std::string bin = DLREADY_BINARY;
+  command_output("VIRTUAL_ENV=" + venv + " " + bin + " snapshot --out " + f.root + "/a.json 2>&1");
+  command_output("env -u VIRTUAL_ENV " + bin + " snapshot --out " + f.root + "/b.json 2>&1");
+  auto a = nlohmann::json::parse(read_text(f.root + "/a.json"), nullptr, false);
+  if (a.is_discarded() || a["facts"]["own_module"].value("nccl_version", "").empty())
+    GTEST_SKIP() << "dlready's LibTorch has no nvidia-nccl wheel beside it";
+  auto diff = command_output(bin + " diff " + f.root + "/a.json " + f.root + "/b.json 2>&1");
+  EXPECT_EQ(diff.find("\n  NCCL "), std::string::npos) << diff;
+}
 
 TEST(SnapshotCli, SnapshotThenDiff) {
   Fixture f;

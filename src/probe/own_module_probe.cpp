@@ -16,6 +16,18 @@ std::optional<std::string> libtorch_version(const RootFs& fs, const std::string&
   return fs.read_line(top + "/build-version");
 }
 
+// The nvidia-nccl-cuXX wheel installed beside a wheel's torch/lib (site-packages/nvidia_nccl_*.dist-info):
+// the NCCL that LibTorch loads, whatever a CUDA toolkit or ld.so.cache hold.
+std::optional<std::string> nccl_wheel_beside(const RootFs& fs, const std::string& lib_dir) {
+  std::string site = path_dirname(path_dirname(lib_dir));
+  for (const auto& name : fs.list(site)) {
+    if (!starts_with(name, "nvidia_nccl") || !ends_with(name, ".dist-info")) continue;
+    auto dash = name.rfind('-');
+    if (dash != std::string::npos) return name.substr(dash + 1, name.size() - dash - 1 - 10);
+  }
+  return std::nullopt;
+}
+
 std::string with_origin(std::string dir, const std::string& origin) {
   for (const char* token : {"${ORIGIN}", "$ORIGIN"})
     for (auto at = dir.find(token); at != std::string::npos; at = dir.find(token, at + origin.size()))
@@ -45,6 +57,7 @@ OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, con
     if (!d.empty() && fs.exists(d + "/libtorch_cpu.so")) {
       m.libtorch_dir = d;
       m.torch_version = libtorch_version(fs, d);
+      m.nccl_version = nccl_wheel_beside(fs, d);
       return m;
     }
   m.error = "its libtorch_cpu.so is in none of: " + join(dirs, ":");

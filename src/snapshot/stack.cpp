@@ -70,8 +70,9 @@ std::string nccl_wheel_version(const json& torch_entry) {
 }
 
 // The job's PyTorch (dlready's own module) and the NCCL it would load: the nvidia-nccl wheel beside
-// that torch (found as a Python environment's site-packages), else beside the first torch found,
-// else the loader's libnccl.so.2.
+// that torch (read with the module, whether or not a Python environment is active), else beside the
+// first torch found, else the loader's libnccl.so.2 when its file name carries a version — never
+// the soname's major alone ("2"), which two snapshots of one machine would show as a change.
 void job_torch_and_nccl(const json& f, Stack& s) {
   const json& own = field(f, "own_module");
   std::string version = text(field(own, "torch_version"));
@@ -82,8 +83,9 @@ void job_torch_and_nccl(const json& f, Stack& s) {
     add(s, "python", "dlready's LibTorch", t.shown);
     s.job_torch = t;
   }
+  s.nccl = text(field(own, "nccl_version"));
   std::string first_wheel;
-  if (field(f, "python_envs").is_array())
+  if (s.nccl.empty() && field(f, "python_envs").is_array())
     for (const auto& e : f.at("python_envs"))
       if (field(e, "torch").is_array())
         for (const auto& t : e.at("torch")) {
@@ -94,7 +96,8 @@ void job_torch_and_nccl(const json& f, Stack& s) {
   if (s.nccl.empty()) s.nccl = first_wheel;
   if (s.nccl.empty() && field(f, "cuda_libraries").is_array())
     for (const auto& l : f.at("cuda_libraries"))
-      if (text(field(l, "soname")) == "libnccl.so.2") s.nccl = text(field(l, "version"));
+      if (std::string v = text(field(l, "version")); text(field(l, "soname")) == "libnccl.so.2" && v.find('.') != std::string::npos)
+        s.nccl = v;
   add(s, "cuda", "NCCL", s.nccl);
 }
 
