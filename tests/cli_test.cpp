@@ -270,5 +270,19 @@ TEST(Cli, TheDoctorKnowsDlreadysOwnLibTorch) {
   EXPECT_TRUE(nlohmann::json::parse(other.out.substr(other.out.find('{'))).at("facts").at("own_module").at("path").is_null());
 }
 
+// People coming from torchrun (issue: what a new user trips over, item 8): its spellings work, and
+// a program's options given without `--` get the fix, not "unknown option" alone.
+TEST(Cli, LaunchTakesTorchrunSpellingsAndSaysWhereTheSeparatorGoes) {
+  std::string bin = DLREADY_BINARY;
+  auto ok = command_output(bin + " launch --nproc_per_node 1 --master_port 29799 --master_addr 127.0.0.1 --node_rank 0 "
+                                 "-- sh -c 'echo rank=$RANK' 2>&1; echo rc=$?");
+  EXPECT_NE(ok.find("[rank 0] rank=0"), std::string::npos) << ok;
+  EXPECT_NE(ok.find("rc=0"), std::string::npos) << ok;
+  auto missing = command_output(bin + " launch --nproc-per-node 2 dlready train --epochs 2 2>&1; echo rc=$?");
+  EXPECT_NE(missing.find("put -- before the program, as in dlready launch --nproc-per-node 2 -- dlready train"),
+            std::string::npos) << missing;
+  EXPECT_NE(missing.find("rc=2"), std::string::npos) << missing;
+}
+
 }  // namespace
 }  // namespace dlready::test

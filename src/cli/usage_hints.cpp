@@ -66,6 +66,13 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv) {
   auto bad = unknown_option(*cmd, argc, argv);
   if (!bad) return "";
   auto guess = closest_choice(*bad, long_options(*cmd));
+  // `dlready launch --nproc-per-node 2 dlready train --epochs 2`: the program's options were read
+  // as the launcher's. The fix is the separator, not another spelling.
+  bool separated = false;
+  for (int i = 2; i < argc; ++i) separated = separated || std::string(argv[i]) == "--";
+  if (word == "launch" && !separated && !guess)
+    return "dlready launch: unknown option " + *bad + ": put -- before the program, as in dlready launch "
+           "--nproc-per-node 2 -- dlready train --epochs 2";
   return "dlready " + word + ": unknown option " + *bad + (guess ? " (did you mean " + *guess + "?)" : "") +
          "; see dlready " + word + " --help";
 }
