@@ -13,6 +13,7 @@
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "probe/elf_reader.hpp"
+#include "probe/ld_resolver.hpp"
 
 namespace dlready {
 namespace {
@@ -49,12 +50,7 @@ std::vector<std::string> run_path_dirs(const std::string& module_path) {
   auto elf = read_elf(fs, module_path);
   std::vector<std::string> dirs;
   if (!elf.info) return dirs;
-  std::string list = elf.info->runpath.value_or(elf.info->rpath.value_or(""));
-  std::string origin = path_dirname(module_path);
-  for (auto dir : split(list, ':')) {
-    for (const char* token : {"${ORIGIN}", "$ORIGIN"})
-      for (auto at = dir.find(token); at != std::string::npos; at = dir.find(token))
-        dir.replace(at, std::string(token).size(), origin);
+  for (auto dir : expand_search_path(elf.info->runpath ? elf.info->runpath : elf.info->rpath, path_dirname(module_path))) {
     dir = path_normalize(dir);
     auto nvidia = dir.rfind("/nvidia/");
     if (nvidia != std::string::npos && ends_with(dir, "/lib") && fs.is_dir(dir)) dirs.push_back(dir);

@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
+
+#include "core/posix_fs.hpp"
 
 namespace dlready {
 namespace {
@@ -39,16 +42,7 @@ class Line {
     *--p = '0';
     add(p);
   }
-  void write_to(int fd) const {
-    const char* p = buf_;
-    size_t left = used_;
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n <= 0) return;
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-  }
+  void write_to(int fd) const { (void)write_fully(fd, std::string_view(buf_, used_)); }
 
  private:
   char buf_[2048];

@@ -67,4 +67,14 @@ void remove_tree(const std::string& path) {
       FTW_DEPTH | FTW_PHYS);
 }
 
+bool write_fully(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
 }  // namespace dlready

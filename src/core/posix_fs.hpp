@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.hpp"
@@ -21,5 +22,8 @@ Status make_directories(const std::string& path);
 const char* file_kind(mode_t mode);
 // rm -rf (does not follow symlinks).
 void remove_tree(const std::string& path);
+// Writes all of `data` to `fd`, again after EINTR and short writes; false when the descriptor
+// fails (errno says why: EPIPE for a closed pipe). Async-signal-safe: write(2) only.
+bool write_fully(int fd, std::string_view data);
 
 }  // namespace dlready

@@ -149,6 +149,13 @@ std::string printable(std::string_view s, size_t max_bytes) {
   return out;
 }
 
+std::string printable_lines(std::string_view s, size_t max_bytes_per_line) {
+  std::string out;
+  auto parts = split(s, '\n', true);
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "\n" : "") + printable(parts[i], max_bytes_per_line);
+  return out;
+}
+
 std::string shell_quote(std::string_view arg) {
   bool plain = !arg.empty();
   for (char c : arg)

@@ -26,6 +26,8 @@ std::string human_bytes(unsigned long long bytes);
 // print on a terminal: control characters (ESC, CR, NUL, newlines...) and bytes that are not UTF-8
 // become \xNN, so no sequence can move the cursor or forge a line; cut after `max_bytes` with "…".
 std::string printable(std::string_view s, size_t max_bytes = 4096);
+// The same for a text of several lines: each line made printable (and bounded), the line breaks kept.
+std::string printable_lines(std::string_view s, size_t max_bytes_per_line = 4096);
 // One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters
 // no shell treats specially, else in single quotes ('it'\''s').
 std::string shell_quote(std::string_view arg);

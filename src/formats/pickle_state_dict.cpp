@@ -180,6 +180,9 @@ class PickleMachine {
     stack_.push_back(x);
   }
   bool step(uint8_t op);
+  bool push_value(uint8_t op);
+  bool combine(uint8_t op);
+  void set_items(uint8_t op);
 
   const std::string& p_;
   size_t at_ = 0;
@@ -187,23 +190,22 @@ class PickleMachine {
   std::map<uint32_t, PV> memo_;
 };
 
-bool PickleMachine::step(uint8_t op) {
+// Opcodes that push one value read from the pickle itself; false for any other opcode.
+bool PickleMachine::push_value(uint8_t op) {
   switch (op) {
-    case 0x80: byte(); break;                                   // PROTO
-    case 0x95: next<uint64_t>(); break;                         // FRAME
-    case '(': stack_.push_back(make(PickleValue::mark)); break;  // MARK
-    case ')': stack_.push_back(tuple_of({})); break;
-    case '}': stack_.push_back(make(PickleValue::dict)); break;
-    case 'N': stack_.push_back(make(PickleValue::none)); break;
+    case '(': stack_.push_back(make(PickleValue::mark)); return true;  // MARK
+    case ')': stack_.push_back(tuple_of({})); return true;
+    case '}': stack_.push_back(make(PickleValue::dict)); return true;
+    case 'N': stack_.push_back(make(PickleValue::none)); return true;
     case 0x88: case 0x89: {
       auto b = make(PickleValue::boolean);
       b->i = op == 0x88;
       stack_.push_back(b);
-      break;
+      return true;
     }
-    case 'J': push_int(next<int32_t>()); break;
-    case 'K': push_int(next<uint8_t>()); break;
-    case 'M': push_int(next<uint16_t>()); break;
+    case 'J': push_int(next<int32_t>()); return true;
+    case 'K': push_int(next<uint8_t>()); return true;
+    case 'M': push_int(next<uint16_t>()); return true;
     case 0x8a: {  // LONG1: little-endian two's complement of n bytes
       uint8_t n = byte();
       if (n > 8) throw Unsupported("an integer over 64 bits");
@@ -212,58 +214,74 @@ bool PickleMachine::step(uint8_t op) {
       for (size_t k = 0; k < n; ++k) v |= static_cast<uint64_t>(static_cast<uint8_t>(b[k])) << (8 * k);
       if (n > 0 && n < 8 && (static_cast<uint8_t>(b[n - 1]) & 0x80)) v |= ~uint64_t{0} << (8 * n);
       push_int(static_cast<int64_t>(v));
-      break;
+      return true;
     }
     case 'X': case 0x8c: {
       auto t = make(PickleValue::text);
       t->s = bytes(op == 'X' ? next<uint32_t>() : next<uint8_t>());
       stack_.push_back(t);
-      break;
+      return true;
     }
     case 'c': {
       auto g = make(PickleValue::global);
       g->s = line();
       g->s += "." + line();
       stack_.push_back(g);
-      break;
+      return true;
     }
-    case 't': stack_.push_back(tuple_of(pop_to_mark())); break;
+  }
+  return false;
+}
+
+// Opcodes that build from what is on the stack (tuples, dicts, the two calls) or use the memo.
+bool PickleMachine::combine(uint8_t op) {
+  switch (op) {
+    case 't': stack_.push_back(tuple_of(pop_to_mark())); return true;
     case 0x85: case 0x86: case 0x87: {
       std::vector<PV> items(static_cast<size_t>(op - 0x84));
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
       stack_.push_back(tuple_of(std::move(items)));
-      break;
+      return true;
     }
-    case 'q': memo_[next<uint8_t>()] = stack_.empty() ? nullptr : stack_.back(); break;
-    case 'r': memo_[next<uint32_t>()] = stack_.empty() ? nullptr : stack_.back(); break;
-    case 0x94: memo_[static_cast<uint32_t>(memo_.size())] = stack_.empty() ? nullptr : stack_.back(); break;
+    case 'q': memo_[next<uint8_t>()] = stack_.empty() ? nullptr : stack_.back(); return true;
+    case 'r': memo_[next<uint32_t>()] = stack_.empty() ? nullptr : stack_.back(); return true;
+    case 0x94: memo_[static_cast<uint32_t>(memo_.size())] = stack_.empty() ? nullptr : stack_.back(); return true;
     case 'h': case 'j': {
       uint32_t k = op == 'h' ? next<uint8_t>() : next<uint32_t>();
       if (!memo_.count(k) || !memo_[k]) throw Unsupported("a malformed pickle (memo)");
       stack_.push_back(memo_[k]);
-      break;
+      return true;
     }
-    case 'Q': stack_.push_back(persistent(pop())); break;
+    case 'Q': stack_.push_back(persistent(pop())); return true;
     case 'R': {
       PV args = pop();
       stack_.push_back(reduce(pop(), args));
-      break;
+      return true;
     }
-    case 's': case 'u': {
-      std::vector<PV> kv;
-      if (op == 's') kv = {nullptr, pop()}, kv[0] = pop();
-      else kv = pop_to_mark();
-      if (stack_.empty() || stack_.back()->kind != PickleValue::dict || kv.size() % 2) throw Unsupported("a malformed dict");
-      for (auto& x : kv) {
-        nest(*stack_.back(), x);
-        stack_.back()->items.push_back(x);
-      }
-      break;
-    }
-    case 'b': pop(); break;  // BUILD: the OrderedDict's _metadata (versions of modules), not needed
-    case '.': return false;
-    default: throw Unsupported("pickle opcode " + opcode_text(op) + " (not in a state_dict)");
+    case 's': case 'u': set_items(op); return true;
+    case 'b': pop(); return true;  // BUILD: the OrderedDict's _metadata (versions of modules), not needed
   }
+  return false;
+}
+
+// SETITEM ('s': one key and value) or SETITEMS ('u': pairs since the MARK) into the dict below them.
+void PickleMachine::set_items(uint8_t op) {
+  std::vector<PV> kv;
+  if (op == 's') kv = {nullptr, pop()}, kv[0] = pop();
+  else kv = pop_to_mark();
+  if (stack_.empty() || stack_.back()->kind != PickleValue::dict || kv.size() % 2) throw Unsupported("a malformed dict");
+  for (auto& x : kv) {
+    nest(*stack_.back(), x);
+    stack_.back()->items.push_back(x);
+  }
+}
+
+bool PickleMachine::step(uint8_t op) {
+  if (op == '.') return false;             // STOP
+  if (op == 0x80) byte();                  // PROTO
+  else if (op == 0x95) next<uint64_t>();  // FRAME
+  else if (!push_value(op) && !combine(op))
+    throw Unsupported("pickle opcode " + opcode_text(op) + " (not in a state_dict)");
   // A state_dict keeps a few values per tensor on the stack; a flat run of millions (each ~100
   // bytes of memory for one byte of file) is no state_dict.
   if (stack_.size() > kMaxStackValues)

@@ -80,21 +80,11 @@ json signed_for(json message, const std::optional<std::string>& token, const std
   return message;
 }
 
-void stop_everyone(std::vector<NodeWatch::Peer>& peers, NodeConnection* extra, const std::string& why,
-                   const std::optional<std::string>& token) {
+void stop_everyone(std::vector<NodeWatch::Peer>& peers, const std::string& why, const std::optional<std::string>& token) {
   auto deadline = Clock::now() + std::chrono::seconds(5);
   json stop = {{"type", "stop"}, {"why", why}};
   for (auto& p : peers)
     if (p.conn.open()) (void)p.conn.send(signed_for(stop, token, p.reply_nonce), deadline);  // best effort
-  if (extra && extra->open()) (void)extra->send(stop, deadline);
-}
-
-// A report that came from another node: each line made printable, the line breaks kept.
-std::string printable_report(const std::string& report) {
-  std::string out;
-  auto lines = split(report, '\n', true);
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + printable(lines[i]);
-  return out;
 }
 
 std::string missing_nodes_text(const LaunchOptions& o, const std::set<int>& seen) {
@@ -251,7 +241,7 @@ void Node0Meeting::on_guest(Guest& g) {
 
 NodeMeeting Node0Meeting::stop_job(const std::string& why, int code) {
   say(why + "; stopping every node");
-  stop_everyone(peers_, nullptr, why, o_.job_token);
+  stop_everyone(peers_, why, o_.job_token);
   return {code, std::nullopt};
 }
 
@@ -298,7 +288,7 @@ NodeMeeting Node0Meeting::finish(const json& hello0, Clock::time_point t0) {
   if (o_.preflight) {
     verdict = verdict_of(hellos_, addresses_);
     std::fprintf(stderr, "dlready launch: preflight, every node against node 0 (%s):\n%s",
-                 printable(str_of(hello0, "host"), 255).c_str(), printable_report(str_of(verdict, "report")).c_str());
+                 printable(str_of(hello0, "host"), 255).c_str(), printable_lines(str_of(verdict, "report")).c_str());
   }
   auto send_deadline = Clock::now() + std::chrono::seconds(30);
   for (auto& p : peers_)
@@ -327,7 +317,7 @@ NodeMeeting read_node0_answer(const LaunchOptions& o, const json& reply, const s
     return {1, std::nullopt};
   }
   std::string report = str_of(reply, "report");
-  if (!report.empty()) std::fprintf(stderr, "dlready launch: node 0's preflight:\n%s", printable_report(report).c_str());
+  if (!report.empty()) std::fprintf(stderr, "dlready launch: node 0's preflight:\n%s", printable_lines(report).c_str());
   bool ok = type == "verdict" && bool_of(reply, "ok");
   say(std::string(ok ? "node 0 started the job" : "node 0's preflight stopped the job") + " (" +
       std::to_string(static_cast<long>(ms_since(t0))) + " ms after this launcher started)");

@@ -14,22 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/posix_fs.hpp"
 #include "launch/dist_env.hpp"
 
 namespace dlready {
 namespace {
-
-// False when the stream is gone (errno says why: EPIPE for a closed pipe).
-bool write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;  // our own stdout/stderr is gone: nothing left to tell
-    off += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // A line as a terminal would leave it: what follows its last carriage return, without the
 // "clear to the end of the line" a rank's console puts there.
@@ -47,9 +36,9 @@ std::string as_shown(const std::string& line) {
 // on the launcher's terminal and dropped elsewhere; any other line first clears it.
 void Supervisor::put(int fd, const std::string& text) {
   if (fd == STDOUT_FILENO && stdout_closed_) return;
-  if (write_all(fd, text) || fd != STDOUT_FILENO || errno != EPIPE) return;
+  if (write_fully(fd, text) || fd != STDOUT_FILENO || errno != EPIPE) return;
   stdout_closed_ = true;
-  (void)write_all(STDERR_FILENO, "dlready launch: stdout was closed (the end of a pipe went away): the ranks' output "
+  (void)write_fully(STDERR_FILENO, "dlready launch: stdout was closed (the end of a pipe went away): the ranks' output "
                                  "stops here, the job goes on\n");
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "core/posix_fs.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -35,15 +36,7 @@ ChildResult run_child_probe(const ChildBody& body, int timeout_ms) {
       std::string line = k + "=";
       for (char c : v) line += (c == '\n' ? ' ' : c);
       line += "\n";
-      const char* p = line.data();
-      size_t left = line.size();
-      while (left > 0) {
-        ssize_t n = ::write(out, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        p += n;
-        left -= static_cast<size_t>(n);
-      }
+      (void)write_fully(out, line);
     };
     int code = body(emit);
     ::_exit(code);  // no atexit handlers, no flushing of the parent's stdio buffers

@@ -25,8 +25,9 @@ struct Object {
 std::string expand_tokens(std::string dir, const std::string& origin) {
   auto replace = [&](const std::string& token, const std::string& value) {
     for (const auto& form : {"${" + token + "}", "$" + token}) {
-      size_t pos;
-      while ((pos = dir.find(form)) != std::string::npos) dir.replace(pos, form.size(), value);
+      // Past each replacement: a folder whose own name holds "$ORIGIN" must not be expanded again.
+      for (size_t pos = dir.find(form); pos != std::string::npos; pos = dir.find(form, pos + value.size()))
+        dir.replace(pos, form.size(), value);
     }
   };
   replace("ORIGIN", origin);
@@ -38,13 +39,6 @@ std::string expand_tokens(std::string dir, const std::string& origin) {
   replace("PLATFORM", "aarch64");
 #endif
   return dir;
-}
-
-std::vector<std::string> path_list(const std::optional<std::string>& v, const std::string& origin) {
-  std::vector<std::string> out;
-  if (!v) return out;
-  for (const auto& d : split(*v, ':')) out.push_back(expand_tokens(d, origin));
-  return out;
 }
 
 class Walk {
@@ -168,16 +162,16 @@ class Walk {
       bool did_main = false;
       for (int l = loader; l >= 0; l = objects_[static_cast<size_t>(l)].loader) {
         const Object& o = objects_[static_cast<size_t>(l)];
-        try_dirs(r, path_list(o.rpath, o.origin), "RPATH");
+        try_dirs(r, expand_search_path(o.rpath, o.origin), "RPATH");
         did_main |= l == main_;
       }
       if (!did_main && main_ >= 0) {
         const Object& m = objects_[static_cast<size_t>(main_)];
-        try_dirs(r, path_list(m.rpath, m.origin), "RPATH");
+        try_dirs(r, expand_search_path(m.rpath, m.origin), "RPATH");
       }
     }
     try_dirs(r, loc_.ld_library_path(), "LD_LIBRARY_PATH");
-    try_dirs(r, path_list(caller.runpath, caller.origin), "RUNPATH");
+    try_dirs(r, expand_search_path(caller.runpath, caller.origin), "RUNPATH");
     if (!caller.nodeflib) {
       if (loc_.has_cache()) {
         auto hit = loc_.cache_lookup(name);
@@ -244,6 +238,13 @@ Resolution LdResolver::resolve_library(const std::string& library) const {
   w.load_closure();
   w.check_versions();
   return res;
+}
+
+std::vector<std::string> expand_search_path(const std::optional<std::string>& value, const std::string& origin) {
+  std::vector<std::string> out;
+  if (!value) return out;
+  for (const auto& d : split(*value, ':')) out.push_back(expand_tokens(d, origin));
+  return out;
 }
 
 std::vector<std::string> known_dlopen_children(const std::string& soname) {

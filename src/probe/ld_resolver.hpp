@@ -30,6 +30,10 @@ class LdResolver {
   const LibraryLocator& loc_;
 };
 
+// A DT_RPATH/DT_RUNPATH value as the folders ld.so searches: split at ':', $ORIGIN (`origin`, the
+// object's folder), $LIB and $PLATFORM expanded.
+std::vector<std::string> expand_search_path(const std::optional<std::string>& value, const std::string& origin);
+
 // The libraries a CUDA library is known to dlopen by name (cuDNN 8/9 sub-libraries).
 std::vector<std::string> known_dlopen_children(const std::string& soname);
 

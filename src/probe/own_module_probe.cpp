@@ -3,6 +3,7 @@
 // "CPU training needs PyTorch/LibTorch first" beside a working `dlready train`).
 #include "core/text.hpp"
 #include "probe/elf_reader.hpp"
+#include "probe/ld_resolver.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {
@@ -28,13 +29,6 @@ std::optional<std::string> nccl_wheel_beside(const RootFs& fs, const std::string
   return std::nullopt;
 }
 
-std::string with_origin(std::string dir, const std::string& origin) {
-  for (const char* token : {"${ORIGIN}", "$ORIGIN"})
-    for (auto at = dir.find(token); at != std::string::npos; at = dir.find(token, at + origin.size()))
-      dir.replace(at, std::string(token).size(), origin);
-  return dir;
-}
-
 }  // namespace
 
 OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env) {
@@ -51,8 +45,8 @@ OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, con
   }
   // As ld.so looks for a DT_NEEDED of an object with DT_RUNPATH: LD_LIBRARY_PATH, then RUNPATH.
   std::vector<std::string> dirs = split(env.get("LD_LIBRARY_PATH").value_or(""), ':');
-  for (const auto& d : split(elf.info->runpath.value_or(elf.info->rpath.value_or("")), ':'))
-    dirs.push_back(with_origin(d, path_dirname(module)));
+  for (const auto& d : expand_search_path(elf.info->runpath ? elf.info->runpath : elf.info->rpath, path_dirname(module)))
+    dirs.push_back(d);
   for (const auto& d : dirs)
     if (!d.empty() && fs.exists(d + "/libtorch_cpu.so")) {
       m.libtorch_dir = d;

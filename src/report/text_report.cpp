@@ -142,12 +142,7 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
     out += "\n";
   }
   out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n```\n";
-  for (const auto& [label, value] : collect_env_fields(f, r)) {
-    std::string field;
-    auto parts = split(value, '\n', true);
-    for (size_t i = 0; i < parts.size(); ++i) field += (i ? "\n" : "") + printable(parts[i], 512);
-    out += label + ": " + field + "\n";
-  }
+  for (const auto& [label, value] : collect_env_fields(f, r)) out += label + ": " + printable_lines(value, 512) + "\n";
   out += "```\n\n";
   for (const auto& rec : r.recommendations) {
     out += "### " + rec.title + "\n\n```sh\n";

@@ -40,18 +40,45 @@ std::string hex(const unsigned char* p, size_t n) {
 // Why the log's last record is not the one LOG.head names ("" when it is, or there is no head
 // file): a log whose end was cut off must not be appended to as if it were whole. A head one
 // record behind is the last good state after a crash between the record and the head.
+// LOG.head as write_head wrote it, read once for both its readers (the append and `audit verify`).
+struct Head {
+  enum State { absent, unreadable, damaged, ok } state = absent;
+  uint64_t seq = 0;
+  std::string hash, sig;  // sig: "" when the log is unsigned
+};
+
+Head read_head(const std::string& log_path) {
+  Head h;
+  std::string path = log_path + ".head";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return h;
+  auto read = read_regular_file(path, 4096, "an audit head file");
+  if (!read.bytes) {
+    h.state = Head::unreadable;
+    return h;
+  }
+  auto j = parse_json_bounded(*read.bytes);
+  if (!j.is_object() || !j.contains("seq") || !j["seq"].is_number_unsigned() || !j.contains("hash") ||
+      !j["hash"].is_string()) {
+    h.state = Head::damaged;
+    return h;
+  }
+  h.state = Head::ok;
+  h.seq = j["seq"];
+  h.hash = j["hash"];
+  if (j.contains("sig") && j["sig"].is_string()) h.sig = j["sig"];
+  return h;
+}
+
 std::string head_mismatch(const std::string& path, const nlohmann::json& last) {
-  auto read = read_regular_file(path + ".head", 4096, "an audit head file");
-  if (!read.bytes) return "";
-  auto head = parse_json_bounded(*read.bytes);
-  if (!head.is_object() || !head.contains("seq") || !head["seq"].is_number_unsigned() || !head.contains("hash") ||
-      !head["hash"].is_string())
-    return path + ".head is damaged";
-  uint64_t seq = head["seq"], have = last.is_null() ? 0 : last["seq"].get<uint64_t>();
-  if (seq > have)
-    return "its head file says record " + std::to_string(seq) + " was written, the log ends at " + std::to_string(have) +
-           " (the end was cut off)";
-  if (seq == have && (last.is_null() || head["hash"] != last["hash"])) return "its last record is not the one its head file names";
+  auto head = read_head(path);
+  if (head.state == Head::damaged) return path + ".head is damaged";
+  if (head.state != Head::ok) return "";
+  uint64_t have = last.is_null() ? 0 : last["seq"].get<uint64_t>();
+  if (head.seq > have)
+    return "its head file says record " + std::to_string(head.seq) + " was written, the log ends at " +
+           std::to_string(have) + " (the end was cut off)";
+  if (head.seq == have && (last.is_null() || head.hash != last["hash"])) return "its last record is not the one its head file names";
   return "";
 }
 
@@ -439,27 +466,23 @@ AuditVerdict stream_log(const std::string& path, const unsigned char* public_key
 // The log against its head file: an end cut off (the head names a later record) is a problem.
 void check_head(const std::string& path, const unsigned char* public_key, AuditVerdict& v) {
   std::string head_path = path + ".head";
-  struct stat st {};
-  if (::lstat(head_path.c_str(), &st) != 0) {
+  auto head = read_head(path);
+  if (head.state == Head::absent) {
     v.notes.push_back("no head file (" + head_path + "): a log whose last records were cut off cannot be told from a "
                       "whole one (logs written before dlready kept one have none)");
     return;
   }
-  auto read = read_regular_file(head_path, 4096, "an audit head file");
-  auto head = read.bytes ? parse_json_bounded(*read.bytes) : nlohmann::json(nlohmann::json::value_t::discarded);
   auto fail = [&](const std::string& why) {
     v.intact = false;
     v.problem = why;
   };
-  if (!head.is_object() || !head.contains("seq") || !head["seq"].is_number_unsigned() || !head.contains("hash") ||
-      !head["hash"].is_string())
-    return fail(head_path + ": not a head file (damaged or edited)");
-  uint64_t seq = head["seq"];
-  std::string hash = head["hash"];
+  if (head.state != Head::ok) return fail(head_path + ": not a head file (damaged or edited)");
+  const uint64_t seq = head.seq;
+  const std::string& hash = head.hash;
   if (public_key) {
     std::string text = head_text(seq, hash);
     unsigned char sig[crypto_sign_BYTES];
-    std::string s = head.contains("sig") && head["sig"].is_string() ? head["sig"].get<std::string>() : "";
+    const std::string& s = head.sig;
     if (sodium_hex2bin(sig, sizeof sig, s.data(), s.size(), nullptr, nullptr, nullptr) != 0 ||
         crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(text.data()), text.size(), public_key) != 0)
       return fail(head_path + ": its signature does not verify (edited, or signed with another key)");

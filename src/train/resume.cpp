@@ -2,7 +2,6 @@
 
 #include "core/json_text.hpp"
 #include "train/checkpoint.hpp"
-#include "train/model.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -129,34 +128,21 @@ void load_tensors(const NamedTensors& saved, bool leader, const torch::Device& d
 
 std::string checkpoint_path(const TrainOptions& o) { return o.out + "/checkpoint.dlr"; }
 
-namespace {
-
-// A full disk is found before the epoch, not after it: room for one checkpoint (written beside the
-// last one, then renamed: twice its size) is taken and given back.
-Status reserve_checkpoint_space(const TrainOptions& o) {
-  // The model's size from a model made on the CPU, with the RNG put back as it was: the run's
-  // own initialisation must not change (its reference trajectory depends on it).
-  auto generator = at::detail::getDefaultCPUGenerator();
-  auto rng_state = generator.get_state();
-  auto model = make_model(o.model, torch::Device(torch::kCPU));
-  generator.set_state(rng_state);
-  int64_t floats = 0;
-  for (const auto& p : model.module->parameters()) floats += p.numel();
-  // Weights, the optimizer's state (at most two buffers per weight: Adam) and the header.
-  const off_t bytes = static_cast<off_t>(2 * (3 * floats * 4 + (256 << 10)));
-  std::string probe = o.out + "/.dlready-space-check";
+Status reserve_checkpoint_space(const std::string& out, int64_t parameter_floats) {
+  // Weights, the optimizer's state (at most two buffers per weight: Adam) and the header; written
+  // beside the last checkpoint, then renamed: twice that.
+  const off_t bytes = static_cast<off_t>(2 * (3 * parameter_floats * 4 + (256 << 10)));
+  std::string probe = out + "/.dlready-space-check";
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return Status::failure("--out " + o.out + ": cannot write there (" + std::strerror(errno) + ")");
+  if (fd < 0) return Status::failure("--out " + out + ": cannot write there (" + std::strerror(errno) + ")");
   int rc = ::posix_fallocate(fd, 0, bytes);
   ::close(fd);
   ::unlink(probe.c_str());
   if (rc != 0)
-    return Status::failure("--out " + o.out + ": no room for a checkpoint (" + human_bytes(static_cast<unsigned long long>(bytes)) +
+    return Status::failure("--out " + out + ": no room for a checkpoint (" + human_bytes(static_cast<unsigned long long>(bytes)) +
                            " needed: " + std::strerror(rc) + "); free space there or choose another --out");
   return {};
 }
-
-}  // namespace
 
 Status prepare_output(const TrainOptions& o) {
   if (auto st = make_directories(o.out); !st) return Status::failure("--out " + o.out + ": " + st.error());
@@ -172,7 +158,7 @@ Status prepare_output(const TrainOptions& o) {
   if (!o.resume && !o.overwrite && ::access(checkpoint_path(o).c_str(), F_OK) == 0)
     return Status::failure("--out " + o.out + " already holds a run (" + checkpoint_path(o) +
                            "): continue it with --resume, replace it with --overwrite, or choose another --out");
-  return reserve_checkpoint_space(o);
+  return {};
 }
 
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world) {

@@ -17,6 +17,9 @@ std::string checkpoint_path(const TrainOptions& o);
 // Creates <out> and checks up front that the run's files can be written there: <out> a writable
 // directory, and checkpoint.dlr, metrics.jsonl, curves.svg absent or regular files.
 Status prepare_output(const TrainOptions& o);
+// A full disk is found before the first epoch, not after it: room for one checkpoint of a model of
+// `parameter_floats` floats is taken in <out> and given back.
+Status reserve_checkpoint_space(const std::string& out, int64_t parameter_floats);
 
 // The settings a resumed run must share with the checkpoint (model, optimizer, lr, batch, seed, ...).
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world);

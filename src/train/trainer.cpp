@@ -105,6 +105,14 @@ bool TrainingRun::start() {
     fail(ExitCode::usage, st.error());
     return false;
   }
+  if (leader()) {  // only rank 0 writes checkpoints
+    int64_t floats = 0;
+    for (const auto& [name, p] : model_.parameters()) floats += p.numel();
+    if (auto st = reserve_checkpoint_space(o_.out, floats); !st) {
+      fail(ExitCode::usage, st.error());
+      return false;
+    }
+  }
   if (o_.resume) {
     if (auto st = resume_run(o_, identity_, dp_.world, leader(), device_, steps_per_epoch_, state_, hooks_.key); !st) {
       fail(ExitCode::failed, st.error());

@@ -9,22 +9,12 @@
 #include <cstring>
 
 #include "core/fatal_signal.hpp"
+#include "core/json_text.hpp"
+#include "core/posix_fs.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
 namespace {
-
-void write_all(int fd, const std::string& s) {
-  const char* p = s.data();
-  size_t left = s.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
 
 struct Child {
   pid_t pid = -1;
@@ -107,10 +97,10 @@ std::vector<CheckOutcome> run_checks_isolated(const std::vector<Check>& checks, 
       for (size_t i = first; i < checks.size(); ++i) {
         std::string where = "check " + checks[i].id + " on " + device;
         set_fatal_signal_stage(where.c_str());
-        write_all(fd, "start " + std::to_string(i) + "\n");
+        (void)write_fully(fd, "start " + std::to_string(i) + "\n");
         auto r = run_check(checks[i], ctx);
         nlohmann::json j{{"i", i}, {"status", to_string(r.status)}, {"detail", r.detail}, {"data", r.data}};
-        write_all(fd, "result " + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+        (void)write_fully(fd, "result " + json_text(j) + "\n");
       }
     });
     if (child.pid < 0) {
@@ -155,7 +145,7 @@ std::vector<CheckOutcome> run_checks_isolated(const std::vector<Check>& checks, 
 
 IsolatedJson run_isolated_json(const char* stage, const std::function<nlohmann::json()>& body) {
   Child child = start_child(stage, [&](int fd) {
-    write_all(fd, body().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    (void)write_fully(fd, json_text(body()) + "\n");
   });
   if (child.pid < 0) return {{}, "could not start a process"};
   std::string text;
