@@ -215,7 +215,7 @@ void add_torch_to_site_packages(Fixture& f, const std::string& sp, const TorchSp
               "'\ndebug = False\ncuda: Optional[str] = " + (spec.cuda.empty() ? "None" : "'" + spec.cuda + "'") +
               "\ngit_version = '0000'\n");
   if (!spec.cuda.empty()) f.write(sp + "/torch/lib/libtorch_cuda.so", "");
-  std::string base = spec.version.substr(0, spec.version.find('+'));
+  std::string base = spec.from_pytorch_index ? spec.version : spec.version.substr(0, spec.version.find('+'));
   std::string meta = "Metadata-Version: 2.1\nName: torch\nVersion: " + base + "\nRequires-Dist: filelock\n";
   for (const auto& [name, v] : spec.pins) meta += "Requires-Dist: " + name + "==" + v + "; platform_system == \"Linux\"\n";
   f.write(sp + "/torch-" + base + ".dist-info/METADATA", meta);

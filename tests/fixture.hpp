@@ -71,6 +71,9 @@ struct TorchSpec {
   std::string cuda = "13.0";  // "" = CPU build (cuda = None)
   std::map<std::string, std::string> pins = {{"nvidia-cudnn-cu13", "9.19.0.56"}, {"nvidia-nccl-cu13", "2.28.9"}};
   std::map<std::string, std::string> installed = {{"nvidia-cudnn-cu13", "9.19.0.56"}, {"nvidia-nccl-cu13", "2.28.9"}};
+  // PyPI's wheel records "Version: 2.11.0" (no local label) while version.py says "+cu130";
+  // download.pytorch.org's records the whole "2.11.0+cu130" in its dist-info.
+  bool from_pytorch_index = false;
 };
 // A venv at `prefix` with torch; `active` sets VIRTUAL_ENV.
 void add_torch_venv(Fixture& f, const std::string& prefix, const TorchSpec& spec, bool active = true);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "fixture.hpp"
+#include "package_index.hpp"
 
 namespace dlready::test {
 namespace {
@@ -27,29 +28,10 @@ std::string host_python() {
   return v;
 }
 
-class TorchIndex {
- public:
-  explicit TorchIndex(const std::string& dir) {
-    std::string port_file = dir + "/port";
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::execlp("python3", "python3", DLREADY_SOURCE_DIR "/tests/tools/torch_index.py", (dir + "/index").c_str(),
-               port_file.c_str(), "2.11.0+cpu", "2.11.0+cu126", "2.11.0+cu130", "2.10.0+cu130",
-               static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    for (int i = 0; i < 500 && read_text(port_file).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    url_ = "http://127.0.0.1:" + read_text(port_file) + "/";
-  }
-  ~TorchIndex() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  const std::string& url() const { return url_; }
-
- private:
-  pid_t pid_ = -1;
-  std::string url_;
+// download.pytorch.org's layout: one index per CUDA variant.
+struct TorchIndex : PackageIndex {
+  explicit TorchIndex(const std::string& dir)
+      : PackageIndex(dir, {"2.11.0+cpu", "2.11.0+cu126", "2.11.0+cu130", "2.10.0+cu130"}) {}
 };
 
 struct Run {

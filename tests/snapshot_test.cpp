@@ -123,19 +123,35 @@ TEST(Export, RequirementsCondaAndDockerfileRebuildTheTorchStack) {
   auto doc = make_snapshot(report_of(f), "gpu-a", "2026-12-02T22:00:00Z");
   auto req = export_stack(doc, "requirements");
   ASSERT_TRUE(req.error.empty()) << req.error;
-  EXPECT_NE(req.text.find("--extra-index-url https://download.pytorch.org/whl/cu130\ntorch==2.11.0+cu130\n"),
-            std::string::npos) << req.text;
+  // Issue 35, item 1: the fixture's torch came from PyPI (dist-info "2.11.0", version.py
+  // "2.11.0+cu130"): pinned as pip recorded it, with no PyTorch index.
+  EXPECT_NE(req.text.find("\ntorch==2.11.0\n"), std::string::npos) << req.text;
+  EXPECT_EQ(req.text.find("--extra-index-url"), std::string::npos) << req.text;
   EXPECT_NE(req.text.find("driver >= 580.65.06"), std::string::npos) << req.text;
   EXPECT_NE(req.text.find("on gpu-a"), std::string::npos) << req.text;
   auto conda = export_stack(doc, "conda");
   EXPECT_NE(conda.text.find("  - python=3."), std::string::npos) << conda.text;
-  EXPECT_NE(conda.text.find("    - torch==2.11.0+cu130"), std::string::npos) << conda.text;
+  EXPECT_NE(conda.text.find("    - torch==2.11.0\n"), std::string::npos) << conda.text;
   auto docker = export_stack(doc, "dockerfile");
   EXPECT_NE(docker.text.find("FROM python:3."), std::string::npos) << docker.text;
-  EXPECT_NE(docker.text.find("RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cu130 "
-                             "torch==2.11.0+cu130"), std::string::npos) << docker.text;
+  EXPECT_NE(docker.text.find("RUN pip install --no-cache-dir torch==2.11.0 "), std::string::npos) << docker.text;
   EXPECT_NE(docker.text.find("ENV PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments:True\""), std::string::npos) << docker.text;
   EXPECT_FALSE(export_stack(doc, "nix").error.empty());
+
+  // A wheel from download.pytorch.org carries its local label in the dist-info: that index.
+  Fixture g;
+  healthy_gpu_machine(g);
+  TorchSpec spec;
+  spec.from_pytorch_index = true;
+  g.remove("/home/alice/venv/lib/python3.11/site-packages/torch-2.11.0.dist-info");
+  add_torch_venv(g, "/home/alice/venv", spec);
+  auto local = make_snapshot(report_of(g), "gpu-b", "2026-12-02T22:00:00Z");
+  req = export_stack(local, "requirements");
+  EXPECT_NE(req.text.find("--extra-index-url https://download.pytorch.org/whl/cu130\ntorch==2.11.0+cu130\n"),
+            std::string::npos) << req.text;
+  docker = export_stack(local, "dockerfile");
+  EXPECT_NE(docker.text.find("RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cu130 "
+                             "torch==2.11.0+cu130"), std::string::npos) << docker.text;
 }
 
 // Issue 15, item 1: the export is a lock of the whole environment — every distribution at its
@@ -152,7 +168,7 @@ TEST(Export, ALockOfTheWholeEnvironmentThatNamesInvalidVariables) {
   auto doc = make_snapshot(report_of(f), "gpu-a", "2026-12-02T22:00:00Z");
   auto req = export_stack(doc, "requirements");
   ASSERT_TRUE(req.error.empty()) << req.error;
-  for (const char* pin : {"\ntorch==2.11.0+cu130\n", "\ntorchvision==0.26.0\n", "\nnumpy==2.4.6\n",
+  for (const char* pin : {"\ntorch==2.11.0\n", "\ntorchvision==0.26.0\n", "\nnumpy==2.4.6\n",
                           "\nnvidia-cudnn-cu13==9.19.0.56\n", "# Python 3.11.7\n"})
     EXPECT_NE(req.text.find(pin), std::string::npos) << pin << "\n" << req.text;
   EXPECT_EQ(req.text.find("pip=="), std::string::npos) << req.text;
@@ -185,10 +201,11 @@ TEST(Export, InjectedFieldsAreRefusedOrNeutralised) {
   healthy_gpu_machine(f);
   auto doc = make_snapshot(report_of(f), "gpu-a\nRUN rm -rf /", "2026-12-02T22:00:00Z");
   const std::string evil = "\nRUN rm -rf /";
-  for (const char* key : {"version", "cuda"}) {
+  for (const char* key : {"version", "dist_version", "cuda"}) {
     auto bad = doc;
     auto& t = bad["facts"]["python_envs"][0]["torch"][0];
     t[key] = t[key].get<std::string>() + evil;
+    if (std::string(key) == "version") t.erase("dist_version");  // version.py's, used without a dist-info
     for (const char* format : {"requirements", "conda", "dockerfile"}) {
       auto e = export_stack(bad, format);
       EXPECT_FALSE(e.error.empty()) << key << " " << format << ":\n" << e.text;
@@ -259,7 +276,7 @@ TEST(SnapshotCli, SnapshotThenDiff) {
   const std::string c = f.root + "/c.json";
   ASSERT_EQ(run("VIRTUAL_ENV=/home/alice/venv " + bin + " snapshot --root " + f.root + " --no-driver-probe --out " + c), 0);
   ASSERT_EQ(run(bin + " export " + c + " --format requirements --out " + f.root + "/requirements.txt"), 0);
-  EXPECT_NE(command_output("cat " + f.root + "/requirements.txt").find("torch==2.11.0+cu130"), std::string::npos);
+  EXPECT_NE(command_output("cat " + f.root + "/requirements.txt").find("torch==2.11.0\n"), std::string::npos);
   EXPECT_EQ(run(bin + " export " + f.root + "/torn.json"), 2);
   EXPECT_EQ(run(bin + " export " + a + " --format nix"), 2);
 }

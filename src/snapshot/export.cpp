@@ -17,6 +17,8 @@ using nlohmann::json;
 std::string text_of(const json& j, const char* key) { return text(field(j, key)); }
 
 // The torch install Python would import: the active environment's first, else the first found.
+// `version` is what pip installed (the dist-info's Version: "2.11.0" for PyPI's wheel, whose
+// version.py still says "2.11.0+cu130"); version.py's only when there is no dist-info.
 struct Primary {
   std::string prefix, python, python_full, version, cuda;
   std::map<std::string, std::string> distributions;  // every other distribution of the environment
@@ -29,8 +31,9 @@ std::optional<Primary> primary_torch(const json& facts) {
     if (!field(e, "torch").is_array()) continue;
     for (const auto& t : field(e, "torch")) {
       if (text_of(t, "version").empty()) continue;
+      std::string installed = text_of(t, "dist_version").empty() ? text_of(t, "version") : text_of(t, "dist_version");
       Primary p{text_of(e, "prefix"), text_of(e, "python_version"), text_of(e, "python_full_version"),
-                text_of(t, "version"), text_of(t, "cuda"), {}};
+                installed, text_of(t, "cuda"), {}};
       if (field(e, "distributions").is_object())
         for (const auto& [name, version] : field(e, "distributions").items())
           if (name != "torch" && name != "pip") p.distributions[name] = text(version);
@@ -43,7 +46,7 @@ std::optional<Primary> primary_torch(const json& facts) {
 }
 
 // PyTorch's own wheel index for a local version ("2.11.0+cu130" -> .../whl/cu130); "" for a
-// PyPI wheel without a local part.
+// PyPI wheel, which never has a local part (PyPI refuses uploads with one).
 std::string wheel_index(const std::string& version) {
   auto plus = version.find('+');
   if (plus == std::string::npos) return "";
@@ -134,9 +137,9 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   if (!text_of(meta, "host").empty())
     origin += " on " + comment_text(text_of(meta, "host")) + " (" + comment_text(text_of(meta, "created")) + ")";
   std::string index = wheel_index(p->version);
-  // The whole environment, exactly: torch as version.py names it (its CUDA variant, from
-  // PyTorch's index), every other distribution as its dist-info does (torchvision must match
-  // torch; numpy, triton, nvidia-* come along).
+  // The whole environment, exactly as pip recorded it: torch as its dist-info names it (a local
+  // "+cu130" means PyTorch's index, none means PyPI), every other distribution likewise
+  // (torchvision must match torch; numpy, triton, nvidia-* come along).
   std::vector<std::string> pins = {"torch==" + p->version};
   for (const auto& [name, version] : p->distributions) pins.push_back(name + "==" + version);
   std::string python = p->python_full.empty() ? major_minor(p->python.empty() ? "3.11" : p->python) : p->python_full;
@@ -146,8 +149,9 @@ Exported export_stack(const json& snapshot, const std::string& format) {
     driver_note = "# CUDA " + p->cuda + " build: the GPU machine needs an NVIDIA driver" +
                   (min ? " >= " + *min : std::string(" new enough for CUDA ") + p->cuda) + "\n";
   }
-  std::string index_note = index.empty() ? "" : "# " + p->version + " and the other +" + index.substr(index.rfind('/') + 1) +
-                                                    " builds come from PyTorch's index, the rest from PyPI\n";
+  std::string index_note = index.empty() ? "# torch " + p->version + " came from PyPI, as everything else does\n"
+                                         : "# " + p->version + " and the other +" + index.substr(index.rfind('/') + 1) +
+                                               " builds come from PyTorch's index, the rest from PyPI\n";
   auto invalid = invalid_environment(snapshot);
   for (const auto& w : invalid) out.warnings.push_back(w);
   std::string warn_lines;

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""A stand-in for https://download.pytorch.org/whl/ on 127.0.0.1, for `dlready setup`'s tests:
-PEP 503 simple indexes, one per CUDA variant (<root>/<variant>/torch/), each holding small
-generated torch wheels with real dist-info (METADATA, WHEEL, RECORD with hashes) and no payload
-(a torch/__init__.py that says so). Serves until killed; writes the port it got to PORT_FILE.
+"""A stand-in for https://download.pytorch.org/whl/ and PyPI on 127.0.0.1, for the tests of
+`dlready setup` and `dlready export`: PEP 503 simple indexes, one per CUDA variant
+(<root>/<variant>/torch/) and one for PyPI (<root>/pypi/<project>/), each holding small generated
+wheels with real dist-info (METADATA, WHEEL, RECORD with hashes) and no payload (a module that
+says so). Serves until killed; writes the port it got to PORT_FILE.
 
-usage: torch_index.py DIR PORT_FILE VERSION+VARIANT...   e.g. 2.11.0+cpu 2.11.0+cu130
+usage: torch_index.py DIR PORT_FILE SPEC...
+  SPEC = VERSION+VARIANT (torch on PyTorch's index for VARIANT: 2.11.0+cpu, 2.11.0+cu130)
+       | INDEX/NAME==VERSION (any project on index INDEX: pypi/torch==2.11.0, cu130/torchvision==0.26.0+cu130)
 """
 import base64
 import hashlib
 import http.server
 import os
+import re
 import sys
 import zipfile
 
@@ -19,16 +23,17 @@ def record_line(name, data):
     return f"{name},sha256={digest},{len(data)}"
 
 
-def make_wheel(folder, version):
+def make_wheel(folder, project, version):
+    under = re.sub(r"[-_.]+", "_", project).lower()
+    info = f"{under}-{version}.dist-info"
     files = {
-        "torch/__init__.py": b"# dlready's test index: a wheel with real metadata and no payload\n",
-        f"torch-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n".encode(),
-        f"torch-{version}.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: dlready-tests\nRoot-Is-Purelib: true\n"
-                                            b"Tag: py3-none-any\n",
+        f"{under}/__init__.py": b"# dlready's test index: a wheel with real metadata and no payload\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {project}\nVersion: {version}\n".encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: dlready-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
-    record = [record_line(n, d) for n, d in files.items()] + [f"torch-{version}.dist-info/RECORD,,"]
-    files[f"torch-{version}.dist-info/RECORD"] = ("\n".join(record) + "\n").encode()
-    name = f"torch-{version}-py3-none-any.whl"
+    record = [record_line(n, d) for n, d in files.items()] + [f"{info}/RECORD,,"]
+    files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    name = f"{under}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(os.path.join(folder, name), "w") as z:
         for n, d in files.items():
             z.writestr(n, d)
@@ -36,21 +41,31 @@ def make_wheel(folder, version):
 
 
 def main():
-    root, port_file, versions = sys.argv[1], sys.argv[2], sys.argv[3:]
-    by_variant = {}
-    for v in versions:
-        by_variant.setdefault(v.split("+", 1)[1], []).append(v)
-    for variant, vs in by_variant.items():
-        folder = os.path.join(root, variant, "torch")
-        os.makedirs(folder, exist_ok=True)
-        links = [make_wheel(folder, v) for v in vs]
-        with open(os.path.join(folder, "index.html"), "w") as f:
+    root, port_file, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    by_index = {}  # index -> project (PEP 503 normalized) -> [(name, version)]
+    for spec in specs:
+        if "/" in spec:
+            index, pin = spec.split("/", 1)
+            name, version = pin.split("==", 1)
+        else:
+            index, name, version = spec.split("+", 1)[1], "torch", spec
+        project = re.sub(r"[-_.]+", "-", name).lower()
+        by_index.setdefault(index, {}).setdefault(project, []).append((name, version))
+    for index, projects in by_index.items():
+        for project, pins in projects.items():
+            folder = os.path.join(root, index, project)
+            os.makedirs(folder, exist_ok=True)
+            links = [make_wheel(folder, name, version) for name, version in pins]
+            with open(os.path.join(folder, "index.html"), "w") as f:
+                f.write("<!DOCTYPE html><html><body>\n")
+                for n in links:
+                    f.write(f'<a href="{n.replace("+", "%2B")}">{n}</a><br/>\n')
+                f.write("</body></html>\n")
+        with open(os.path.join(root, index, "index.html"), "w") as f:
             f.write("<!DOCTYPE html><html><body>\n")
-            for n in links:
-                f.write(f'<a href="{n.replace("+", "%2B")}">{n}</a><br/>\n')
+            for project in projects:
+                f.write(f'<a href="{project}/">{project}</a>\n')
             f.write("</body></html>\n")
-        with open(os.path.join(root, variant, "index.html"), "w") as f:
-            f.write('<!DOCTYPE html><html><body><a href="torch/">torch</a></body></html>\n')
     os.chdir(root)
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
