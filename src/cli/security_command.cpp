@@ -37,6 +37,7 @@ void add_security_commands(CLI::App& app, SecurityArgs& a) {
   auto* nk = rk->add_option("--new-key-file", a.new_key_file, "The key to encrypt it with");
   auto* np = rk->add_option("--new-passphrase-env", a.new_passphrase_env, "Variable holding the new passphrase")->excludes(nk);
   rk->add_flag("--decrypt", a.decrypt, "Write it unencrypted (for PyTorch to read)")->excludes(nk)->excludes(np);
+  rk->add_option("--out", a.rekey_out, "Write the result here and leave FILE as it is (default: replace FILE)");
   auto* au = app.add_subcommand("audit", "The audit log of training runs");
   au->require_subcommand(1);
   auto* v = au->add_subcommand("verify", "Check an audit log's hash chain (and signatures): exit 0 intact, 1 not");
@@ -89,15 +90,20 @@ ExitCode rekey(const SecurityArgs& a) {
     std::fprintf(stderr, "dlready rekey: say what to write: --new-key-file KEY, --new-passphrase-env VAR, or --decrypt\n");
     return ExitCode::usage;
   }
-  if (auto st = rekey_file(a.rekey_file, old_key.get(), new_key.get()); !st) {
+  if (auto st = rekey_file(a.rekey_file, old_key.get(), new_key.get(), a.rekey_out); !st) {
     std::fprintf(stderr, "dlready rekey: %s\n", st.error().c_str());
     return ExitCode::failed;
   }
+  const std::string& written = a.rekey_out.empty() ? a.rekey_file : a.rekey_out;
+  const std::string kept = a.rekey_out.empty() ? "" : " (" + a.rekey_file + " left as it was)";
   if (new_key)
-    std::printf("%s: encrypted with %s (key id %s)\n", a.rekey_file.c_str(), new_key->description().c_str(),
-                sealed_key_id(a.rekey_file).value_or("?").c_str());
+    std::printf("%s: encrypted with %s (key id %s)%s\n", written.c_str(), new_key->description().c_str(),
+                sealed_key_id(written).value_or("?").c_str(), kept.c_str());
+  else if (a.rekey_out.empty())
+    std::printf("%s: replaced by its unencrypted content (the sealed file is gone; --out PLAIN keeps it)\n",
+                written.c_str());
   else
-    std::printf("%s: written unencrypted\n", a.rekey_file.c_str());
+    std::printf("%s: written unencrypted%s\n", written.c_str(), kept.c_str());
   return ExitCode::ok;
 }
 

@@ -22,6 +22,7 @@ struct SecurityArgs {
   bool keygen_sign = false;
   // rekey
   std::string rekey_file, old_key_file, old_passphrase_env, new_key_file, new_passphrase_env;
+  std::string rekey_out;  // "" = replace the file in place
   bool decrypt = false;
   // audit verify
   std::string audit_path, public_key;

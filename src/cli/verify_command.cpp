@@ -47,6 +47,8 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
       ->check(CLI::IsMember({"pt", "safetensors"}));
   add_key_options(ex, export_model.key_file, export_model.passphrase_env, "opens the input and encrypts --out");
+  ex->add_flag("--decrypt", export_model.decrypt,
+               "Write --out unencrypted, for PyTorch to read (the key only opens the input; the input stays sealed)");
   add_audit_options(ex, export_model.audit_log, export_model.audit_sign_key, "a record of the file written");
   eval.action = "eval";
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");

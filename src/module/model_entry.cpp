@@ -37,13 +37,14 @@ ExitCode export_model(const ModelOptions& o, const ModelWeights& w, SealingKey* 
     std::fprintf(stderr, "dlready export-model: --out %s: name it .pt or .safetensors, or give --format\n", o.out.c_str());
     return ExitCode::usage;
   }
-  if (auto st = save_weights(o.out, *format, w, key); !st) {
+  SealingKey* out_key = o.decrypt ? nullptr : key;
+  if (auto st = save_weights(o.out, *format, w, out_key); !st) {
     std::fprintf(stderr, "dlready export-model: %s\n", st.error().c_str());
     return ExitCode::failed;
   }
-  if (key) {
-    std::printf("wrote %s: the %s state_dict (%zu tensors, %s), encrypted with %s; for PyTorch, decrypt a copy: "
-                "dlready rekey COPY --key-file KEY --decrypt\n",
+  if (out_key) {
+    std::printf("wrote %s: the %s state_dict (%zu tensors, %s), encrypted with %s; for PyTorch, export it with "
+                "--decrypt too (the checkpoint stays sealed)\n",
                 o.out.c_str(), to_string(w.kind), w.tensors.size(), to_string(*format), key->description().c_str());
     return ExitCode::ok;
   }
@@ -135,7 +136,7 @@ Status audit_written(AuditLog* log, const ModelOptions& o, SealingKey* key) {
   if (!log) return {};
   nlohmann::json d = {{"input", o.input}, {"input_blake2b", blake2b_file(o.input).value_or("unreadable")},
                       {"out", o.out}, {"out_blake2b", blake2b_file(o.out).value_or("unreadable")},
-                      {"encrypted", key != nullptr}};
+                      {"encrypted", key != nullptr && !o.decrypt}};
   if (auto id = sealed_key_id(o.out)) d["key_id"] = *id;
   return log->append(o.action == "export" ? "export" : o.action, d);
 }
@@ -165,6 +166,10 @@ ExitCode run_model_command(const ModelOptions& o) {
         return ExitCode::usage;
       }
       key = std::move(loaded.key);
+    } else if (o.decrypt) {
+      std::fprintf(stderr, "dlready export-model: --decrypt opens a sealed input: give its key with --key-file or "
+                   "--passphrase-env (a plain input is exported plain without it)\n");
+      return ExitCode::usage;
     }
     if (o.action == "eval") {
       auto m = load_eval_model(o.input, key.get());

@@ -87,6 +87,7 @@ struct ModelOptions {
   int64_t calibration = 1000;      // quantize --scheme static: training images the activation ranges come from
   std::string key_file, passphrase_env;  // the input is sealed with this key, and so is the output
   std::string audit_log, audit_sign_key;  // export, quantize: append a record of the file written
+  bool decrypt = false;  // export: write --out unencrypted (for PyTorch) although the input is sealed
   bool json = false;
 };
 

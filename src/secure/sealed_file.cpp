@@ -336,7 +336,7 @@ ReadFile unseal_bytes(std::string_view sealed, SealingKey& key, const std::strin
   return out;
 }
 
-Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_key) {
+Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_key, const std::string& out) {
   ensure_sodium();
   constexpr uint64_t kAnySize = uint64_t{1} << 50;
   auto opened = open_regular(path, kAnySize, "a file to re-key");
@@ -355,7 +355,7 @@ Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_
                            " was given as its current key: drop --key-file/--passphrase-env to encrypt a plain file");
   struct stat st {};
   mode_t mode = ::fstat(opened.fd, &st) == 0 ? (st.st_mode & 0777) : 0644;
-  auto w = open_writer(path, new_key, mode);
+  auto w = open_writer(out.empty() ? path : out, new_key, mode);
   if (!w.writer) return Status::failure(w.error);
   auto sink = [&](std::string_view b) { return w.writer->add(b); };
   if (sealed) {
@@ -370,7 +370,7 @@ Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_
       if (auto s = sink(std::string_view(buf.data(), static_cast<size_t>(r))); !s) return s;
     }
   }
-  return w.writer->finish();  // the old file is replaced only now, whole
+  return w.writer->finish();  // the target is replaced only now, whole
 }
 
 std::optional<std::string> sealed_key_id(const std::string& path) {

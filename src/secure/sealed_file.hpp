@@ -43,8 +43,9 @@ Status write_protected_file(const std::string& path, std::string_view content, S
 ReadFile unseal_bytes(std::string_view sealed, SealingKey& key, const std::string& name);
 
 // `dlready rekey`: the file re-written atomically, from `old_key` (nullptr: it is plaintext) to
-// `new_key` (nullptr: write plaintext), a chunk at a time. The file is unchanged on any failure.
-Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_key);
+// `new_key` (nullptr: write plaintext), a chunk at a time, in place or to `out` ("" = in place;
+// else `path` is left as it is). Nothing changes on any failure.
+Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_key, const std::string& out = "");
 
 // The key id in a sealed file's header (for `dlready rekey` and the audit log), or nullopt.
 std::optional<std::string> sealed_key_id(const std::string& path);

@@ -153,6 +153,21 @@ TEST(TrainSecurity, ExportedAndQuantizedModelsTakeTheSameKey) {
                          "/m2.safetensors >/dev/null && " + bin() + " rekey " + f.root + "/m2.safetensors --key-file " +
                          key + " --decrypt >/dev/null").c_str()), 0);
   EXPECT_EQ(slurp(f.root + "/m2.safetensors").substr(8, 1), "{");
+  // Issue 35, item 4: a plain copy without losing the sealed file — export-model --decrypt writes
+  // the model for PyTorch from the sealed checkpoint; rekey --decrypt --out writes a plain copy.
+  const std::string plain = f.root + "/plain.safetensors", copy = f.root + "/copy.safetensors";
+  auto dx = command_output(bin() + " export-model " + ck + " --key-file " + key + " --decrypt --out " + plain + " 2>&1");
+  EXPECT_NE(dx.find("load_state_dict"), std::string::npos) << dx;
+  EXPECT_EQ(slurp(plain), slurp(f.root + "/m2.safetensors")) << "the plain export's bytes exactly";
+  EXPECT_EQ(slurp(ck).substr(0, 8), "DLRSEAL1") << "the checkpoint stays sealed";
+  auto no_key = command_output(bin() + " export-model " + ck + " --decrypt --out " + plain + " 2>&1; echo rc=$?");
+  EXPECT_NE(no_key.find("--decrypt opens a sealed input: give its key"), std::string::npos) << no_key;
+  EXPECT_NE(no_key.find("rc=2"), std::string::npos) << no_key;
+  const std::string sealed_before = slurp(st);
+  auto rc = command_output(bin() + " rekey " + st + " --key-file " + key + " --decrypt --out " + copy + " 2>&1");
+  EXPECT_NE(rc.find(st + " left as it was"), std::string::npos) << rc;
+  EXPECT_EQ(slurp(st), sealed_before);
+  EXPECT_EQ(slurp(copy), slurp(f.root + "/m2.safetensors"));
   auto rk = command_output(bin() + " rekey " + st + " --key-file " + f.root + "/missing --new-key-file " + key + " 2>&1; echo rc=$?");
   EXPECT_NE(rk.find("rc=2"), std::string::npos) << rk;
 }
