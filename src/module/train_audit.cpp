@@ -51,6 +51,7 @@ Status RunAudit::end(const TrainResult& r) {
     case ExitCode::ok: {
       nlohmann::json d = {{"test_acc", r.test_acc}, {"test_loss", r.test_loss}, {"train_seconds", r.train_seconds},
                           {"epochs", r.history.size()}};
+      if (r.nothing_to_do) d["nothing_to_do"] = true;
       return log_->append("finish", d);
     }
     case ExitCode::interrupted: return log_->append("stop", {{"reason", "signal"}, {"message", r.error}});

@@ -47,7 +47,8 @@ nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const s
           {"total_seconds", total_s}, {"peak_rss_mib", peak_rss_mib()}, {"confusion", r.confusion},
           {"history", hist}, {"out", o.out}, {"resumed", r.resumed}, {"amp", to_string(o.amp)},
           {"micro_batches", r.micro_batches}, {"loss_scale", r.loss_scale}, {"skipped_steps", r.skipped_steps},
-          {"cuda_graphs", o.cuda_graphs}, {"graph_kernels", r.graph_kernels}, {"steps_per_epoch", r.steps_per_epoch}};
+          {"cuda_graphs", o.cuda_graphs}, {"graph_kernels", r.graph_kernels}, {"steps_per_epoch", r.steps_per_epoch},
+          {"nothing_to_do", r.nothing_to_do}};
 }
 
 // Where this process trains and with whom: the device, and the data-parallel session if any.
@@ -179,7 +180,11 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   }
   if (!leader) return ExitCode::ok;
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  print_summary(human, o, r, total);
+  if (r.nothing_to_do)
+    say(human, "nothing to do: the run in %s finished %zu epoch(s) (ask for more with --epochs %zu); its files are "
+               "unchanged\n", o.out.c_str(), r.history.size(), r.history.size() + 1);
+  else
+    print_summary(human, o, r, total);
   if (o.json) std::cout << json_text(summary_json(o, r, p.device.str(), total), 2) << std::endl;
   return ExitCode::ok;
 }

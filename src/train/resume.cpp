@@ -189,6 +189,7 @@ Status resume_run(const TrainOptions& o, const nlohmann::json& identity, int wor
   state.start_step = meta.value("step_in_epoch", int64_t{0});
   state.global_step = meta.value("global_step", int64_t{0});
   state.carried_seconds = meta.value("epoch_seconds", 0.0);
+  if (meta.contains("threads") && meta["threads"].is_number_integer()) state.saved_threads = meta["threads"].get<int>();
   state.carried_curve = loss_curve_from_json(meta.value("loss_curve", nlohmann::json::array()));
   for (const auto& h : meta.value("history", nlohmann::json::array())) state.history.push_back(epoch_metrics_from_json(h));
   state.resumed = true;
@@ -204,6 +205,9 @@ Status save_run(const std::string& path, const nlohmann::json& identity, const R
              {"global_step", state.global_step},
              {"epoch_seconds", at.epoch_seconds},
              {"run", identity},
+             // Not part of the identity (a resume may change it), but a sum over another number of
+             // threads rounds differently: resume warns when it changes.
+             {"threads", at::get_num_threads()},
              {"history", nlohmann::json::array()}};
   for (const auto& h : state.history) ck.meta["history"].push_back(to_json(h));
   ck.meta["loss_curve"] = nlohmann::json::array();

@@ -32,6 +32,7 @@ struct RunState {
   std::vector<LossPoint> carried_curve;  // the interrupted epoch's loss curve so far
   std::vector<EpochMetrics> history;
   bool resumed = false;
+  int saved_threads = 0;  // the intra-op threads the checkpoint was made with (0: not recorded)
 
   // Every parameter finite: a checkpoint is only written of such a state (a step can turn the
   // parameters to inf/NaN before any loss shows it).

@@ -118,8 +118,19 @@ bool TrainingRun::start() {
       fail(ExitCode::failed, st.error());
       return false;
     }
+    if (state_.start_epoch >= o_.epochs) {
+      res_.nothing_to_do = true;
+      res_.resumed = true;
+      res_.history = state_.history;
+      if (!res_.history.empty()) res_.test_acc = res_.history.back().test_acc, res_.test_loss = res_.history.back().test_loss;
+      return false;
+    }
     log("resumed from " + checkpoint_path(o_) + " at epoch " + std::to_string(state_.start_epoch + 1) + ", step " +
         std::to_string(state_.start_step));
+    if (state_.saved_threads > 0 && state_.saved_threads != at::get_num_threads())
+      log("note: the checkpoint was made with " + std::to_string(state_.saved_threads) + " thread(s), this run uses " +
+          std::to_string(at::get_num_threads()) + ": sums round differently, so the result will not be bit-identical "
+          "to an uninterrupted run (resume with --threads " + std::to_string(state_.saved_threads) + " for that)");
     if (!audit("resume", {{"checkpoint", checkpoint_path(o_)},
                           {"blake2b", blake2b_file(checkpoint_path(o_)).value_or("")},
                           {"epoch", state_.start_epoch},

@@ -26,6 +26,7 @@ struct TrainResult {
   std::vector<int64_t> confusion;  // 10x10, row = true class, column = predicted
   double test_acc = 0, test_loss = 0, train_seconds = 0;
   bool resumed = false;
+  bool nothing_to_do = false;   // --resume of a run that already finished its --epochs
   bool stopped_not_finite = false;  // the loss or the parameters became inf/NaN
   int micro_batches = 1;        // > 1 after an out-of-memory: steps run as this many micro-batches
   double loss_scale = 0;        // fp16: the final loss scale

@@ -370,6 +370,31 @@ TEST(TrainCli, KillAndResumeEqualsTheUninterruptedRun) {
   EXPECT_LE(differing, 1);
 }
 
+// Issue 35, item 5: resuming a finished run changes nothing and says so; resuming with other
+// threads warns that the result will not be bit-identical.
+TEST(TrainCli, ResumingAFinishedRunSaysNothingToDo) {
+  Fixture f;
+  std::string data = f.root + "/data", run = f.root + "/run";
+  write_dataset_dir(data, 2000, 200);
+  std::string base = std::string(DLREADY_BINARY) + " train --device cpu --no-progress --data " + data + " --out " + run;
+  ASSERT_EQ(sh(base + " --threads 1 --epochs 1 --checkpoint-every 20"), 0);
+  const std::string before = read_text(run + "/checkpoint.dlr"), metrics = read_text(run + "/metrics.jsonl");
+  auto again = command_output(base + " --threads 1 --epochs 1 --resume 2>&1; echo rc=$?");
+  EXPECT_NE(again.find("nothing to do: the run in " + run + " finished 1 epoch(s) (ask for more with --epochs 2)"),
+            std::string::npos) << again;
+  EXPECT_NE(again.find("rc=0"), std::string::npos) << again;
+  EXPECT_EQ(again.find("resumed from"), std::string::npos) << again;
+  EXPECT_EQ(read_text(run + "/checkpoint.dlr"), before) << "the files are not rewritten";
+  EXPECT_EQ(read_text(run + "/metrics.jsonl"), metrics);
+  auto js = command_output(base + " --threads 1 --epochs 1 --resume --json 2>/dev/null");
+  EXPECT_NE(js.find("\"nothing_to_do\": true"), std::string::npos) << js;
+  auto more = command_output(base + " --threads 2 --epochs 2 --resume 2>&1; echo rc=$?");
+  EXPECT_NE(more.find("resumed from"), std::string::npos) << more;
+  EXPECT_NE(more.find("the checkpoint was made with 1 thread(s), this run uses 2"), std::string::npos) << more;
+  EXPECT_NE(more.find("resume with --threads 1 for that"), std::string::npos) << more;
+  EXPECT_NE(more.find("rc=0"), std::string::npos) << more;
+}
+
 // Runs `cmd` on a pseudo-terminal `columns` wide; `on_output` sees the output so far and may signal
 // the process. Returns everything it wrote and its wait status.
 std::pair<std::string, int> run_on_terminal(const std::string& cmd, unsigned short columns,
