@@ -5,7 +5,9 @@
 # (as a user runs it) and both at 1 thread. Alternating runs; prints medians, the wall-time ratio,
 # both test accuracies and both peak RSS. With --cuda-graphs on a GPU, also the launch-bound floor.
 # usage: bench/train.sh [runs] [epochs] [device] [dlready train flags...]   (defaults 3, 5, cpu)
-#   DLREADY_SETTINGS="default" runs only the default-threading setting (the GPU check does).
+#   DLREADY_SETTINGS="default" runs only the default-threading setting (the GPU check does);
+#   "default busy" compares an idle machine with one whose processors each run a spinning process
+#   (someone else's work), both sides at their default threading.
 #   e.g. bench/train.sh 3 5 cuda --cuda-graphs      bench/train.sh 3 5 cpu --amp bf16
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,11 @@ for setting in ${DLREADY_SETTINGS:-default 1thread}; do
   ours_threads=(); peer_threads=()
   if [ "$setting" = 1thread ]; then ours_threads=(--threads 1); peer_threads=(--threads 1); fi
   for ((i = 0; i < runs; i++)); do
+    spinners=()
+    if [ "$setting" = busy ]; then
+      for ((c = 0; c < $(nproc); c++)); do timeout 600 sh -c 'while :; do :; done' & spinners+=($!); done
+      sleep 1
+    fi
     read -r t r _ < <(python3 bench/measure.py --stdout "$tmp/ours.json" -- "$dlready" train --device "$device" \
       --epochs "$epochs" --data "$data" --json --no-progress --overwrite --out "$tmp/run" "${ours_threads[@]}" "${extra[@]}")
     # test accuracy, the median epoch after the first (steady state), graph kernels, steps per epoch
@@ -39,6 +46,7 @@ print(j["test_acc"], statistics.median(h[1:] or h), j.get("graph_kernels", 0), j
       --data "$data" --epochs "$epochs" --device "$device" "${peer_threads[@]}")
     acc=$(sed -n 's/.*test_accuracy=\([0-9.]*\).*/\1/p' "$tmp/peer.txt")
     echo "$setting peer $t $r $acc" >> "$results"
+    [ ${#spinners[@]} -eq 0 ] || { kill "${spinners[@]}"; wait "${spinners[@]}" 2>/dev/null || true; }
   done
 done
 # CUDA graphs: the launch-bound floor of the captured step (an empty replayed graph of as many
@@ -53,7 +61,7 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]} {sys.argv[5]}; "
       f"{sys.argv[2]} alternating run(s) each, medians")
-for setting in ("default", "1thread"):
+for setting in ("default", "1thread", "busy"):
     if not any(x[0] == setting for x in rows):
         continue  # DLREADY_SETTINGS left it out
     side = {}
@@ -62,11 +70,15 @@ for setting in ("default", "1thread"):
         side[who] = (statistics.median(float(x[2]) for x in r), max(int(x[3]) for x in r) / 1024,
                      statistics.median(float(x[4]) for x in r))
     (ot, orss, oacc), (pt, prss, pacc) = side["ours"], side["peer"]
-    label = "default threading" if setting == "default" else "1 thread each"
+    label = {"default": "default threading", "1thread": "1 thread each",
+             "busy": "default threading, every processor busy with a spinning process"}[setting]
     print(f"[{label}]")
     print(f"  dlready train   {ot:8.2f} s   test acc {oacc*100:6.2f}%   peak RSS {orss:7.1f} MiB")
     print(f"  train_seed.py   {pt:8.2f} s   test acc {pacc*100:6.2f}%   peak RSS {prss:7.1f} MiB")
     print(f"  speed-up {pt/ot:.1f}x (target >= 4x with default threading)")
+    if setting == "busy" and any(x[0] == "default" for x in rows):
+        idle = statistics.median(float(x[2]) for x in rows if x[0] == "default" and x[1] == "ours")
+        print(f"  dlready busy / idle: {ot / idle:.2f}x the idle machine's time")
 import json, os
 if os.path.getsize(sys.argv[6]) if os.path.exists(sys.argv[6]) else 0:
     f = json.load(open(sys.argv[6])).get("floor", {})

@@ -43,7 +43,7 @@ dlready_layer(dlready_bench bench
   src/bench/cpu_peak.cpp src/bench/gemm_bench.cpp src/bench/copy_bench.cpp src/bench/train_bench.cpp
   src/bench/launch_floor.cpp src/bench/bench_report.cpp src/bench/bench_main.cpp)
 target_link_libraries(dlready_bench PUBLIC dlready_train dlready_module_api)
-dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/train_audit.cpp src/module/module_entry.cpp)
+dlready_layer(dlready_module module src/module/train_entry.cpp src/module/train_console.cpp src/module/model_entry.cpp src/module/quantize_entry.cpp src/module/train_audit.cpp src/module/module_entry.cpp src/module/thread_choice.cpp)
 target_link_libraries(dlready_module PUBLIC dlready_train dlready_verify dlready_bench dlready_distributed)
 
 foreach(_layer dlready_train dlready_verify dlready_distributed dlready_bench dlready_module)

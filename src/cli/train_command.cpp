@@ -37,7 +37,9 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--lr", o.lr, "Learning rate")->check(finite_positive);
   cmd->add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 0.999));
   cmd->add_option("--seed", o.seed, "Seed of initialisation and shuffling")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", o.threads, "Intra-op threads (0 = LibTorch default)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--threads", o.threads,
+                  "Intra-op threads (default: LibTorch's, fewer when other work keeps the CPUs busy)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--out", o.out, "Run directory: checkpoint.dlr, metrics.jsonl, curves.svg");
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Also checkpoint every N steps (0 = per epoch only)")
       ->check(CLI::Range(0, 1 << 30));

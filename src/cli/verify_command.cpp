@@ -6,6 +6,14 @@
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
+namespace {
+
+void add_threads_option(CLI::App* cmd, int& threads) {
+  cmd->add_option("--threads", threads, "Intra-op threads (default: LibTorch's, fewer when other work keeps the CPUs busy)")
+      ->check(CLI::Range(0, 1024));
+}
+
+}  // namespace
 
 void add_verify_command(CLI::App& app, VerifyOptions& o) {
   auto* cmd = app.add_subcommand("verify", "Prove the stack with real work on every device: READY / NOT READY");
@@ -56,6 +64,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
   ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
   add_key_options(ev, eval.key_file, eval.passphrase_env, "opens an encrypted model");
+  add_threads_option(ev, eval.threads);
   quantize.action = "quantize";
   auto* q = app.add_subcommand("quantize",
                                "Write an int8 model (LibTorch's fbgemm kernels) and compare it with fp32: test accuracy, "
@@ -71,6 +80,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   q->add_option("--data", quantize.data, "MNIST-format directory: calibration from its training files, test set from t10k");
   q->add_flag("--json", quantize.json, "Print the comparison as JSON (schema dlready.quantize/1)");
   add_key_options(q, quantize.key_file, quantize.passphrase_env, "opens the input and encrypts --out");
+  add_threads_option(q, quantize.threads);
   add_audit_options(q, quantize.audit_log, quantize.audit_sign_key, "a record of the file written");
 }
 

@@ -11,6 +11,7 @@
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "secure/audit_log.hpp"
+#include "module/thread_choice.hpp"
 #include "secure/sealed_file.hpp"
 #include "secure/secret_key.hpp"
 #include "data/idx.hpp"
@@ -146,6 +147,8 @@ Status audit_written(AuditLog* log, const ModelOptions& o, SealingKey* key) {
 ExitCode run_model_command(const ModelOptions& o) {
   const std::string command = o.action == "export" ? "export-model" : o.action;
   install_fatal_signal_report(o.action == "export" ? "export-model" : o.action == "eval" ? "eval" : "quantize");
+  if (o.action != "export")
+    if (auto note = choose_threads(o.threads); !note.empty()) std::fprintf(stderr, "dlready %s: %s\n", o.action.c_str(), note.c_str());
   set_fatal_signal_stage("reading the model");
   if (!o.out.empty() && same_file(o.input, o.out)) {
     std::fprintf(stderr, "dlready %s: --out %s is the input file itself: writing it would destroy what is being read; "

@@ -16,6 +16,7 @@
 #include "launch/dist_env.hpp"
 #include "module/module_entry.hpp"
 #include "module/train_audit.hpp"
+#include "module/thread_choice.hpp"
 #include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
@@ -98,13 +99,14 @@ std::optional<ExitCode> place(const TrainOptions& o, Placement& p) {
 }
 
 void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, const MnistDataset& ds,
-                  const TensorData& data) {
+                  const TensorData& data, const std::string& thread_note) {
   say(human,
       "dlready train: %s on %s (%s)\n  data %s: %lld train / %lld test, batch %d, %s lr %g, %d epoch(s), %d "
       "thread(s)\n",
       to_string(o.model), p.device.str().c_str(), p.why.c_str(), ds.directory.c_str(),
       static_cast<long long>(data.train_x.size(0)), static_cast<long long>(data.test_x.size(0)), o.batch_size,
       to_string(o.optimizer), o.lr, o.epochs, at::get_num_threads());
+  if (!thread_note.empty()) say(human, "  %s\n", thread_note.c_str());
   if (p.session)
     say(human, "  data parallel: %d ranks (%s), %s backend, rendezvous %s:%d, global batch %d\n", p.dist.world,
         p.dist.source.c_str(), p.session->backend().c_str(), p.dist.master_addr.c_str(), p.dist.master_port,
@@ -114,7 +116,8 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
     int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
     if (auto x = cpu_oversubscribed(probe_cpu_load(RootFs("/"), cpus), cpus)) {
       say(human, "  note: %s (%s) [%s]\n", x->title.c_str(), join(x->evidence, "; ").c_str(), x->id.c_str());
-      say(human, "        → %s\n", x->fix.at(1).c_str());
+      // Fewer threads is advice only to a job that has more than one.
+      say(human, "        → %s\n", x->fix.at(at::get_num_threads() > 1 ? 1 : 0).c_str());
     }
   }
 }
@@ -131,7 +134,7 @@ void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r
 }
 
 ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
-                      std::chrono::steady_clock::time_point t0) {
+                      std::chrono::steady_clock::time_point t0, const std::string& thread_note) {
   SealingKey* key = security.key.get();
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
@@ -139,7 +142,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   auto data = to_tensors(ds, o.limit_train, p.device);
   // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
   std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
-  print_header(human, o, p, ds, data);
+  print_header(human, o, p, ds, data, thread_note);
   if (human) std::fflush(human);  // a pipe (under launch) would hold the header back until much later
   TrainConsole console(human, o.progress, o.epochs);
   TrainHooks hooks = console.hooks();
@@ -194,7 +197,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
 ExitCode run_train_command(const TrainOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   try {
-    if (o.threads > 0) at::set_num_threads(o.threads);
+    const std::string thread_note = choose_threads(o.threads);
     auto security = open_run_security(o);
     if (!security.error.empty()) {
       std::fprintf(stderr, "dlready train: %s\n", security.error.c_str());
@@ -209,7 +212,7 @@ ExitCode run_train_command(const TrainOptions& o) {
     Placement p;
     set_fatal_signal_stage("choosing the device (CUDA starts here)");
     if (auto failed = place(o, p)) return *failed;
-    return train_placed(o, p, *ds.dataset, security, t0);
+    return train_placed(o, p, *ds.dataset, security, t0, thread_note);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready train: %s\n", e.what());
     return ExitCode::failed;

@@ -26,6 +26,10 @@ RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::str
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
+// Processors kept busy over `window` (the "cpu" line of /proc/stat read twice, all but idle and
+// iowait), when /proc/loadavg says anything but the reader runs; nullopt = idle or unknown.
+// Slept through by the caller: the caller's own use is in the figure only as far as it ran.
+std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms);
 PciFacts probe_pci(const RootFs& fs);
 KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);

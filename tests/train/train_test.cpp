@@ -395,6 +395,39 @@ TEST(TrainCli, ResumingAFinishedRunSaysNothingToDo) {
   EXPECT_NE(more.find("rc=0"), std::string::npos) << more;
 }
 
+// Issue 35, item 6: on a machine other work keeps busy, the default is the idle processors, and
+// the header says so; --threads and OMP_NUM_THREADS (a launcher's ranks) are obeyed as given.
+TEST(TrainCli, ABusyMachineGetsFewerThreadsByDefault) {
+  const int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  if (cpus < 2) GTEST_SKIP() << "one processor: the default is one thread anyway";
+  Fixture f;
+  std::string data = f.root + "/data", run = f.root + "/run";
+  write_dataset_dir(data, 2000, 200);
+  // Someone else's work: one spinning process per processor (stopped at the end, 60 s at most;
+  // SIGTERM, which timeout passes on to the loop it runs).
+  std::vector<pid_t> spinners;
+  for (int i = 0; i < cpus; ++i)
+    spinners.push_back(start_shell("timeout 60 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::string base = std::string(DLREADY_BINARY) + " train --device cpu --no-progress --epochs 1 --data " + data +
+                     " --overwrite --out " + run;
+  auto busy = command_output("env -u OMP_NUM_THREADS -u MKL_NUM_THREADS " + base + " 2>&1; echo rc=$?");
+  auto given = command_output("env -u OMP_NUM_THREADS " + base + " --threads 2 2>&1");
+  auto launched = command_output("env OMP_NUM_THREADS=2 " + base + " 2>&1");
+  auto eval = command_output("env -u OMP_NUM_THREADS " + std::string(DLREADY_BINARY) + " eval " + run +
+                             "/checkpoint.dlr --data " + data + " 2>&1");
+  for (pid_t p : spinners) ::kill(p, SIGTERM), ::waitpid(p, nullptr, 0);
+  EXPECT_NE(busy.find(std::to_string(cpus) + " processors, "), std::string::npos) << busy;
+  EXPECT_NE(busy.find(" busy: using 1 thread; --threads N to override"), std::string::npos) << busy;
+  EXPECT_NE(busy.find(", 1 thread(s)\n"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("rc=0"), std::string::npos) << busy;
+  EXPECT_EQ(given.find("busy: using"), std::string::npos) << given;
+  EXPECT_NE(given.find(", 2 thread(s)\n"), std::string::npos) << given;
+  EXPECT_EQ(launched.find("busy: using"), std::string::npos) << launched;
+  EXPECT_NE(launched.find(", 2 thread(s)\n"), std::string::npos) << launched;
+  EXPECT_NE(eval.find("dlready eval: " + std::to_string(cpus) + " processors, "), std::string::npos) << eval;
+}
+
 // Runs `cmd` on a pseudo-terminal `columns` wide; `on_output` sees the output so far and may signal
 // the process. Returns everything it wrote and its wait status.
 std::pair<std::string, int> run_on_terminal(const std::string& cmd, unsigned short columns,
