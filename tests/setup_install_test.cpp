@@ -67,6 +67,10 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
   EXPECT_EQ(first.status, 0) << first.out;
   EXPECT_NE(first.out.find("plan: torch==2.11.* (cpu)"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("installed torch 2.11.0+cpu"), std::string::npos) << first.out;
+  // Issue 35, item 7: the installer's own lines are shown as they come, before the result.
+  auto streamed = first.out.find("    | Successfully installed torch-2.11.0+cpu");
+  EXPECT_NE(streamed, std::string::npos) << first.out;
+  EXPECT_LT(streamed, first.out.find("installed torch 2.11.0+cpu\n")) << first.out;
   EXPECT_TRUE(fs::exists(env + "/pyvenv.cfg"));
   EXPECT_NE(dist_infos(env, py).find("torch-2.11.0+cpu.dist-info"), std::string::npos) << dist_infos(env, py);
   auto cfg_time = fs::last_write_time(env + "/pyvenv.cfg");
@@ -87,7 +91,11 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
                      " --torch 2.11 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
   EXPECT_EQ(fresh.status, 1) << fresh.out;
   EXPECT_NE(fresh.out.find("install (pip) failed"), std::string::npos) << fresh.out;
-  EXPECT_NE(fresh.out.find("No matching distribution"), std::string::npos) << "the tool's last lines\n" << fresh.out;
+  EXPECT_NE(fresh.out.find("No matching distribution"), std::string::npos) << "the tool's lines\n" << fresh.out;
+  // Which index could not be reached, and the flags that point the install at a mirror.
+  EXPECT_NE(fresh.out.find("could not reach http://127.0.0.1:1/cpu (Connection refused)"), std::string::npos) << fresh.out;
+  EXPECT_NE(fresh.out.find("--torch-index URL (a mirror of https://download.pytorch.org/whl/, with cpu/ under it)"),
+            std::string::npos) << fresh.out;
   EXPECT_FALSE(fs::exists(work.root + "/fresh")) << "created by the failed run: removed";
   // An empty folder the user made beforehand stays (emptied of what the run put there).
   fs::create_directories(work.root + "/mine");

@@ -1,13 +1,18 @@
 #include "cli/setup_install.hpp"
 
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +36,7 @@ void say(const std::string& line) { std::printf("  %s\n", line.c_str()); }
 struct Ran {
   int status = -1;  // exit status; 124 after the time limit; 127 when it could not start
   std::string tail;  // its last lines (stdout and stderr together)
+  bool streamed = false;  // its lines were shown as they came
 };
 
 std::string last_lines(const std::string& path, size_t n) {
@@ -43,8 +49,53 @@ std::string last_lines(const std::string& path, size_t n) {
   return out;
 }
 
-// Runs argv with its output in `log`, for at most `seconds`.
-Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int seconds) {
+// Bytes the process has written so far (/proc/<pid>/io wchar: a download going to disk); nullopt
+// where the kernel does not say.
+std::optional<unsigned long long> bytes_written(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/io");
+  for (std::string line; std::getline(in, line);)
+    if (starts_with(line, "wchar:"))
+      if (auto v = parse_int(trim(line.substr(6))); v && *v >= 0) return static_cast<unsigned long long>(*v);
+  return std::nullopt;
+}
+
+// An installer's output as it comes: each new whole line of `log` on stdout, and after
+// `kQuietSeconds` without one a line that shows it still moves (a 3 GB wheel downloads silently).
+class LogFollower {
+ public:
+  LogFollower(std::string log, pid_t pid) : log_(std::move(log)), pid_(pid) {}
+  void poll() {
+    std::ifstream in(log_, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset_));
+    std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto now = std::chrono::steady_clock::now();
+    size_t end = chunk.rfind('\n');
+    if (end != std::string::npos) {
+      offset_ += end + 1;
+      for (const auto& line : split(chunk.substr(0, end), '\n'))
+        if (!trim(line).empty()) std::printf("    | %s\n", printable(line, 240).c_str());
+      std::fflush(stdout);
+      last_line_ = now;
+    } else if (now - last_line_ > std::chrono::seconds(kQuietSeconds)) {
+      auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
+      auto written = bytes_written(pid_);
+      std::printf("    … still running (%lld s%s)\n", static_cast<long long>(secs),
+                  written ? (", " + human_bytes(*written) + " written").c_str() : "");
+      std::fflush(stdout);
+      last_line_ = now;
+    }
+  }
+
+ private:
+  static constexpr int kQuietSeconds = 10;
+  std::string log_;
+  pid_t pid_;
+  size_t offset_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now(), last_line_ = started_;
+};
+
+// Runs argv with its output in `log`, for at most `seconds`; `stream`: shows the output as it comes.
+Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int seconds, bool stream = false) {
   pid_t pid = ::fork();
   if (pid == 0) {
     int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -61,7 +112,10 @@ Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int
   if (pid < 0) return r;
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   int status = 0;
+  LogFollower follower(log, pid);
+  r.streamed = stream;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (stream) follower.poll();
     if (std::chrono::steady_clock::now() > until) {
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, &status, 0);
@@ -71,9 +125,74 @@ Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (stream) follower.poll();
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.tail = last_lines(log, 12);
   return r;
+}
+
+// Why a TCP connection to the URL's host cannot be made ("" when it can, or the URL is no
+// http(s) one): the resolver's or connect's words, 5 s at most for the connect.
+std::string connect_error(const std::string& url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return "";
+  std::string proto = url.substr(0, scheme), rest = url.substr(scheme + 3);
+  if (proto != "http" && proto != "https") return "";
+  std::string hostport = rest.substr(0, rest.find('/'));
+  if (auto at = hostport.rfind('@'); at != std::string::npos) hostport = hostport.substr(at + 1);
+  std::string host = hostport, port = proto == "https" ? "443" : "80";
+  if (auto colon = hostport.rfind(':'); colon != std::string::npos && hostport.find(']') == std::string::npos)
+    host = hostport.substr(0, colon), port = hostport.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) return ::gai_strerror(rc);
+  std::string why = "no address";
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int err = 0;
+      socklen_t len = sizeof err;
+      if (::poll(&p, 1, 5000) <= 0) err = ETIMEDOUT;
+      else ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      rc = err == 0 ? 0 : -1;
+      errno = err;
+    }
+    why = rc == 0 ? "" : std::strerror(errno);
+    ::close(fd);
+    if (rc == 0) break;
+  }
+  ::freeaddrinfo(found);
+  return why;
+}
+
+// The index could not be reached (pip's and uv's words for it, or a connection of our own that
+// fails): which one, and the flags that point the install at a mirror. "" when the failure is
+// something else.
+std::string unreachable_index_hint(const InstallPlan& plan, const std::string& tail) {
+  static const char* kNetwork[] = {"Failed to establish a new connection", "Name or service not known",
+                                   "Temporary failure in name resolution", "Network is unreachable", "No route to host",
+                                   "Connection refused", "timed out", "Could not fetch URL", "SSLError",
+                                   "error sending request", "dns error", "failed to lookup address", "tcp connect error"};
+  std::string why;
+  for (const char* k : kNetwork)
+    if (tail.find(k) != std::string::npos) {
+      why = k;
+      break;
+    }
+  if (why.empty()) why = connect_error(plan.index_url);  // pip without retries says nothing about it
+  if (why.empty()) return "";
+  std::string pypi_default;
+  for (const auto& v : torch_variants())
+    if (v.torch == plan.release && v.pypi_default) pypi_default = v.variant;
+  std::string hint = "could not reach " + plan.index_url + " (" + why + "): no network to it from here? A mirror: ";
+  if (pypi_default == plan.variant)
+    hint += "--index-url URL (a PyPI mirror serves " + plan.release + "'s " + plan.variant + " build), or ";
+  return hint + "--torch-index URL (a mirror of https://download.pytorch.org/whl/, with " + plan.variant +
+         "/ under it); a proxy: set HTTPS_PROXY";
 }
 
 bool on_path(const std::string& program) {
@@ -226,8 +345,9 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
   fs::create_directories(logs, ec);
   std::vector<std::string> update{conda, "env", "update", "--name", req.conda_name, "--file", "environment.yml"};
   say("install: " + shell_join(update));
-  if (auto r = run_logged(update, (logs / "conda.log").string(), 3600); r.status != 0) {
-    say(conda + " env update failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
+  if (auto r = run_logged(update, (logs / "conda.log").string(), 3600, true); r.status != 0) {
+    say(conda + " env update failed (exit " + std::to_string(r.status) + ")");
+    if (auto hint = unreachable_index_hint(plan, r.tail); !hint.empty()) say(hint);
     fs::remove_all(logs, ec);
     return ExitCode::failed;
   }
@@ -284,7 +404,8 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
   fs::create_directories(logs, ec);
   auto fail = [&](const std::string& step, const Ran& r) {
-    say(step + " failed (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail);
+    say(step + " failed (exit " + std::to_string(r.status) + ")" + (r.streamed ? "" : "; its last lines:\n" + r.tail));
+    if (auto hint = unreachable_index_hint(plan, r.tail); !hint.empty()) say(hint);
     if (!existed && !folder_existed) {
       fs::remove_all(req.env_dir, ec);  // this run created it: leave nothing half-made
       say("removed " + req.env_dir + " (this run created it)");
@@ -309,12 +430,13 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
     }
     if (existed) {  // resolve first: a broken index or a conflict is found before anything changes
       say("resolve: " + shell_join(install_command(tool, plan, req, true)));
-      if (auto r = run_logged(install_command(tool, plan, req, true), (logs / "resolve.log").string(), 1800);
+      if (auto r = run_logged(install_command(tool, plan, req, true), (logs / "resolve.log").string(), 1800, true);
           r.status != 0)
         return fail("resolve (" + tool + ")", r);
     }
     say("install: " + shell_join(install_command(tool, plan, req, false)));
-    if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600); r.status != 0)
+    if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600, true);
+        r.status != 0)
       return fail("install (" + tool + ")", r);
     say("installed torch " + installed_torch(req.env_dir));
   }
