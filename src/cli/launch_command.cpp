@@ -24,7 +24,10 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
   cmd->add_option("--launcher-port", o.launcher_port,
                   "Multi-node: TCP port on node 0 where the launchers meet (default --master-port + 1)")
       ->check(CLI::Range(1, 65535));
-  cmd->add_option("--dist-timeout", o.dist_timeout, "Multi-node: seconds the launchers wait for every node to come")
+  cmd->add_option("--dist-timeout", o.dist_timeout,
+                  "Seconds to wait for the others before failing: the launchers for every node (as train's ranks for "
+                  "the rendezvous and each collective)")
+      ->capture_default_str()
       ->check(CLI::Range(1, 86400));
   cmd->add_option("--job-token-file", snap.job_token_file,
                   "Multi-node: a file (chmod 600) holding the job's shared secret, the same on every node: only "

@@ -67,7 +67,10 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_option("--master-port", o.master_port, "Data parallel: rendezvous port (default: MASTER_PORT, 29500)")
       ->check(CLI::Range(1, 65535))
       ->default_str("");
-  cmd->add_option("--dist-timeout", o.dist_timeout, "Data parallel: seconds for the rendezvous and each collective")
+  cmd->add_option("--dist-timeout", o.dist_timeout,
+                  "Seconds to wait for the others before failing: the rendezvous and each collective (as launch's "
+                  "launchers for every node)")
+      ->capture_default_str()
       ->check(CLI::Range(1, 86400));
   add_key_options(cmd, o.key_file, o.passphrase_env, "encrypts <out>/checkpoint.dlr (and opens it on --resume)");
   add_audit_options(cmd, o.audit_log, o.audit_sign_key, "the run's records (as <out>/audit.jsonl, which is always written)");

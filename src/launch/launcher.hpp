@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "core/dist_defaults.hpp"
 
 namespace dlready {
 
@@ -24,7 +25,7 @@ struct LaunchOptions {
   // (launch/node_link.hpp) and, unless preflight is off, compare their nodes' snapshots.
   bool preflight = true;
   int launcher_port = 0;    // 0: master_port + 1
-  int dist_timeout = 300;   // seconds the launchers wait for each other
+  int dist_timeout = kDistTimeoutSeconds;  // seconds the launchers wait for each other
   // The job's shared secret (secure/job_token.hpp): hellos and verdicts carry an HMAC under it.
   // Without one, anyone who reaches the launchers' port can join the job (said at start).
   std::optional<std::string> job_token;

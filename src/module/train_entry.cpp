@@ -46,7 +46,7 @@ nlohmann::json summary_json(const TrainOptions& o, const TrainResult& r, const s
           {"optimizer", to_string(o.optimizer)}, {"epochs", o.epochs}, {"batch_size", o.batch_size},
           {"test_acc", r.test_acc}, {"test_loss", r.test_loss}, {"train_seconds", r.train_seconds},
           {"total_seconds", total_s}, {"peak_rss_mib", peak_rss_mib()}, {"confusion", r.confusion},
-          {"history", hist}, {"out", o.out}, {"resumed", r.resumed}, {"amp", to_string(o.amp)},
+          {"history", hist}, {"out", o.out}, {"resumed", r.resumed}, {"amp", to_string(r.amp)},
           {"micro_batches", r.micro_batches}, {"loss_scale", r.loss_scale}, {"skipped_steps", r.skipped_steps},
           {"cuda_graphs", o.cuda_graphs}, {"graph_kernels", r.graph_kernels}, {"steps_per_epoch", r.steps_per_epoch},
           {"nothing_to_do", r.nothing_to_do}};

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/dist_defaults.hpp"
+
 namespace dlready {
 
 enum class ModelKind { mlp, cnn };               // mlp: the tutorials' SimpleNet 784-256-10
@@ -44,7 +46,7 @@ struct TrainOptions {
   // Data parallel (also from the torchrun / SLURM environment; flags win). -1 / "" = unset.
   int rank = -1, world_size = -1, master_port = -1;
   std::string master_addr;
-  int dist_timeout = 60;  // seconds: rendezvous and every collective
+  int dist_timeout = kDistTimeoutSeconds;  // seconds: rendezvous and every collective
   bool resume = false;
   bool overwrite = false;  // replace a run already in `out` (without it, that is refused)
   bool json = false;

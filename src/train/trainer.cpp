@@ -183,7 +183,7 @@ bool TrainingRun::init_from_file() {
 void TrainingRun::prepare_graph() {
   if (!o_.cuda_graphs) return;
   if (auto why = GraphReplay::unsupported(device_, runner_->fused() != nullptr, dp_.world)) {
-    log("--cuda-graphs " + *why + ": running eagerly");
+    log("note: --cuda-graphs does nothing here (it " + *why + "): running eagerly");
     return;
   }
   graph_ = std::make_unique<GraphReplay>(device_, o_.batch_size, [this](const std::string& s) { log(s); });
@@ -378,10 +378,7 @@ TrainResult TrainingRun::run() {
 
 }  // namespace
 
-Status check_options(const TrainOptions& o, const torch::Device& device) {
-  if (o.amp == AmpMode::fp16 && !device.is_cuda())
-    return Status::failure(
-        "--amp fp16 needs a CUDA device (fp16 autocast on the CPU is slow and unscaled); on the CPU use --amp bf16");
+Status check_options(const TrainOptions& o) {
   if (o.engine == Engine::fused && o.model != ModelKind::mlp) return Status::failure("--engine fused exists for --model mlp only");
   if (o.engine == Engine::fused && o.amp != AmpMode::off)
     return Status::failure("--engine fused runs in fp32; with --amp use --engine autograd (the default then)");
@@ -390,14 +387,28 @@ Status check_options(const TrainOptions& o, const torch::Device& device) {
 
 TrainResult train(const TrainOptions& o, const TensorData& data, const torch::Device& device, const TrainHooks& hooks,
                   const DataParallel& dp) {
-  if (auto st = check_options(o, device); !st) {
+  if (auto st = check_options(o); !st) {
     TrainResult r;
     r.status = ExitCode::usage;
     r.error = st.error();
     return r;
   }
+  // One policy for an option that does nothing on the device the run got (a command line written
+  // for a GPU machine that lands on a CPU one): one note, and the run goes on without it.
+  TrainOptions effective = o;
+  auto note = [&](const std::string& s) {
+    if (hooks.log) hooks.log("note: " + s);
+  };
+  if (o.amp == AmpMode::fp16 && !device.is_cuda()) {
+    note("--amp fp16 does nothing on the CPU (fp16 autocast there is slow and has no loss scaler): training in fp32; "
+         "on the CPU use --amp bf16");
+    effective.amp = AmpMode::off;
+  }
+  if (o.empty_cache && !device.is_cuda()) note("--empty-cache does nothing on the CPU (no CUDA cache): ignored");
   torch::manual_seed(o.seed);
-  return TrainingRun(o, data, device, hooks, dp, make_model(o.model, device)).run();
+  auto r = TrainingRun(effective, data, device, hooks, dp, make_model(o.model, device)).run();
+  r.amp = effective.amp;
+  return r;
 }
 
 }  // namespace dlready

@@ -27,6 +27,7 @@ struct TrainResult {
   double test_acc = 0, test_loss = 0, train_seconds = 0;
   bool resumed = false;
   bool nothing_to_do = false;   // --resume of a run that already finished its --epochs
+  AmpMode amp = AmpMode::off;   // the precision the run used (--amp fp16 on the CPU runs in fp32)
   bool stopped_not_finite = false;  // the loss or the parameters became inf/NaN
   int micro_batches = 1;        // > 1 after an out-of-memory: steps run as this many micro-batches
   double loss_scale = 0;        // fp16: the final loss scale
@@ -52,7 +53,7 @@ struct TrainHooks {
 };
 
 // Whether the options can train on `device` (amp/engine/model combinations); a failure says why not.
-Status check_options(const TrainOptions& o, const torch::Device& device);
+Status check_options(const TrainOptions& o);
 
 // Data parallel when dp.world > 1 (see distributed/data_parallel.hpp); one process by default.
 TrainResult train(const TrainOptions& opt, const TensorData& data, const torch::Device& device, const TrainHooks& hooks,

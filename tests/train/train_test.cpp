@@ -428,6 +428,28 @@ TEST(TrainCli, ABusyMachineGetsFewerThreadsByDefault) {
   EXPECT_NE(eval.find("dlready eval: " + std::to_string(cpus) + " processors, "), std::string::npos) << eval;
 }
 
+// Issue 35, item 9: one policy for an option that does nothing on this device — a note, and the
+// run goes on without it; one default for --dist-timeout in train and launch.
+TEST(TrainCli, AnOptionThatDoesNothingHereIsNotedAndTheRunGoesOn) {
+  Fixture f;
+  std::string data = f.root + "/data";
+  write_dataset_dir(data, 1000, 100);
+  std::string base = std::string(DLREADY_BINARY) + " train --device cpu --threads 1 --no-progress --epochs 1 --data " +
+                     data + " --overwrite --out " + f.root + "/run";
+  for (const char* option : {"--amp fp16", "--cuda-graphs", "--empty-cache"}) {
+    auto out = command_output(base + " " + option + " --json 2>&1; echo rc=$?");
+    EXPECT_NE(out.find("note: " + std::string(option) + " does nothing"),
+              std::string::npos) << option << "\n" << out;
+    EXPECT_NE(out.find("rc=0"), std::string::npos) << option << "\n" << out;
+  }
+  auto fp16 = command_output(base + " --amp fp16 --json 2>/dev/null");
+  EXPECT_NE(fp16.find("\"amp\": \"off\""), std::string::npos) << "the JSON says what ran\n" << fp16;
+  auto train_help = command_output(std::string(DLREADY_BINARY) + " train --help");
+  auto launch_help = command_output(std::string(DLREADY_BINARY) + " launch --help");
+  EXPECT_NE(train_help.find("--dist-timeout INT:INT in [1 - 86400]=300"), std::string::npos) << train_help;
+  EXPECT_NE(launch_help.find("--dist-timeout INT:INT in [1 - 86400]=300"), std::string::npos) << launch_help;
+}
+
 // Runs `cmd` on a pseudo-terminal `columns` wide; `on_output` sees the output so far and may signal
 // the process. Returns everything it wrote and its wait status.
 std::pair<std::string, int> run_on_terminal(const std::string& cmd, unsigned short columns,
