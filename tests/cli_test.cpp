@@ -194,7 +194,7 @@ TEST(Cli, HelpShowsDefaultsAndEnumNames) {
   auto r = run("train --help");
   EXPECT_EQ(r.status, 0);
   for (const char* expected : {"]=5", "]=64", "=0.001", "=runs/latest", "TEXT=auto", "cnn|mlp=mlp", "adam|sgd=adam",
-                               "bf16|fp16|off=off", "]=60"})
+                               "bf16|fp16|off=off", "]=300"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   EXPECT_EQ(r.out.find("->"), std::string::npos) << "no numeric enum mapping\n" << r.out;
   EXPECT_EQ(r.out.find("=-1"), std::string::npos) << "unset is not a default to show\n" << r.out;

@@ -281,5 +281,22 @@ TEST(SnapshotCli, SnapshotThenDiff) {
   EXPECT_EQ(run(bin + " export " + a + " --format nix"), 2);
 }
 
+// Issue 35, item 2: two snapshots of one machine, taken with and without the venv activated,
+// are the same machine: the venv is found where dlready setup puts them either way, and the
+// shell's VIRTUAL_ENV is not a difference of the machine.
+TEST(SnapshotCli, ActivatingTheVenvChangesNothing) {
+  Fixture f;
+  add_base_system(f);
+  add_torch_venv(f, "/home/alice/venvs/torch", TorchSpec{}, false);
+  const std::string bin = DLREADY_BINARY, a = f.root + "/a.json", b = f.root + "/b.json";
+  ASSERT_EQ(run("HOME=/home/alice " + bin + " snapshot --root " + f.root + " --no-driver-probe --out " + a), 0);
+  ASSERT_EQ(run("HOME=/home/alice VIRTUAL_ENV=/home/alice/venvs/torch " + bin + " snapshot --root " + f.root +
+                " --no-driver-probe --out " + b), 0);
+  auto out = command_output(bin + " diff " + a + " " + b + " 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("no differences"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0"), std::string::npos) << out;
+  EXPECT_NE(read_text(a).find("/home/alice/venvs/torch"), std::string::npos) << "found without activation";
+}
+
 }  // namespace
 }  // namespace dlready::test

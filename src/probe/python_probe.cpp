@@ -129,6 +129,13 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
     cands.push_back({prefix, is_venv ? "venv" : fs.exists(prefix + "/conda-meta") ? "conda" : "system", false});
   }
   for (const auto& v : fs.list(home + "/.pyenv/versions")) cands.push_back({home + "/.pyenv/versions/" + v, "pyenv", false});
+  // Virtual environments where people and tools keep them, found whether or not one is active: a
+  // snapshot taken with the venv activated and one without describe the same machine.
+  for (const char* d : {"venv", ".venv"})
+    if (fs.exists(home + "/" + d + "/pyvenv.cfg")) cands.push_back({home + "/" + d, "venv", false});
+  for (const char* d : {"venvs", ".venvs", ".virtualenvs", ".cache/dlready"})  // dlready setup's, its build's own
+    for (const auto& e : fs.list(home + "/" + d))
+      if (fs.exists(home + "/" + d + "/" + e + "/pyvenv.cfg")) cands.push_back({home + "/" + d + "/" + e, "venv", false});
   cands.push_back({home + "/.local", "user", false});
   cands.push_back({"/usr", "system", false});
 

@@ -151,7 +151,10 @@ Stack stack_from_json(const json& doc) {
   add(s, "blas", "BLAS", text(field(field(f, "blas"), "implementation")));
   if (field(f, "environment").is_object())
     for (const auto& [k, v] : f.at("environment").items())
-      if (k != "HOME" && k != "USER") add(s, "environment", k, text(v));
+      // Who ran it and which environment their shell had activated describe the session, not the
+      // machine: the environments themselves are compared under python.
+      if (k != "HOME" && k != "USER" && k != "VIRTUAL_ENV" && k != "CONDA_PREFIX" && k != "CONDA_DEFAULT_ENV")
+        add(s, "environment", k, text(v));
   return s;
 }
 
