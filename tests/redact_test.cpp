@@ -68,6 +68,26 @@ TEST(Redact, DoctorReportsCarryNoNameHostAddressOrSecret) {
   EXPECT_NE(command_output(doctor + " --markdown --redact").find("> Redacted (`--redact`):"), std::string::npos);
 }
 
+// Issue 35, item 13: the account the doctor ran as is hidden even when it is root — where it
+// stands alone ("for root", "user": "root"), never inside /root, --root or rootfs.
+TEST(Redact, TheAccountIsHiddenEvenWhenItIsRoot) {
+  RedactionInputs in;
+  in.account = "root";
+  in.users = {"alice"};
+  Redactor r(in);
+  EXPECT_EQ(r.apply(std::string("nodes for root; \"user\": \"root\"; /root/x, --root DIR, rootfs, alice")),
+            "nodes for <user-2>; \"user\": \"<user-2>\"; /root/x, --root DIR, rootfs, <user-1>");
+  EXPECT_NE(r.summary().find("2 user names"), std::string::npos) << r.summary();
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto json = command_output("env -i PATH=/usr/bin:/bin HOME=/root USER=root " + std::string(DLREADY_BINARY) +
+                             " doctor --json --redact --no-driver-probe --no-cache --root " + f.root);
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json;
+  EXPECT_EQ(j["facts"]["device_nodes"]["user"].get<std::string>().rfind("<user-", 0), 0u) << j["facts"]["device_nodes"].dump();
+  EXPECT_EQ(json.find("\"root\""), std::string::npos) << json;
+}
+
 TEST(Redact, TwoRedactedSnapshotsStillDiff) {
   Fixture f;
   alices_machine(f);

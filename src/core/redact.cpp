@@ -14,11 +14,18 @@ bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
 
 // Replaces `value` where it stands as a whole word (a user "al" is not hidden inside "also"); a
 // value that starts or ends with a non-word character (a path) matches there as it is.
-std::string replace_words(const std::string& text, const std::string& value, const std::string& with) {
+std::string replace_words(const std::string& text, const std::string& value, const std::string& with,
+                          bool standalone = false) {
   std::string out;
   size_t at = 0;
+  auto joined = [](char c) { return word_char(c) || c == '/' || c == '.'; };
   for (size_t hit; (hit = text.find(value, at)) != std::string::npos;) {
     size_t end = hit + value.size();
+    if (standalone && ((hit > 0 && joined(text[hit - 1])) || (end < text.size() && joined(text[end])))) {
+      out.append(text, at, end - at);
+      at = end;
+      continue;
+    }
     bool left_ok = hit == 0 || !word_char(value.front()) || !word_char(text[hit - 1]);
     // "." after a word continues a host or address name ("gpu1.lab"), but ends a sentence too:
     // only ".<word char>" continues it.
@@ -60,7 +67,18 @@ Redactor::Redactor(const RedactionInputs& in) {
     if (secret_variable_name(name) && value.size() >= 4) secrets.push_back(value);
   add_kind(secrets, "secret", "secret value", "secret values");
   add_kind(in.homes, "home", "home directory", "home directories");
-  add_kind(in.users, "user", "user name", "user names");
+  auto users = in.users;
+  bool system_account = in.account == "root";  // the one a filter below leaves out
+  if (!in.account.empty() && !system_account) users.push_back(in.account);
+  add_kind(users, "user", "user name", "user names");
+  if (system_account) {
+    int n = counts_.count("user name") ? 1 : 0;
+    if (counts_.count("user names")) n = counts_["user names"];
+    literals_.push_back({in.account, "<user-" + std::to_string(++n) + ">", true});
+    counts_.erase("user name");
+    counts_.erase("user names");
+    counts_[n == 1 ? "user name" : "user names"] = n;
+  }
   add_kind(in.hosts, "host", "host name", "host names");
   add_kind(in.addresses, "ip", "address", "addresses");
   std::stable_sort(literals_.begin(), literals_.end(),
@@ -69,7 +87,7 @@ Redactor::Redactor(const RedactionInputs& in) {
 
 std::string Redactor::apply(const std::string& text) const {
   std::string out = text;
-  for (const auto& l : literals_) out = replace_words(out, l.value, l.placeholder);
+  for (const auto& l : literals_) out = replace_words(out, l.value, l.placeholder, l.standalone);
   // By shape: URL credentials and MAC addresses (numbered in order of first appearance).
   static const std::regex kUrlCredentials(R"(([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@"]+(:[^/\s@"]*)?@)");
   out = std::regex_replace(out, kUrlCredentials, "$1<credentials>@");

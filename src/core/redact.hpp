@@ -16,6 +16,9 @@ namespace dlready {
 
 struct RedactionInputs {
   std::vector<std::string> users, homes, hosts, addresses;
+  // The account the doctor ran as: hidden even when it is a system one like root ("for root",
+  // "user": "root"), then only where it stands alone (never inside /root, --root or rootfs).
+  std::string account;
   std::map<std::string, std::string> environment;  // every variable; the secret-looking ones are hidden
 };
 
@@ -33,6 +36,7 @@ class Redactor {
  private:
   struct Literal {
     std::string value, placeholder;
+    bool standalone = false;  // only between spaces, quotes and punctuation other than / . -
   };
   std::vector<Literal> literals_;  // longest first, so /home/alice goes before alice
   std::map<std::string, int> counts_;

@@ -47,6 +47,8 @@ RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::str
     }
   for (const char* v : {"USER", "LOGNAME"})
     if (auto it = env.find(v); it != env.end()) in.users.push_back(it->second);
+  if (auto it = env.find("USER"); it != env.end()) in.account = it->second;
+  else if (fs.is_host_root()) in.account = current_user().name;
   if (auto it = env.find("HOME"); it != env.end()) in.homes.push_back(it->second);
   if (auto h = fs.read_line("/etc/hostname")) in.hosts.push_back(trim(*h));
   if (fs.is_host_root()) {
