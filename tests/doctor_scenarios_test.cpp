@@ -59,7 +59,8 @@ TEST(Scenario, HealthyMachineIsReady) {
   ASSERT_EQ(r.verdict.torch.size(), 1u);
   EXPECT_TRUE(r.verdict.torch[0].cuda_available) << r.verdict.torch[0].reason;
   ASSERT_FALSE(r.recommendations.empty());
-  EXPECT_NE(r.recommendations[0].commands[0].find("/whl/cu132"), std::string::npos);
+  EXPECT_EQ(r.recommendations[0].commands[0], "dlready setup ~/venvs/torch") << "the tool that plans, installs, proves";
+  EXPECT_NE(r.recommendations[0].commands[1].find("/whl/cu132"), std::string::npos);
 }
 
 TEST(Scenario, NoNvidiaGpu) {
@@ -71,7 +72,7 @@ TEST(Scenario, NoNvidiaGpu) {
   expect_finding(r, "no-nvidia-gpu");
   EXPECT_TRUE(r.verdict.cpu_training_ok);
   EXPECT_FALSE(r.verdict.torch.at(0).cuda_available);
-  EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cpu"), std::string::npos);
+  EXPECT_NE(r.recommendations.at(0).commands.at(1).find("/whl/cpu"), std::string::npos);
 }
 
 TEST(Scenario, NouveauLoaded) {
@@ -414,6 +415,14 @@ TEST(Scenario, CpuOversubscribed) {
   EXPECT_NE(x.evidence[1].find("python3 (worker)"), std::string::npos) << x.evidence[1];
   EXPECT_EQ(x.evidence[1].find("sleepy"), std::string::npos) << x.evidence[1];
   EXPECT_EQ(exit_status(r), 1) << "no GPU here; the warning itself does not fail the doctor";
+  for (const auto& fix : x.fix) EXPECT_EQ(fix.find("--device cuda"), std::string::npos) << "no GPU to offer: " << fix;
+  // A machine whose GPU works gets it offered.
+  Fixture g;
+  healthy_gpu_machine(g);
+  g.write("/proc/loadavg", "5.10 4.80 3.90 6/300 4242\n");
+  auto with_gpu = g.report();
+  ASSERT_TRUE(has_finding(with_gpu, "cpu-oversubscribed"));
+  EXPECT_NE(get(with_gpu, "cpu-oversubscribed").fix.back().find("dlready train --device cuda"), std::string::npos);
 }
 
 TEST(Scenario, TorchNotInstalled) {
@@ -424,6 +433,10 @@ TEST(Scenario, TorchNotInstalled) {
   auto r = f.report();
   expect_finding(r, "torch-not-installed");
   EXPECT_FALSE(r.verdict.cpu_training_ok);
+  // Where dlready setup exists, it is the fix; the pip line is the manual alternative.
+  const auto& fix = get(r, "torch-not-installed").fix;
+  EXPECT_EQ(fix.at(0).rfind("dlready setup ~/venvs/torch", 0), 0u) << fix.at(0);
+  EXPECT_NE(fix.back().find("pip install"), std::string::npos) << fix.back();
 }
 
 TEST(Scenario, TorchCpuOnly) {
@@ -479,6 +492,23 @@ TEST(Scenario, LibtorchAbiMismatch) {
   auto r = f.report();
   expect_finding(r, "libtorch-abi-mismatch");
   EXPECT_EQ(f.facts().libtorch.installs.at(0).build_version, "1.13.1+cu117");
+}
+
+// Issue 35, item 13: a missing module is a finding, so its section is never marked fine.
+TEST(Scenario, DlreadyModuleMissing) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto o = f.options();
+  o.own_module = "/opt/dlready/bin/libdlready_train.so";
+  auto r = diagnose(gather_facts(o).facts);
+  expect_finding(r, "dlready-module-missing");
+  EXPECT_FALSE(has_finding(f.report(), "dlready-module-missing")) << "not looked for: nothing to say";
+  // Through the binary: a dlready copied without its module marks the LibTorch section.
+  std::string lone = f.root + "/dlready";
+  f.copy(DLREADY_BINARY, "/dlready");
+  auto text = command_output(lone + " doctor --no-driver-probe --no-cache 2>&1");
+  EXPECT_NE(text.find("[dlready-module-missing]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("✓ LibTorch"), std::string::npos) << text;
 }
 
 // Issue 15, item 4: the reference libblas.so.3 is a finding only for what really uses it.
@@ -653,7 +683,7 @@ TEST(Scenario, ArchNotSupportedGtx1080TiWithCu130Wheel) {
   expect_finding(r, "arch-not-supported");
   EXPECT_NE(get(r, "arch-not-supported").fix.at(1).find("/whl/cu126"), std::string::npos)
       << "the newest line that still ships sm_60 code";
-  EXPECT_NE(r.recommendations.at(0).commands.at(0).find("/whl/cu126"), std::string::npos);
+  EXPECT_NE(r.recommendations.at(0).commands.at(1).find("/whl/cu126"), std::string::npos);
 }
 
 // Issue scenario: driver 470 with a cu121 wheel: the install that fits now, and the upgrade.
@@ -665,8 +695,8 @@ TEST(Scenario, Driver470WithCu121WheelRecommendsWhatFits) {
   auto r = f.report();
   expect_finding(r, "driver-too-old");
   ASSERT_EQ(r.recommendations.size(), 2u);
-  EXPECT_NE(r.recommendations[0].commands[0].find("'torch==2.7.*' torchvision --index-url https://download.pytorch.org/whl/cu118"),
-            std::string::npos) << r.recommendations[0].commands[0];
+  EXPECT_NE(r.recommendations[0].commands[1].find("'torch==2.7.*' torchvision --index-url https://download.pytorch.org/whl/cu118"),
+            std::string::npos) << r.recommendations[0].commands[1];
   EXPECT_NE(r.recommendations[1].title.find(">= 525.60.13"), std::string::npos) << r.recommendations[1].title;
 }
 
@@ -755,7 +785,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
       "cuda-lib-shadowed", "cuda-lib-second-copy", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
-      "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed",
+      "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed", "dlready-module-missing",
       // doctor_platform_scenarios_test.cpp; fatbin_test.cpp (ptx-jit-only: a library nvcc builds)
       "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",
       "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */};

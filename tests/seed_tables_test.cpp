@@ -85,7 +85,7 @@ TEST(SeedS1, WrongWheelVariant) {
   auto r = f.report();
   ASSERT_EQ(r.verdict.torch.size(), 1u);
   EXPECT_EQ(r.verdict.torch[0].cuda, "11.8") << "the doctor shows which CUDA the wheel really uses";
-  EXPECT_NE(r.recommendations.at(0).commands.at(0).find("--index-url https://download.pytorch.org/whl/cu132"),
+  EXPECT_NE(r.recommendations.at(0).commands.at(1).find("--index-url https://download.pytorch.org/whl/cu132"),
             std::string::npos);
 }
 

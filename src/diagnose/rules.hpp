@@ -51,7 +51,8 @@ void alloc_conf_rules(const Facts& f, std::vector<Finding>& out);
 
 // cpu-oversubscribed: more runnable work than processors (the doctor's finding, and the note
 // `dlready train` prints before a CPU run). nullopt when the CPUs are not oversubscribed.
-std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus);
+// cuda_usable: the fix offers the GPU only where there is one to offer.
+std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus, bool cuda_usable);
 
 // The rule groups (each appends to `out`).
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);

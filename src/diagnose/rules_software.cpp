@@ -24,7 +24,8 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
     std::vector<std::string> where;
     for (const auto& e : f.python.envs) where.push_back(e.prefix + " (" + e.kind + (e.active ? ", active" : "") + ")");
     x.evidence.push_back(where.empty() ? "no Python environment found" : "looked in: " + join(where, ", "));
-    x.fix = {"python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", pip_install_command(f, d)};
+    x.fix = {"dlready setup ~/venvs/torch (plans the build that fits this machine, installs it and proves it)",
+             "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", pip_install_command(f, d)};
     out.push_back(x);
     return;
   }
@@ -32,7 +33,8 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (primary && is_cpu_build(*primary) && d.gpu_evidence) {
     auto x = make_finding("torch-cpu-only");
     x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
-    x.fix = {"pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
+    x.fix = {"dlready setup ~/venvs/torch (a new environment with the CUDA build that fits, proven on the GPU)",
+             "or in this one: pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
     out.push_back(x);
   }
   for (const auto& e : f.python.envs) {
@@ -116,8 +118,20 @@ void toolkit_rules(const Facts& f, std::vector<Finding>& out) {
 
 }  // namespace
 
+// Only where the doctor looked for its own module (the machine it runs on, not another --root).
+void own_module_rules(const Facts& f, std::vector<Finding>& out) {
+  const auto& m = f.own_module;
+  if (m.error.empty() || m.libtorch_dir) return;
+  auto x = make_finding("dlready-module-missing");
+  x.evidence.push_back(m.error);
+  x.fix = {"build it beside the binary: scripts/setup.sh (or cmake --build build/release)",
+           "an installed dlready: cmake --install build/release --prefix ~/.local puts it in ~/.local/lib/dlready"};
+  out.push_back(x);
+}
+
 void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   torch_rules(f, d, out);
+  own_module_rules(f, out);
   toolkit_rules(f, out);
   for (const auto& li : f.libtorch.installs) {
     if (li.cxx11_abi != false) continue;

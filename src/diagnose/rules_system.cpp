@@ -116,7 +116,7 @@ void shm_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
 
 }  // namespace
 
-std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus) {
+std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int> cpus, bool cuda_usable) {
   if (!cpus || *cpus <= 0) return std::nullopt;
   // The reader itself is one of the runnable tasks; a load above the processors means waiting.
   bool by_load = load.load_1min && *load.load_1min > *cpus * 1.5;
@@ -129,8 +129,8 @@ std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int
   x.evidence.push_back(buf);
   if (!load.running_commands.empty()) x.evidence.push_back("running now: " + join(load.running_commands, ", "));
   x.fix = {"let the other work finish, or stop it (top, sorted by CPU, shows it)",
-           "run the job with fewer threads so it does not fight them: dlready train --threads 1",
-           "or train on a GPU: dlready train --device cuda"};
+           "run the job with fewer threads so it does not fight them: dlready train --threads 1"};
+  if (cuda_usable) x.fix.push_back("or train on the GPU: dlready train --device cuda");
   return x;
 }
 
@@ -247,7 +247,9 @@ void kernel_driver_rules(const Facts& f, const Derived& d, const std::vector<con
 }  // namespace
 
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  if (auto x = cpu_oversubscribed(f.os.load, f.os.cpu_count)) out.push_back(*x);
+  const bool cuda_usable = f.driver.status == ProbeStatus::ok && f.driver.init_result == 0 &&
+                           f.driver.device_count.value_or(0) > 0;
+  if (auto x = cpu_oversubscribed(f.os.load, f.os.cpu_count, cuda_usable)) out.push_back(*x);
   wsl_rules(f, out);
   presence_rules(f, d, out);
   shm_rules(f, d, out);

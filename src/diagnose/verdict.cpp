@@ -105,7 +105,8 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
   std::vector<Recommendation> r;
   if (!d.gpu_evidence) {
     r.push_back({"PyTorch for this machine (no NVIDIA GPU): the CPU build",
-                 {pip_install_command(f, d), "uv pip install torch torchvision --torch-backend=cpu",
+                 {"dlready setup ~/venvs/torch", pip_install_command(f, d),
+                  "uv pip install torch torchvision --torch-backend=cpu",
                   "LibTorch: https://download.pytorch.org/libtorch/cpu/libtorch-shared-with-deps-latest.zip"}});
     return r;
   }
@@ -122,7 +123,8 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                      " (CUDA up to " + d.driver_max_cuda.value_or("?") +
                      (minor_compat ? "; CUDA " + best->cuda + " runs through minor-version compatibility" : "") + ")" +
                      (d.gpu_archs.empty() ? "" : ", with kernels for every GPU here"),
-                 {pip_install_command(f, d), "uv pip install torch torchvision --torch-backend=" + best->variant,
+                 {"dlready setup ~/venvs/torch", pip_install_command(f, d),
+                  "uv pip install torch torchvision --torch-backend=" + best->variant,
                   "conda: PyTorch publishes no conda packages after 2.5; use the pip line inside the conda env",
                   "LibTorch: https://download.pytorch.org/libtorch/" + best->variant +
                       "/libtorch-shared-with-deps-latest.zip",
@@ -133,7 +135,7 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
     if (auto min = min_driver_for_cuda(newest_fit->cuda))
       r.push_back({"Upgrade the NVIDIA driver to >= " + *min + " to run PyTorch " + newest_fit->torch + " (" +
                        newest_fit->variant + ")",
-                   {f.os.id == std::string("ubuntu") ? "sudo ubuntu-drivers install" : "install driver " + *min + " or newer",
+                   {f.os.id == std::string("ubuntu") ? "sudo ubuntu-drivers install" : "driver: install " + *min + " or newer",
                     "then: pip install torch torchvision --index-url https://download.pytorch.org/whl/" + newest_fit->variant}});
   }
   if (!best && !newest_fit)

@@ -114,7 +114,8 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
   // On a busy machine a CPU epoch takes ten times longer: say so before it starts, with the doctor's words.
   if (p.device.is_cpu()) {
     int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-    if (auto x = cpu_oversubscribed(probe_cpu_load(RootFs("/"), cpus), cpus)) {
+    // Training is on the CPU already; asking CUDA whether a GPU would do costs its start-up.
+    if (auto x = cpu_oversubscribed(probe_cpu_load(RootFs("/"), cpus), cpus, false)) {
       say(human, "  note: %s (%s) [%s]\n", x->title.c_str(), join(x->evidence, "; ").c_str(), x->id.c_str());
       // Fewer threads is advice only to a job that has more than one.
       say(human, "        → %s\n", x->fix.at(at::get_num_threads() > 1 ? 1 : 0).c_str());

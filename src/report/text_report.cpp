@@ -145,9 +145,17 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
   for (const auto& [label, value] : collect_env_fields(f, r)) out += label + ": " + printable_lines(value, 512) + "\n";
   out += "```\n\n";
   for (const auto& rec : r.recommendations) {
-    out += "### " + rec.title + "\n\n```sh\n";
-    for (const auto& c : rec.commands) out += c + "\n";
-    out += "```\n";
+    // Code blocks hold commands only; "LibTorch: https://...", "conda: ..." are notes beneath.
+    std::string commands, notes;
+    for (const auto& c : rec.commands) {
+      auto colon = c.find(": ");
+      bool note = colon != std::string::npos && colon < 16 && c.substr(0, colon).find_first_of("/=.-") == std::string::npos;
+      if (note) notes += "- **" + c.substr(0, colon) + ":** " + c.substr(colon + 2) + "\n";
+      else commands += c + "\n";
+    }
+    out += "### " + rec.title + "\n\n";
+    if (!commands.empty()) out += "```sh\n" + commands + "```\n";
+    if (!notes.empty()) out += (commands.empty() ? "" : "\n") + notes;
   }
   out += "\n<sub>dlready " DLREADY_VERSION ", compatibility tables of " + std::string(kCompatTableDate) + "</sub>\n";
   return out;
