@@ -35,9 +35,12 @@ struct OsFacts {
   CpuLoad load;
   std::optional<std::vector<std::string>> net_interfaces;  // /sys/class/net (nullopt: unreadable)
   std::vector<std::string> cpu_flags;       // /proc/cpuinfo "flags" (x86) or "Features" (arm64)
-  std::vector<std::string> gcc_versions;    // /usr/lib/gcc/<triplet>/<N> with cc1plus: "12"
+  std::vector<std::string> gcc_versions;    // the host's /usr/lib/gcc/<triplet>/<N> with cc1plus: "12"
+  // `gcc --version` as collect_env prints it, from the distribution's package of the gcc on PATH:
+  // "(Debian 12.2.0-14+deb12u1) 12.2.0"
+  std::optional<std::string> gcc_version_text;
   std::vector<std::string> clang_versions;  // /usr/lib/llvm-<N>/lib/clang/<version>: "14.0.6"
-  std::optional<std::string> cmake_version; // /usr/share/cmake-<X.Y>: "3.25"
+  std::optional<std::string> cmake_version; // the cmake package's "3.25.1", else /usr/share/cmake-<X.Y>: "3.25"
 };
 
 struct PciFunction {
@@ -179,6 +182,7 @@ struct TorchInstall {
   bool version_py_found = false;
   bool has_libtorch_cuda = false;           // torch/lib/libtorch_cuda.so present
   std::optional<std::string> dist_version;  // torch-*.dist-info Version
+  std::optional<bool> xnnpack;              // torch/include/xnnpack.h: built with XNNPACK (true), else unknown
   int dist_info_count = 0;                  // >1 = two torch dist-infos in one site-packages
   std::map<std::string, std::string> nvidia_pins;       // name -> pinned version (METADATA)
   std::map<std::string, std::string> nvidia_installed;  // name -> installed version

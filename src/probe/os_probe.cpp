@@ -1,5 +1,6 @@
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/text.hpp"
@@ -85,11 +86,55 @@ namespace {
 // Compiler and CMake versions from the directories their packages install (collect_env runs
 // `gcc --version`; the doctor runs no program it finds): /usr/lib/gcc/<triplet>/<N>,
 // /usr/lib/llvm-<N>/lib/clang/<full version>, /usr/share/cmake-<X.Y>.
+// Installed packages' versions from dpkg's status file ("gcc-12" -> "12.2.0-14+deb12u1").
+std::map<std::string, std::string> dpkg_versions(const RootFs& fs, const std::vector<std::string>& wanted) {
+  std::map<std::string, std::string> out;
+  auto status = fs.read("/var/lib/dpkg/status", 64 << 20);
+  if (!status) return out;
+  std::string package, version;
+  bool installed = false;
+  auto flush = [&] {
+    if (installed && !version.empty() && std::find(wanted.begin(), wanted.end(), package) != wanted.end())
+      out[package] = version;
+    package.clear(), version.clear(), installed = false;
+  };
+  for (const auto& line : lines(*status)) {
+    if (line.empty()) flush();
+    else if (starts_with(line, "Package: ")) package = trim(line.substr(9));
+    else if (starts_with(line, "Version: ")) version = trim(line.substr(9));
+    else if (starts_with(line, "Status: ")) installed = ends_with(trim(line), " installed");
+  }
+  flush();
+  return out;
+}
+
+// "12.2.0-14+deb12u1" -> "12.2.0" (epoch and Debian revision off).
+std::string upstream_version(std::string v) {
+  if (auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
+  return v.substr(0, v.find('-'));
+}
+
 void probe_build_tools(const RootFs& fs, OsFacts& f) {
-  for (const auto& triplet : fs.list("/usr/lib/gcc"))
+  // The host's compilers only: a cross compiler (mingw-w64's x86_64-w64-mingw32) is not the gcc
+  // collect_env runs.
+  for (const auto& triplet : fs.list("/usr/lib/gcc")) {
+    if (triplet.find("-linux-") == std::string::npos) continue;
+    if (f.arch && triplet.rfind(*f.arch + "-", 0) != 0) continue;
     for (const auto& v : fs.list("/usr/lib/gcc/" + triplet))
       if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) && fs.exists("/usr/lib/gcc/" + triplet + "/" + v + "/cc1plus"))
         f.gcc_versions.push_back(v);
+  }
+  // The gcc on PATH is Debian's gcc-N (/usr/bin/gcc -> gcc-12): its package's version.
+  std::vector<std::string> packages = {"cmake"};
+  std::string gcc_package;
+  if (auto target = fs.readlink("/usr/bin/gcc"); target && starts_with(path_basename(*target), "gcc-"))
+    gcc_package = path_basename(*target), packages.push_back(gcc_package);
+  auto versions = dpkg_versions(fs, packages);
+  if (auto it = versions.find(gcc_package); it != versions.end()) {
+    std::string distro = f.id == std::string("ubuntu") ? "Ubuntu" : f.id == std::string("debian") ? "Debian" : "";
+    if (!distro.empty()) f.gcc_version_text = "(" + distro + " " + it->second + ") " + upstream_version(it->second);
+  }
+  if (auto it = versions.find("cmake"); it != versions.end()) f.cmake_version = upstream_version(it->second);
   for (const auto& dir : fs.list("/usr/lib")) {
     if (!starts_with(dir, "llvm-")) continue;
     auto full = fs.list("/usr/lib/" + dir + "/lib/clang");

@@ -66,6 +66,7 @@ TorchInstall read_torch(const RootFs& fs, const std::string& sp) {
     if (cuda && *cuda != "None") t.cuda = cuda;
   }
   t.has_libtorch_cuda = fs.exists(sp + "/torch/lib/libtorch_cuda.so");
+  if (fs.exists(sp + "/torch/include/xnnpack.h")) t.xnnpack = true;  // a build with USE_XNNPACK ships its header
   for (const auto& name : fs.list(sp)) {
     auto d = split_dist_info(name);
     if (!d) continue;

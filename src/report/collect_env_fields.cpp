@@ -65,7 +65,8 @@ std::vector<std::pair<std::string, std::string>> collect_env_fields(const Facts&
       {"PyTorch version", t ? na(t->version) : "N/A"},
       {"CUDA used to build PyTorch", t ? na(t->cuda) : "N/A"},
       {"OS", na(f.os.pretty_name, "unknown") + " (" + na(f.os.arch, "?") + ")"},
-      {"GCC version", f.os.gcc_versions.empty() ? "Could not collect" : join(f.os.gcc_versions, ", ")},
+      {"GCC version", f.os.gcc_version_text ? *f.os.gcc_version_text
+                      : f.os.gcc_versions.empty() ? "Could not collect" : join(f.os.gcc_versions, ", ")},
       {"Clang version", f.os.clang_versions.empty() ? "Could not collect" : join(f.os.clang_versions, ", ")},
       {"CMake version", f.os.cmake_version ? "version " + *f.os.cmake_version : "Could not collect"},
       {"Libc version", glibc},
@@ -79,6 +80,7 @@ std::vector<std::pair<std::string, std::string>> collect_env_fields(const Facts&
       {"cuDNN version", library_version(f, env, "nvidia-cudnn", "libcudnn")},
       {"NCCL version", library_version(f, env, "nvidia-nccl", "libnccl")},
       {"Caching allocator config", na(f.env.get("PYTORCH_CUDA_ALLOC_CONF"))},
+      {"Is XNNPACK available", !t ? "N/A" : t->xnnpack ? (*t->xnnpack ? "True" : "False") : "Could not collect"},
       {"CPU", cpu},
       {"Versions of relevant libraries", relevant_libraries(env)},
   };

@@ -125,6 +125,7 @@ json facts_json(const Facts& f) {
     for (const auto& t : e.torch)
       torch.push_back({{"site_packages", t.site_packages}, {"version", opt(t.version)}, {"cuda", opt(t.cuda)},
                        {"dist_version", opt(t.dist_version)}, {"has_libtorch_cuda", t.has_libtorch_cuda},
+                       {"xnnpack", t.xnnpack ? json(*t.xnnpack) : json()},
                        {"nvidia_pins", t.nvidia_pins}, {"nvidia_installed", t.nvidia_installed}});
     envs.push_back({{"prefix", e.prefix}, {"kind", e.kind}, {"active", e.active},
                     {"python_version", opt(e.python_version)}, {"python_full_version", opt(e.python_full_version)},
