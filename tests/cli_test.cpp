@@ -270,6 +270,25 @@ TEST(Cli, TheDoctorKnowsDlreadysOwnLibTorch) {
   EXPECT_TRUE(nlohmann::json::parse(other.out.substr(other.out.find('{'))).at("facts").at("own_module").at("path").is_null());
 }
 
+// Issue 35, item 10: a bad value, a missing argument and a mistyped subcommand each get one line
+// in dlready's words: what is wrong, the range, the usage line, the likely intent.
+TEST(Cli, ErrorsSayWhatIsWrongInOneLine) {
+  auto epochs = run("train --epochs one");
+  EXPECT_EQ(epochs.status, 2);
+  EXPECT_NE(epochs.out.find("dlready train --epochs: 'one' is not a whole number (1 to 100000)"), std::string::npos)
+      << epochs.out;
+  EXPECT_NE(run("train --epochs 0").out.find("dlready train --epochs: 0 is out of range (1 to 100000)"), std::string::npos);
+  auto missing = run("export-model");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.out.find("dlready export-model: the CHECKPOINT argument is missing; usage: dlready export-model "
+                             "CHECKPOINT --out OUT [options]"), std::string::npos) << missing.out;
+  auto sub = run("audit verif x");
+  EXPECT_EQ(sub.status, 2);
+  EXPECT_NE(sub.out.find("dlready audit: no subcommand 'verif' (did you mean 'verify'?)"), std::string::npos) << sub.out;
+  EXPECT_NE(run("audit verify").out.find("the LOG argument is missing; usage: dlready audit verify LOG"),
+            std::string::npos);
+}
+
 // People coming from torchrun (issue: what a new user trips over, item 8): its spellings work, and
 // a program's options given without `--` get the fix, not "unknown option" alone.
 TEST(Cli, LaunchTakesTorchrunSpellingsAndSaysWhereTheSeparatorGoes) {

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // A mistyped command or option gets one line that names the likely intent.
-    if (auto hint = dlready::usage_hint(app, argc, argv); !hint.empty() && e.get_exit_code() != 0) {
+    if (auto hint = dlready::usage_hint(app, argc, argv, e.what()); !hint.empty() && e.get_exit_code() != 0) {
       std::fprintf(stderr, "%s\n", hint.c_str());
       return 2;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 #include "core/edit_distance.hpp"
 
@@ -34,7 +35,38 @@ std::optional<std::string> unknown_option(const CLI::App& cmd, int argc, const c
   return std::nullopt;
 }
 
+// "--epochs: Value one not in range 1 to 100000" -> "dlready train --epochs: 'one' is not a whole
+// number (1 to 100000)" (or "... 0 is out of range (1 to 100000)").
+std::string range_hint(const std::string& command, const std::string& error) {
+  static const std::regex kRange(R"(^(--[A-Za-z0-9_-]+): Value (.*) not in range (\S+) to (\S+)$)");
+  std::smatch m;
+  if (!std::regex_match(error, m, kRange)) return "";
+  const std::string option = m[1], value = m[2], lo = m[3], hi = m[4];
+  const bool whole = lo.find_first_of(".e") == std::string::npos && hi.find_first_of(".e") == std::string::npos;
+  static const std::regex kInteger(R"(^[+-]?[0-9]+$)"), kNumber(R"(^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$)");
+  const bool is_number = std::regex_match(value, whole ? kInteger : kNumber);
+  return "dlready " + command + " " + option + ": " +
+         (is_number ? value + " is out of range" : "'" + value + "' is not a " + (whole ? "whole number" : "number")) +
+         " (" + lo + " to " + hi + ")";
+}
+
 }  // namespace
+
+std::string usage_line(const CLI::App& cmd, const std::string& path) {
+  std::string line = "dlready " + (path.empty() ? cmd.get_name() : path);
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->get_positional()) {
+      std::string name = o->get_name();
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+      line += " " + (o->get_required() ? name : "[" + name + "]");
+    } else if (o->get_required() && !o->get_lnames().empty()) {
+      std::string meta = o->get_lnames().front();
+      std::transform(meta.begin(), meta.end(), meta.begin(), [](unsigned char c) { return c == '-' ? '_' : std::toupper(c); });
+      line += " --" + o->get_lnames().front() + " " + meta;
+    }
+  }
+  return line + " [options]";
+}
 
 std::optional<std::string> closest_choice(std::string_view word, const std::vector<std::string>& choices) {
   std::optional<std::string> best;
@@ -51,7 +83,7 @@ std::optional<std::string> closest_choice(std::string_view word, const std::vect
   return std::nullopt;
 }
 
-std::string usage_hint(const CLI::App& app, int argc, const char* const* argv) {
+std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, const std::string& error) {
   if (argc < 2 || argv[1][0] == '-') return "";
   std::vector<std::string> commands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
@@ -63,6 +95,31 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv) {
            "; commands: " + join(commands);
   }
   const CLI::App* cmd = app.get_subcommand(word);
+  // `dlready audit verif x`: the sub-subcommand gets a did-you-mean like a command.
+  std::vector<std::string> subcommands;
+  for (const CLI::App* s : cmd->get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(s->get_name());
+  if (!subcommands.empty() && argc > 2 && argv[2][0] != '-' &&
+      std::find(subcommands.begin(), subcommands.end(), argv[2]) == subcommands.end()) {
+    auto guess = closest_choice(argv[2], subcommands);
+    return "dlready " + word + ": no subcommand '" + argv[2] + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
+           "; subcommands: " + join(subcommands);
+  }
+  if (error == "A subcommand is required")
+    return "dlready " + word + ": say which: " + join(subcommands) + " (dlready " + word + " " + subcommands.front() +
+           " --help)";
+  // The command as typed, down to a subcommand: `audit verify` names its own arguments.
+  std::string path = word;
+  const CLI::App* named = cmd;
+  if (argc > 2 && std::find(subcommands.begin(), subcommands.end(), argv[2]) != subcommands.end())
+    named = cmd->get_subcommand(argv[2]), path += " " + std::string(argv[2]);
+  if (auto range = range_hint(path, error); !range.empty()) return range;
+  if (error.size() > 12 && error.compare(error.size() - 12, 12, " is required") == 0) {
+    std::string what = error.substr(0, error.size() - 12);
+    std::string upper = what;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+    return "dlready " + path + ": " + (what.rfind("--", 0) == 0 ? "the option " + what : "the " + upper + " argument") +
+           " is missing; usage: " + usage_line(*named, path);
+  }
   auto bad = unknown_option(*cmd, argc, argv);
   if (!bad) return "";
   auto guess = closest_choice(*bad, long_options(*cmd));

@@ -14,9 +14,16 @@ namespace dlready {
 // The closest of `choices` to `word` (edit distance at most 2, or a unique prefix), if any.
 [[nodiscard]] std::optional<std::string> closest_choice(std::string_view word, const std::vector<std::string>& choices);
 
-// For a command line CLI11 refused: "dlready: no command 'trian' (did you mean 'train'?) ..." or
-// "dlready train: unknown option --epoch (did you mean --epochs?)"; empty when neither applies.
-[[nodiscard]] std::string usage_hint(const CLI::App& app, int argc, const char* const* argv);
+// For a command line CLI11 refused (`error`: its message): "dlready: no command 'trian' (did you
+// mean 'train'?) ...", "dlready train: unknown option --epoch (did you mean --epochs?)", "dlready
+// audit: no subcommand 'verif' (did you mean 'verify'?)", "dlready train --epochs: 'one' is not a
+// whole number (1 to 100000)", "dlready export-model: the CHECKPOINT argument is missing; usage:
+// ..."; empty when none applies (CLI11's own message is shown then).
+[[nodiscard]] std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, const std::string& error = "");
+
+// "dlready export-model CHECKPOINT --out OUT [options]": the positionals and required options.
+// `path`: the command as typed ("audit verify"); "" = the command's own name.
+[[nodiscard]] std::string usage_line(const CLI::App& cmd, const std::string& path = "");
 
 // --device: `extra` ("auto" or "all") or cpu, cuda, cuda:N — checked before the module is loaded,
 // so `--device gpu` is a usage error (exit 2), not a failed run.
