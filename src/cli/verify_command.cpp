@@ -62,7 +62,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
-  ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/1)");
+  ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/2)");
   add_key_options(ev, eval.key_file, eval.passphrase_env, "opens an encrypted model");
   add_threads_option(ev, eval.threads);
   quantize.action = "quantize";

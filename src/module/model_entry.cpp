@@ -12,6 +12,7 @@
 #include "core/text.hpp"
 #include "secure/audit_log.hpp"
 #include "module/thread_choice.hpp"
+#include "train/confusion.hpp"
 #include "secure/sealed_file.hpp"
 #include "secure/secret_key.hpp"
 #include "data/idx.hpp"
@@ -63,15 +64,21 @@ struct EvalModel {
 };
 
 nlohmann::json eval_json(const ModelOptions& o, const EvalModel& m, const Evaluation& e, const torch::Tensor& logits,
-                         int64_t samples) {
+                         int64_t samples, const ClassNames& names) {
   std::vector<std::vector<float>> rows;
   for (int64_t i = 0; i < logits.size(0); ++i) {
     auto r = logits[i].contiguous();
     rows.emplace_back(r.data_ptr<float>(), r.data_ptr<float>() + r.numel());
   }
-  return {{"schema", "dlready.eval/1"}, {"model", o.input},       {"kind", m.kind},
+  // /2: the confusion matrix as 10 rows of 10 (it was a flat list of 100), and the classes' names.
+  nlohmann::json confusion = nlohmann::json::array();
+  for (size_t i = 0; i + 10 <= e.confusion.size(); i += 10)
+    confusion.push_back(std::vector<int64_t>(e.confusion.begin() + static_cast<std::ptrdiff_t>(i),
+                                             e.confusion.begin() + static_cast<std::ptrdiff_t>(i + 10)));
+  return {{"schema", "dlready.eval/2"}, {"model", o.input},       {"kind", m.kind},
           {"format", m.format}, {"samples", samples}, {"test_acc", e.test_acc},
-          {"test_loss", e.test_loss},    {"confusion", e.confusion}, {"first_logits", rows}};
+          {"test_loss", e.test_loss},    {"confusion", confusion}, {"classes", names},
+          {"first_logits", rows}};
 }
 
 ExitCode eval_model(const ModelOptions& o, const EvalModel& m) {
@@ -90,13 +97,13 @@ ExitCode eval_model(const ModelOptions& o, const EvalModel& m) {
   }
   int64_t n = data.test_x.size(0);
   if (o.json) {
-    std::cout << json_text(eval_json(o, m, e, logits, n), 2) << std::endl;
+    std::cout << json_text(eval_json(o, m, e, logits, n, class_names_for(ds.dataset->directory)), 2) << std::endl;
     return ExitCode::ok;
   }
   std::printf("%s (%s, %s): test accuracy %.2f%%, test loss %.4f on %lld images of %s\n", o.input.c_str(),
               m.kind.c_str(), m.format.c_str(), 100 * e.test_acc, e.test_loss, static_cast<long long>(n),
               ds.dataset->directory.c_str());
-  std::fputs(confusion_text(e.confusion).c_str(), stdout);
+  std::fputs(confusion_text(e.confusion, class_names_for(ds.dataset->directory)).c_str(), stdout);
   return ExitCode::ok;
 }
 

@@ -22,6 +22,7 @@
 #include "probe/gather.hpp"
 #include "probe/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
+#include "train/confusion.hpp"
 #include "train/evaluation.hpp"
 #include "train/resume.hpp"
 #include "train/stop_signal.hpp"
@@ -123,15 +124,15 @@ void print_header(std::FILE* human, const TrainOptions& o, const Placement& p, c
   }
 }
 
-void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r, double total) {
+void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r, double total, const ClassNames& names) {
   if (!r.confusion.empty()) {
     say(human,
         "\ntest accuracy %.2f%%  (train %.2fs, total %.2fs, peak RSS %.0f MiB)\n%s", 100 * r.test_acc,
-        r.train_seconds, total, peak_rss_mib(), confusion_text(r.confusion).c_str());
+        r.train_seconds, total, peak_rss_mib(), confusion_text(r.confusion, names).c_str());
   }
   const bool sealed = !o.key_file.empty() || !o.passphrase_env.empty();
-  say(human, "wrote %s/checkpoint.dlr%s, %s/metrics.jsonl, %s/curves.svg, %s/audit.jsonl\n", o.out.c_str(),
-      sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str());
+  say(human, "wrote %s/checkpoint.dlr%s, %s/metrics.jsonl, %s/curves.svg, %s/confusion.svg, %s/audit.jsonl\n",
+      o.out.c_str(), sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str(), o.out.c_str());
 }
 
 ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
@@ -184,11 +185,20 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   }
   if (!leader) return ExitCode::ok;
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (r.nothing_to_do)
+  const ClassNames names = class_names_for(ds.directory);
+  if (r.nothing_to_do) {
     say(human, "nothing to do: the run in %s finished %zu epoch(s) (ask for more with --epochs %zu); its files are "
                "unchanged\n", o.out.c_str(), r.history.size(), r.history.size() + 1);
-  else
-    print_summary(human, o, r, total);
+  } else {
+    if (!r.confusion.empty())
+      if (auto st = write_confusion_svg(o.out + "/confusion.svg", r.confusion, names,
+                                        "dlready train: test set after epoch " + std::to_string(r.history.size()));
+          !st) {
+        std::fprintf(stderr, "dlready train: %s\n", st.error().c_str());
+        return ExitCode::failed;
+      }
+    print_summary(human, o, r, total, names);
+  }
   if (o.json) std::cout << json_text(summary_json(o, r, p.device.str(), total), 2) << std::endl;
   return ExitCode::ok;
 }

@@ -22,6 +22,7 @@ struct Series {
   double width = 2;
   bool markers = true;
   const char* value_suffix = nullptr;  // when set, the last value is written beside its point
+  bool value_below = false;            // ... under it (the lower of two close end values)
 };
 
 std::string escape_xml(const std::string& s) {
@@ -87,7 +88,8 @@ void draw_series(std::ostringstream& s, const Frame& f, const Series& series) {
     for (const auto& [x, y] : pts)
       s << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5\" fill=\"" << series.colour << "\"/>\n";
   if (series.value_suffix && !pts.empty() && std::isfinite(series.points.back().second))
-    s << "<text x=\"" << pts.back().first - 6 << "\" y=\"" << pts.back().second - 7 << "\" text-anchor=\"end\" fill=\""
+    s << "<text x=\"" << pts.back().first - 6 << "\" y=\"" << pts.back().second + (series.value_below ? 16 : -7)
+      << "\" text-anchor=\"end\" fill=\""
       << series.colour << "\">" << number(series.points.back().second, 2, series.value_suffix) << "</text>\n";
 }
 
@@ -103,15 +105,34 @@ void draw_legend(std::ostringstream& s, double x, const std::vector<Series>& ser
   }
 }
 
-void draw_panel(std::ostringstream& s, int x0, const std::string& title, const std::vector<Series>& series,
-                double epochs, const char* y_suffix) {
+// Epochs 1..N as ticks (a single epoch centred); nice ticks from 1 for long runs.
+std::vector<double> whole_epoch_ticks(double epochs) {
+  if (epochs <= 1) return {0.5, 1.0, 1.5};
+  if (epochs > 10) return nice_ticks(1, epochs, 5);
+  std::vector<double> t;
+  for (int e = 1; e <= static_cast<int>(epochs); ++e) t.push_back(e);
+  return t;
+}
+
+// `first_epoch`: where the x axis starts (loss: 0, as steps run within the first epoch; accuracy:
+// 1, the first epoch's end, where it is first measured).
+void draw_panel(std::ostringstream& s, int x0, const std::string& title, std::vector<Series> series,
+                double epochs, const char* y_suffix, double first_epoch) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& item : series)
     for (const auto& p : item.points)
       if (std::isfinite(p.second)) lo = std::min(lo, p.second), hi = std::max(hi, p.second);
   if (!std::isfinite(lo)) lo = 0, hi = 1;
-  Frame f{x0 + kLeftMargin, x0 + kPanelWidth - kRightMargin, nice_ticks(0, std::max(epochs, 1.0), 5),
+  Frame f{x0 + kLeftMargin, x0 + kPanelWidth - kRightMargin,
+          first_epoch >= 1 ? whole_epoch_ticks(epochs) : nice_ticks(0, std::max(epochs, 1.0), 5),
           nice_ticks(lo, hi, 5)};
+  // Two end values written beside their points: the lower one goes under its point, so they never
+  // cover each other however close they are.
+  const Series* top = nullptr;
+  for (const auto& item : series)
+    if (item.value_suffix && !item.points.empty() && (!top || item.points.back().second > top->points.back().second))
+      top = &item;
+  for (auto& item : series) item.value_below = item.value_suffix && top && &item != top;
   s << "<text x=\"" << x0 + kPanelWidth / 2 << "\" y=\"72\" text-anchor=\"middle\" font-weight=\"bold\">"
     << escape_xml(title) << "</text>\n";
   draw_grid(s, f, y_suffix);
@@ -186,8 +207,8 @@ std::string render_curves_svg(const std::vector<EpochMetrics>& h, const std::str
     << "<text x=\"16\" y=\"38\">" << escape_xml(run_info) << "</text>\n"
     << "<text x=\"16\" y=\"54\">" << escape_xml(summary_line(h)) << "</text>\n";
   double epochs = h.empty() ? 1.0 : h.back().epoch;
-  draw_panel(s, 0, "loss", loss_series(h), epochs, "");
-  draw_panel(s, kPanelWidth, "accuracy", accuracy_series(h), epochs, "%");
+  draw_panel(s, 0, "loss", loss_series(h), epochs, "", 0);
+  draw_panel(s, kPanelWidth, "accuracy", accuracy_series(h), epochs, "%", 1);
   s << "</svg>\n";
   return s.str();
 }

@@ -32,19 +32,4 @@ Evaluation evaluate(const ReferenceModel& model, const torch::Tensor& test_x, co
   return e;
 }
 
-std::string confusion_text(const std::vector<int64_t>& confusion) {
-  std::string out = "confusion matrix (rows: true class, columns: predicted)\n";
-  char cell[32];
-  for (size_t i = 0; i < 10 && confusion.size() >= 100; ++i) {
-    std::snprintf(cell, sizeof cell, "  %zu |", i);
-    out += cell;
-    for (size_t j = 0; j < 10; ++j) {
-      std::snprintf(cell, sizeof cell, " %5lld", static_cast<long long>(confusion[i * 10 + j]));
-      out += cell;
-    }
-    out += "\n";
-  }
-  return out;
-}
-
 }  // namespace dlready

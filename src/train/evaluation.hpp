@@ -17,8 +17,6 @@ struct Evaluation {
 };
 
 // test_x: uint8 images [N, 784]; test_y: labels [N].
-// "confusion matrix (rows: true class, columns: predicted)" and its ten rows, as train and eval print it.
-std::string confusion_text(const std::vector<int64_t>& confusion);
 
 Evaluation evaluate(const ReferenceModel& model, const torch::Tensor& test_x, const torch::Tensor& test_y,
                     const torch::Device& device);

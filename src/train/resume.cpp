@@ -148,7 +148,7 @@ Status prepare_output(const TrainOptions& o) {
   if (auto st = make_directories(o.out); !st) return Status::failure("--out " + o.out + ": " + st.error());
   if (::access(o.out.c_str(), W_OK | X_OK) != 0)
     return Status::failure("--out " + o.out + ": cannot write there (" + std::strerror(errno) + ")");
-  for (const char* name : {"checkpoint.dlr", "metrics.jsonl", "curves.svg", "audit.jsonl"}) {
+  for (const char* name : {"checkpoint.dlr", "metrics.jsonl", "curves.svg", "confusion.svg", "audit.jsonl"}) {
     std::string p = o.out + "/" + name;
     struct stat st {};
     if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode))

@@ -152,8 +152,9 @@ Status TensorBoardRun::step_losses(int epoch, const std::vector<LossPoint>& poin
   return {};
 }
 
-Status TensorBoardRun::epoch_end(int64_t global_step, const EpochMetrics& m) {
-  return events_->scalars(global_step, {{"loss/train", m.train_loss},
+Status TensorBoardRun::epoch_end(int64_t global_step, const EpochMetrics& m, double learning_rate) {
+  return events_->scalars(global_step, {{"learning_rate", learning_rate},
+                                        {"loss/train", m.train_loss},
                                         {"loss/test", m.test_loss},
                                         {"accuracy/train", 100 * m.train_acc},
                                         {"accuracy/test", 100 * m.test_acc},

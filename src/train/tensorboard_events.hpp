@@ -55,7 +55,7 @@ class TensorBoardRun {
                                                                       int64_t steps_per_epoch);
   // The points of epoch `epoch` (0-based) not written yet.
   Status step_losses(int epoch, const std::vector<LossPoint>& points);
-  Status epoch_end(int64_t global_step, const EpochMetrics& m);
+  Status epoch_end(int64_t global_step, const EpochMetrics& m, double learning_rate);
   // Whether a few seconds passed since the step losses were last written (reading them waits for
   // the device).
   bool due() const;

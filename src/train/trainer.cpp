@@ -339,7 +339,7 @@ bool TrainingRun::end_epoch(int epoch, double seconds) {
   state_.correct.zero_();
   log(epoch_line(m, o_.epochs, device_, state_.scaler.has_value()));
   if (tensorboard_)
-    if (auto st = tensorboard_->epoch_end(state_.global_step, m); !st) {
+    if (auto st = tensorboard_->epoch_end(state_.global_step, m, o_.lr); !st) {
       fail(ExitCode::failed, st.error());
       return false;
     }

@@ -88,6 +88,24 @@ TEST(Curves, OneEpochHasALossCurveTicksPercentAndTheRun) {
   }
 }
 
+// Issue 35, item 12: accuracy exists from epoch 1, so its axis starts there (whole epochs), and two
+// close end values are written one above and one below their points, never over each other.
+TEST(Curves, TwoEpochsAccuracyFromEpochOneAndLabelsApart) {
+  auto h = one_epoch();
+  auto second = h[0];
+  second.epoch = 2, second.train_acc = 0.8810, second.test_acc = 0.8790;
+  h.push_back(second);
+  auto svg = render_curves_svg(h, "run");
+  const std::string accuracy = svg.substr(svg.find(">accuracy<"));
+  EXPECT_EQ(accuracy.find("text-anchor=\"middle\">0</text>"), std::string::npos) << "no epoch 0 on the accuracy axis";
+  EXPECT_NE(accuracy.find("text-anchor=\"middle\">1</text>"), std::string::npos) << accuracy;
+  EXPECT_NE(accuracy.find("text-anchor=\"middle\">2</text>"), std::string::npos) << accuracy;
+  std::smatch train, test;
+  ASSERT_TRUE(std::regex_search(accuracy, train, std::regex("y=\"([0-9.]+)\" text-anchor=\"end\" fill=\"#1f77b4\">88.10%")));
+  ASSERT_TRUE(std::regex_search(accuracy, test, std::regex("y=\"([0-9.]+)\" text-anchor=\"end\" fill=\"#d62728\">87.90%")));
+  EXPECT_GE(std::stod(test[1]) - std::stod(train[1]), 12) << "the lower value's label sits under the higher one's";
+}
+
 TEST(Curves, NoEpochAndNonFiniteValuesStillDraw) {
   auto svg = render_curves_svg({}, "run");
   EXPECT_NE(svg.find("no epoch finished yet"), std::string::npos);

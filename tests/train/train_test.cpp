@@ -319,6 +319,9 @@ TEST(TrainCli, TensorBoardEventsAreReadByTensorBoard) {
   }
   for (const char* tag : {"loss/train", "loss/test", "accuracy/train", "speed/samples_per_s", "time/epoch_seconds"})
     EXPECT_EQ(tb["scalars"][tag].size(), 2u) << tag;
+  // Issue 35, item 12: the learning rate as TensorBoard users expect to see it.
+  ASSERT_EQ(tb["scalars"]["learning_rate"].size(), 2u) << tb.dump();
+  EXPECT_NEAR(tb["scalars"]["learning_rate"][0][1].get<double>(), 0.001, 1e-9);
 
   // A resumed run adds a file; TensorBoard shows each step once.
   ASSERT_EQ(sh(train + " --epochs 1 --out " + f.root + "/b"), 0);
@@ -448,6 +451,37 @@ TEST(TrainCli, AnOptionThatDoesNothingHereIsNotedAndTheRunGoesOn) {
   auto launch_help = command_output(std::string(DLREADY_BINARY) + " launch --help");
   EXPECT_NE(train_help.find("--dist-timeout INT:INT in [1 - 86400]=300"), std::string::npos) << train_help;
   EXPECT_NE(launch_help.find("--dist-timeout INT:INT in [1 - 86400]=300"), std::string::npos) << launch_help;
+}
+
+// Issue 35, item 12: the confusion matrix names Fashion-MNIST's classes in the text, in
+// <out>/confusion.svg and in eval --json (dlready.eval/2: 10 rows of 10); other data keeps digits.
+TEST(TrainCli, TheConfusionMatrixNamesTheClasses) {
+  Fixture f;
+  const std::string data = f.root + "/fashion-mnist", run = f.root + "/run";
+  write_dataset_dir(data, 1000, 100);
+  auto out = command_output(std::string(DLREADY_BINARY) + " train --device cpu --threads 1 --no-progress --epochs 1 "
+                            "--data " + data + " --out " + run + " 2>&1");
+  EXPECT_NE(out.find("  0 T-shirt/top |"), std::string::npos) << out;
+  EXPECT_NE(out.find("  9 Ankle boot  |"), std::string::npos) << out;
+  EXPECT_NE(out.find(run + "/confusion.svg"), std::string::npos) << out;
+  auto svg = read_text(run + "/confusion.svg");
+  EXPECT_NE(svg.find(">Ankle boot</text>"), std::string::npos) << svg.substr(0, 400);
+  auto j = nlohmann::json::parse(command_output(std::string(DLREADY_BINARY) + " eval " + run + "/checkpoint.dlr --json "
+                                                "--threads 1 --data " + data));
+  EXPECT_EQ(j["schema"], "dlready.eval/2");
+  ASSERT_EQ(j["confusion"].size(), 10u);
+  int64_t total = 0;
+  for (const auto& row : j["confusion"]) {
+    ASSERT_EQ(row.size(), 10u);
+    for (const auto& n : row) total += n.get<int64_t>();
+  }
+  EXPECT_EQ(total, 100);
+  EXPECT_EQ(j["classes"][0], "T-shirt/top");
+  const std::string digits = f.root + "/digits";
+  write_dataset_dir(digits, 1000, 100);
+  auto plain = command_output(std::string(DLREADY_BINARY) + " eval " + run + "/checkpoint.dlr --threads 1 --data " + digits);
+  EXPECT_NE(plain.find("\n  0 |"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("T-shirt"), std::string::npos) << plain;
 }
 
 // Runs `cmd` on a pseudo-terminal `columns` wide; `on_output` sees the output so far and may signal
