@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "fixture.hpp"
 #include "module_api/module_abi.hpp"
 #include "report/render.hpp"
@@ -287,6 +288,41 @@ TEST(Cli, ErrorsSayWhatIsWrongInOneLine) {
   EXPECT_NE(sub.out.find("dlready audit: no subcommand 'verif' (did you mean 'verify'?)"), std::string::npos) << sub.out;
   EXPECT_NE(run("audit verify").out.find("the LOG argument is missing; usage: dlready audit verify LOG"),
             std::string::npos);
+}
+
+// Issue 35, item 14: shell completion and the manual page, generated from the command table.
+std::string complete_bash(const std::string& words) {
+  // COMP_WORDS as bash fills it for "dlready <words>" with the cursor on the last word.
+  return command_output("bash -c 'source <(" + std::string(DLREADY_BINARY) + " completion bash); COMP_WORDS=(dlready " +
+                        words + "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _dlready; echo \"${COMPREPLY[*]}\"'");
+}
+
+TEST(Cli, CompletionAndManualComeFromTheCommandTable) {
+  auto script = run("completion bash");
+  EXPECT_EQ(script.status, 0);
+  EXPECT_EQ(command_output("bash -c 'bash -n <(" + std::string(DLREADY_BINARY) + " completion bash)' 2>&1; echo rc=$?"),
+            "rc=0\n");
+  EXPECT_EQ(complete_bash("tra"), "train\n");
+  EXPECT_EQ(complete_bash("train --mo"), "--model --momentum\n");
+  EXPECT_EQ(complete_bash("train --model \"\""), "cnn mlp\n");
+  EXPECT_EQ(complete_bash("audit \"\""), "verify\n");
+  EXPECT_EQ(complete_bash("audit verify --js"), "--json\n");
+  // Every command the binary has (its --help list) completes: nothing drifts.
+  auto help = run("--help").out;
+  for (const auto& line : lines(help.substr(help.find("Subcommands:")))) {
+    auto word = trim(line.substr(0, line.find_first_of(" \t", 2)));
+    if (word.empty() || word == "Subcommands:") continue;
+    EXPECT_NE(script.out.find("'" + word + "'"), std::string::npos) << word;
+  }
+  EXPECT_EQ(run("completion zsh").out.rfind("#compdef dlready\n", 0), 0u);
+  EXPECT_NE(run("completion fish").out.find("complete -c dlready -n __fish_use_subcommand -a train"), std::string::npos);
+  EXPECT_EQ(run("completion tcsh").status, 2);
+  auto man = command_output(std::string(DLREADY_BINARY) + " man | groff -man -Tutf8 -ww -z 2>&1; echo rc=$?");
+  EXPECT_EQ(man, "rc=0\n") << "groff warns about nothing";
+  auto page = command_output(std::string(DLREADY_BINARY) + " man | groff -man -Tascii -P-cbou 2>/dev/null");
+  EXPECT_NE(page.find("dlready train [options]"), std::string::npos) << page.substr(0, 600);
+  EXPECT_NE(page.find("--epochs INT"), std::string::npos) << page.substr(0, 600);
+  EXPECT_NE(page.find("EXIT STATUS"), std::string::npos);
 }
 
 // People coming from torchrun (issue: what a new user trips over, item 8): its spellings work, and

@@ -9,6 +9,7 @@
 #include "cli/setup_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "cli/train_command.hpp"
+#include "cli/shell_completion.hpp"
 #include "cli/usage_hints.hpp"
 #include "cli/verify_command.hpp"
 
@@ -40,6 +41,11 @@ int main(int argc, char** argv) {
   dlready::add_setup_command(app, setup);
   dlready::SecurityArgs security;
   dlready::add_security_commands(app, security);
+  std::string shell;
+  auto* completion = app.add_subcommand("completion", "Print shell completion: source <(dlready completion bash); zsh and "
+                                                      "fish too (cmake --install puts all three where the shells look)");
+  completion->add_option("shell", shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  app.add_subcommand("man", "Print the dlready(1) manual page: man -l <(dlready man)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +73,8 @@ int main(int argc, char** argv) {
     }
     return dlready::run_audited_launch(launch, launch_audit);
   }
+  if (app.got_subcommand("completion")) return std::fputs(dlready::completion_script(app, shell).c_str(), stdout) < 0 ? 1 : 0;
+  if (app.got_subcommand("man")) return std::fputs(dlready::man_page(app, DLREADY_VERSION).c_str(), stdout) < 0 ? 1 : 0;
   if (app.got_subcommand("snapshot")) return dlready::to_int(dlready::run_snapshot(snapshot));
   if (app.got_subcommand("diff")) return dlready::to_int(dlready::run_diff(diff));
   if (app.got_subcommand("export")) return dlready::to_int(dlready::run_export(exp));

@@ -1,0 +1,193 @@
+#include "cli/shell_completion.hpp"
+
+#include <vector>
+
+namespace dlready {
+namespace {
+
+struct OptionSpec {
+  std::vector<std::string> names;  // "--epochs", "-h"
+  bool takes_value = false;
+  std::vector<std::string> choices;  // an enum's names ("mlp|cnn")
+  std::string description, type, default_value;
+};
+
+struct CommandSpec {
+  std::string path;  // "train", "audit verify"
+  std::string description;
+  std::vector<std::string> subcommands, positionals;
+  std::vector<OptionSpec> options;
+};
+
+std::vector<std::string> split_bar(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (size_t bar; (bar = s.find('|', at)) != std::string::npos; at = bar + 1) out.push_back(s.substr(at, bar - at));
+  out.push_back(s.substr(at));
+  return out;
+}
+
+CommandSpec spec_of(const CLI::App& cmd, const std::string& path) {
+  CommandSpec c{path, cmd.get_description(), {}, {}, {}};
+  for (const CLI::App* sub : cmd.get_subcommands([](const CLI::App*) { return true; })) c.subcommands.push_back(sub->get_name());
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->get_positional()) {
+      c.positionals.push_back(o->get_name());
+      continue;
+    }
+    OptionSpec s;
+    for (const auto& n : o->get_lnames()) s.names.push_back("--" + n);
+    for (const auto& n : o->get_snames()) s.names.push_back("-" + n);
+    if (s.names.empty()) continue;
+    s.takes_value = o->get_type_size_max() > 0 && !o->get_type_name().empty();  // flags have no type
+    s.description = o->get_description();
+    s.type = o->get_type_name();
+    s.default_value = o->get_default_str();
+    if (s.type.find('|') != std::string::npos && s.type.find(' ') == std::string::npos) s.choices = split_bar(s.type);
+    c.options.push_back(s);
+  }
+  return c;
+}
+
+// Every command, depth first: "" (dlready itself), "doctor", ..., "audit", "audit verify".
+std::vector<CommandSpec> commands_of(const CLI::App& app) {
+  std::vector<CommandSpec> out = {spec_of(app, "")};
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    out.push_back(spec_of(*sub, sub->get_name()));
+    for (const CLI::App* subsub : sub->get_subcommands([](const CLI::App*) { return true; }))
+      out.push_back(spec_of(*subsub, sub->get_name() + " " + subsub->get_name()));
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+// Single quotes for the shells: ' becomes '\''.
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string bash_script(const std::vector<CommandSpec>& commands) {
+  std::string s =
+      "# bash completion for dlready (dlready completion bash; generated from its command table)\n"
+      "_dlready() {\n"
+      "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path= i w\n"
+      "  # The command as typed so far: its words that name (sub)commands, options skipped.\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    w=${COMP_WORDS[i]}\n"
+      "    [[ $w == -- ]] && { COMPREPLY=($(compgen -f -- \"$cur\")); return; }\n"
+      "    [[ $w == -* ]] && continue\n"
+      "    case \"${path:+$path }$w\" in\n";
+  std::vector<std::string> paths;
+  for (const auto& c : commands)
+    if (!c.path.empty()) paths.push_back(shell_quoted(c.path));
+  s += "      " + join(paths, "|") + ") path=\"${path:+$path }$w\" ;;\n    esac\n  done\n";
+  s += "  case \"$path\" in\n";
+  for (const auto& c : commands) {
+    s += "    " + shell_quoted(c.path) + ")\n      case \"$prev\" in\n";
+    std::vector<std::string> valued;
+    for (const auto& o : c.options) {
+      if (!o.takes_value) continue;
+      if (!o.choices.empty())
+        s += "        " + join(o.names, "|") + ") COMPREPLY=($(compgen -W " + shell_quoted(join(o.choices, " ")) +
+             " -- \"$cur\")); return ;;\n";
+      else
+        valued.insert(valued.end(), o.names.begin(), o.names.end());
+    }
+    if (!valued.empty()) s += "        " + join(valued, "|") + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+    std::vector<std::string> words;
+    for (const auto& o : c.options) words.insert(words.end(), o.names.begin(), o.names.end());
+    s += "      esac\n      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W " + shell_quoted(join(words, " ")) +
+         " -- \"$cur\"))\n";
+    if (!c.subcommands.empty())
+      s += "      else COMPREPLY=($(compgen -W " + shell_quoted(join(c.subcommands, " ")) + " -- \"$cur\"))\n";
+    else
+      s += "      else COMPREPLY=($(compgen -f -- \"$cur\"))\n";
+    s += "      fi ;;\n";
+  }
+  s += "  esac\n}\ncomplete -o filenames -F _dlready dlready\n";
+  return s;
+}
+
+std::string fish_script(const std::vector<CommandSpec>& commands) {
+  std::string s = "# fish completion for dlready (dlready completion fish; generated from its command table)\n"
+                  "complete -c dlready -f\n";
+  for (const auto& c : commands) {
+    if (c.path.empty()) {
+      for (const auto& sub : commands)
+        if (!sub.path.empty() && sub.path.find(' ') == std::string::npos)
+          s += "complete -c dlready -n __fish_use_subcommand -a " + sub.path + " -d " + shell_quoted(sub.description.substr(0, 80)) + "\n";
+      continue;
+    }
+    std::string first = c.path.substr(0, c.path.find(' '));
+    std::string when = "__fish_seen_subcommand_from " + first;
+    for (const auto& sub : c.subcommands)
+      s += "complete -c dlready -n " + shell_quoted(when) + " -a " + sub + "\n";
+    for (const auto& o : c.options) {
+      s += "complete -c dlready -n " + shell_quoted(when);
+      for (const auto& n : o.names) s += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
+      if (!o.choices.empty()) s += " -x -a " + shell_quoted(join(o.choices, " "));
+      else if (o.takes_value) s += " -r -F";
+      s += " -d " + shell_quoted(o.description.substr(0, 80)) + "\n";
+    }
+    if (!c.positionals.empty()) s += "complete -c dlready -n " + shell_quoted(when) + " -F\n";
+  }
+  return s;
+}
+
+// roff text: a leading '.' or '\'' would be a request, and '\' an escape.
+std::string roff(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\\' ? std::string("\\e") : c == '-' ? std::string("\\-") : std::string(1, c);
+  if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
+  return out;
+}
+
+}  // namespace
+
+std::string completion_script(const CLI::App& app, const std::string& shell) {
+  auto commands = commands_of(app);
+  if (shell == "bash") return bash_script(commands);
+  // zsh runs bash completion functions through bashcompinit: one script, the same words.
+  if (shell == "zsh")
+    return "#compdef dlready\n# zsh completion for dlready (dlready completion zsh; generated from its command table)\n"
+           "autoload -U +X bashcompinit && bashcompinit\n" + bash_script(commands);
+  if (shell == "fish") return fish_script(commands);
+  return "";
+}
+
+std::string man_page(const CLI::App& app, const std::string& version) {
+  auto commands = commands_of(app);
+  std::string what = app.get_description();
+  if (auto dash = what.find(" \u2014 "); dash != std::string::npos) what = what.substr(dash + 5);  // "dlready — make ..."
+  std::string s = ".TH DLREADY 1 \"\" \"dlready " + version + "\" \"User Commands\"\n.SH NAME\ndlready \\- " +
+                  roff(what) + "\n.SH SYNOPSIS\n.B dlready\n.I command\n[\\fIoptions\\fR]\n";
+  s += ".SH COMMANDS\n";
+  for (const auto& c : commands) {
+    if (c.path.empty() || !c.subcommands.empty()) continue;
+    s += ".SS \"dlready " + roff(c.path);
+    for (const auto& p : c.positionals) s += " " + roff(p);
+    s += " [options]\"\n" + roff(c.description) + "\n";
+    for (const auto& o : c.options) {
+      if (o.names.front() == "--help") continue;
+      s += ".TP\n.B " + roff(join(o.names, ", "));
+      if (o.takes_value) s += " \\fI" + roff(o.type) + "\\fR";
+      s += "\n" + roff(o.description) + (o.default_value.empty() ? "" : " (default: " + roff(o.default_value) + ")") + "\n";
+    }
+  }
+  s += ".SH EXIT STATUS\n.TP\n0\ndoctor: no error finding; verify: READY; train and the others: done\n"
+       ".TP\n1\ndoctor: an error finding; verify: NOT READY; a run that failed\n"
+       ".TP\n2\nbad arguments, or the doctor could not run\n"
+       ".TP\n3\nthe LibTorch module (or a library it needs) could not be loaded\n"
+       ".TP\n130\nstopped by SIGINT or SIGTERM with the state saved\n"
+       ".SH SEE ALSO\n\\fBdlready <command> \\-\\-help\\fR; shell completion: \\fBdlready completion bash|zsh|fish\\fR\n";
+  return s;
+}
+
+}  // namespace dlready
