@@ -102,10 +102,9 @@ struct Candidate {
   bool active;
 };
 
-}  // namespace
-
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
-  PythonFacts f;
+// Where Python environments are, in the order Python would be chosen: the active ones, conda's,
+// those on PATH, pyenv's, the virtual environments where people keep them, the user's, the system's.
+std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
   std::vector<Candidate> cands;
   std::string home = env.get("HOME").value_or("/root");
   if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true});
@@ -139,9 +138,15 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
       if (fs.exists(home + "/" + d + "/" + e + "/pyvenv.cfg")) cands.push_back({home + "/" + d + "/" + e, "venv", false});
   cands.push_back({home + "/.local", "user", false});
   cands.push_back({"/usr", "system", false});
+  return cands;
+}
 
+}  // namespace
+
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
+  PythonFacts f;
   std::vector<std::string> seen, seen_sp;
-  for (const auto& c : cands) {
+  for (const auto& c : candidates(fs, env)) {
     auto real = fs.resolve(c.prefix);
     if (!real || std::find(seen.begin(), seen.end(), *real) != seen.end()) continue;
     seen.push_back(*real);
