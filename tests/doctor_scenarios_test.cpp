@@ -315,6 +315,62 @@ TEST(Scenario, GpuCountMismatchAndBarUnassigned) {
   auto r = f.report();
   expect_finding(r, "gpu-count-mismatch");
   expect_finding(r, "gpu-bar-unassigned");
+  EXPECT_EQ(get(r, "gpu-bar-unassigned").severity, Severity::warning) << "a GPU that does not answer";
+  EXPECT_NE(get(r, "gpu-bar-unassigned").fix.at(0).find("Above 4G decoding"), std::string::npos);
+}
+
+// Issue 34, item 2: one name for a GPU everywhere — pci.ids' when the machine has it, else
+// data/gpus.tsv's (the H200's evidence said "unknown NVIDIA device" while its GPU list named it).
+TEST(Scenario, AGpuHasOneNameInEveryMention) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/usr/share/misc/pci.ids");
+  f.remove("/usr/share/hwdata/pci.ids");
+  add_nvidia_gpu(f, "0000:02:00.0", "2335");
+  f.write("/sys/devices/pci0000:00/0000:02:00.0/resource",
+          "0x00000000fa000000 0x00000000faffffff 0x0000000000040200\n"
+          "0x0000000000000000 0x0000000000000000 0x0000000000000000\n");
+  auto r = f.report();
+  ASSERT_TRUE(has_finding(r, "gpu-bar-unassigned"));
+  const auto& ev = get(r, "gpu-bar-unassigned").evidence.at(0);
+  EXPECT_NE(ev.find("NVIDIA H200"), std::string::npos) << ev;
+  EXPECT_EQ(ev.find("unknown NVIDIA device"), std::string::npos) << ev;
+}
+
+// Issue 34, item 2: the first H200 (a VM, CUDA working) showed a zero BAR1 line in sysfs. NVML
+// settles it; a GPU CUDA answers on gets info about what is lost, never a BIOS fix for a VM.
+TEST(Scenario, BarUnassignedCrossCheckedWithTheDriver) {
+  const std::string zero_bar1 = "0x00000000fa000000 0x00000000faffffff 0x0000000000040200\n"
+                                "0x0000000000000000 0x0000000000000000 0x0000000000000000\n";
+  Fixture f;
+  healthy_gpu_machine(f);  // cuda:0 and NVML device 0 are 0000:01:00.0
+  f.write("/sys/devices/pci0000:00/0000:01:00.0/resource", zero_bar1);
+  write_driver_conf(f, std::string(kH100) + "dev0.bar1_mib=131072\n");
+  EXPECT_FALSE(has_finding(f.report(), "gpu-bar-unassigned")) << "NVML's BAR1 size > 0: the sysfs line misleads";
+  // A VM whose driver does not report BAR1: CUDA works there, so info, and no BIOS advice.
+  write_driver_conf(f, kH100);
+  f.write("/proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU\nflags\t\t: fpu sse2 hypervisor\n\n"
+                           "processor\t: 1\nmodel name\t: Test CPU\nflags\t\t: fpu sse2 hypervisor\n");
+  auto vm = f.report();
+  ASSERT_TRUE(has_finding(vm, "gpu-bar-unassigned"));
+  const auto& x = get(vm, "gpu-bar-unassigned");
+  EXPECT_EQ(x.severity, Severity::info);
+  // Where CUDA works, the verdict says what works on the GPU, not the CPU.
+  EXPECT_NE(vm.verdict.summary.find("GPU training works: dlready train"), std::string::npos) << vm.verdict.summary;
+  EXPECT_EQ(vm.verdict.summary.find("CPU training works"), std::string::npos) << vm.verdict.summary;
+  EXPECT_NE(x.title.find("peer-to-peer and GPUDirect"), std::string::npos) << x.title;
+  EXPECT_EQ(x.fix.at(0).find("BIOS"), std::string::npos) << x.fix.at(0);
+  EXPECT_EQ(exit_status(vm), 0);
+  // Bare metal where cuInit fails: the warning, with the BIOS fix.
+  Fixture m;
+  healthy_gpu_machine(m);
+  m.write("/sys/devices/pci0000:00/0000:01:00.0/resource", zero_bar1);
+  write_driver_conf(m, std::string(kH100) + "cuda.init=101\n");
+  auto bare = m.report();
+  ASSERT_TRUE(has_finding(bare, "gpu-bar-unassigned"));
+  EXPECT_NE(bare.verdict.summary.find("CPU training works"), std::string::npos) << bare.verdict.summary;
+  EXPECT_EQ(get(bare, "gpu-bar-unassigned").severity, Severity::warning);
+  EXPECT_NE(get(bare, "gpu-bar-unassigned").fix.at(0).find("Above 4G decoding"), std::string::npos);
 }
 
 TEST(Scenario, PcieLinkDegradedAndHybridGraphics) {

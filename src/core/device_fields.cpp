@@ -34,6 +34,7 @@ const std::vector<DeviceField<NvmlDevice>>& nvml_device_fields() {
       {"pcie_gen_max", &NvmlDevice::pcie_gen_max},
       {"pcie_width", &NvmlDevice::pcie_width},
       {"pcie_width_max", &NvmlDevice::pcie_width_max},
+      {"bar1_total", &NvmlDevice::bar1_total},
   };
   return kFields;
 }

@@ -141,6 +141,7 @@ struct NvmlDevice {
   std::optional<int> persistence;          // 1 = enabled
   std::optional<uint64_t> memory_total, memory_used;
   std::optional<int> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+  std::optional<uint64_t> bar1_total;  // nvmlDeviceGetBAR1MemoryInfo: the BAR1 the driver mapped
 };
 
 struct NvmlFacts {

@@ -127,8 +127,9 @@ const std::vector<CatalogueEntry>& catalogue() {
        "Some NVIDIA GPUs in sysfs are not initialised by the driver: often 'Above 4G decoding' / "
        "Resizable BAR disabled in the BIOS, power, or a fallen-off-the-bus GPU (Xid 79)."},
       {"gpu-bar-unassigned", S::warning, "gpu", "A GPU's large memory BAR is not assigned",
-       "BAR1 of an NVIDIA GPU has no address range: the firmware could not map it (enable 'Above 4G "
-       "decoding' and Resizable BAR in the BIOS)."},
+       "BAR1 of an NVIDIA GPU has no address range in sysfs and NVML reports none either: the firmware or "
+       "hypervisor could not map it (enable 'Above 4G decoding' and Resizable BAR in the BIOS). Where CUDA "
+       "works on that GPU it is only info: training runs, peer-to-peer and GPUDirect mappings do not."},
       {"pcie-link-degraded", S::info, "gpu", "A GPU's PCIe link runs narrower than it can",
        "The current link width is below the maximum (a riser, a slot wired x8/x4, or a bad seat); "
        "host-device copies slow down accordingly."},

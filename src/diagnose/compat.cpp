@@ -60,6 +60,13 @@ std::optional<std::string> max_cuda_for_driver(const std::string& driver_version
 extern const char* const kPytorchCudaArchTsv;
 extern const char* const kGpusTsv;
 
+std::string pci_gpu_name(const std::optional<std::string>& pci_ids_name, const std::string& vendor,
+                         const std::string& device) {
+  if (pci_ids_name) return *pci_ids_name;
+  if (auto k = gpu_by_pci_id(vendor, device)) return k->name;
+  return "unknown NVIDIA device";
+}
+
 std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device) {
   static const std::vector<std::pair<std::string, KnownGpu>> t = [] {
     std::vector<std::pair<std::string, KnownGpu>> rows;

@@ -50,6 +50,10 @@ struct KnownGpu {
 };
 // From data/gpus.tsv by PCI ids ("10de", "2b85").
 std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device);
+// The one name of a PCI GPU in every report and finding: pci.ids' (`pci_ids_name`, the machine's
+// own file) when it knows the device, else data/gpus.tsv's, else "unknown NVIDIA device".
+std::string pci_gpu_name(const std::optional<std::string>& pci_ids_name, const std::string& vendor,
+                         const std::string& device);
 
 // The CPython versions a release's Linux wheels exist for (data/pytorch_python.tsv), by release
 // line ("2.11"); nullopt when the table has no row for it.

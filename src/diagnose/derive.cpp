@@ -43,7 +43,8 @@ Derived derive(const Facts& f) {
     for (const auto& fn : f.pci.nvidia)
       if (fn.is_gpu)
         if (auto g = gpu_by_pci_id(fn.vendor_id, fn.device_id))
-          d.gpu_archs.push_back({fn.address + " " + g->name, g->cc_major, g->cc_minor, "PCI id table"});
+          d.gpu_archs.push_back({fn.address + " " + pci_gpu_name(fn.name, fn.vendor_id, fn.device_id), g->cc_major,
+                                 g->cc_minor, "PCI id table"});
   return d;
 }
 

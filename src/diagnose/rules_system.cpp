@@ -4,13 +4,14 @@
 
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
+#include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
 namespace {
 
 std::string gpu_label(const PciFunction& fn) {
-  return fn.address + " [10de:" + fn.device_id + "] " + fn.name.value_or("unknown NVIDIA device");
+  return fn.address + " [10de:" + fn.device_id + "] " + pci_gpu_name(fn.name, fn.vendor_id, fn.device_id);
 }
 
 std::vector<std::string> driver_install_fix(const Facts& f) {
@@ -136,6 +137,50 @@ std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int
 
 namespace {
 
+// "0000:00:06.0" and NVML's "00000000:00:06.0" name one function: the domain as a number, the rest
+// case-insensitively.
+bool same_pci_address(const std::string& a, const std::string& b) {
+  auto split_domain = [](const std::string& s) -> std::pair<long, std::string> {
+    auto colon = s.find(':');
+    if (colon == std::string::npos) return {-1, to_lower(s)};
+    return {std::strtol(s.substr(0, colon).c_str(), nullptr, 16), to_lower(s.substr(colon + 1))};
+  };
+  return split_domain(a) == split_domain(b);
+}
+
+// A zero BAR1 line in sysfs, cross-checked with what the driver says (the first H200, a VM whose
+// CUDA worked, showed one): NVML's BAR1 size settles it; where CUDA runs on the GPU it is info
+// about what is lost; only a GPU that does not answer gets the warning and the BIOS fix.
+std::optional<Finding> bar_unassigned(const Facts& f, const PciFunction& g) {
+  const NvmlDevice* nvml = nullptr;
+  for (const auto& d : f.nvml.devices)
+    if (d.pci_bus_id && same_pci_address(*d.pci_bus_id, g.address)) nvml = &d;
+  if (nvml && nvml->bar1_total.value_or(0) > 0) return std::nullopt;  // the driver mapped it: sysfs shows less
+  bool answers = false;
+  for (const auto& d : f.driver.devices) answers = answers || (d.pci_bus_id && same_pci_address(*d.pci_bus_id, g.address));
+  answers = answers && f.driver.init_result == 0;
+  const bool vm = std::find(f.os.cpu_flags.begin(), f.os.cpu_flags.end(), "hypervisor") != f.os.cpu_flags.end();
+  auto x = make_finding("gpu-bar-unassigned");
+  x.evidence.push_back(gpu_label(g) + ": BAR1 has no address range in /sys/bus/pci/devices/" + g.address + "/resource" +
+                       (nvml ? "; NVML reports no BAR1 size either" : ""));
+  if (vm) x.evidence.push_back("a virtual machine (the CPU's hypervisor flag): the hypervisor assigns the BARs");
+  if (answers) {
+    x.severity = Severity::info;
+    x.title = "A GPU's BAR1 is not visible: CUDA works, peer-to-peer and GPUDirect mappings do not";
+    x.evidence.push_back("CUDA initialised and answers on this GPU: training on it works; what needs BAR1 is "
+                         "peer-to-peer between GPUs and GPUDirect RDMA/Storage");
+  }
+  if (vm && answers)
+    x.fix = {"nothing to do for training on this GPU; for GPUDirect or peer-to-peer, ask the provider for an "
+             "instance type that exposes the GPU's large BAR"};
+  else if (vm)
+    x.fix = {"the hypervisor maps the BARs: give the VM a 64-bit MMIO window as large as the GPU's memory (the "
+             "provider's large-BAR instance types; QEMU/libvirt: a larger pci-hole64-size)"};
+  else
+    x.fix = {"enable 'Above 4G decoding' and 'Resizable BAR' in the BIOS/UEFI setup, then reboot"};
+  return x;
+}
+
 std::vector<const PciFunction*> nvidia_gpus(const Facts& f) {
   std::vector<const PciFunction*> gpus;
   for (const auto& fn : f.pci.nvidia)
@@ -155,12 +200,8 @@ void pci_rules(const Facts& f, const Derived& d, const std::vector<const PciFunc
     out.push_back(x);
   }
   for (const auto* g : gpus) {
-    if (g->bar_sizes.size() >= 2 && g->bar_sizes[1] == 0 && g->driver) {
-      auto x = make_finding("gpu-bar-unassigned");
-      x.evidence.push_back(gpu_label(*g) + ": BAR1 has no address range in " + "/sys/bus/pci/devices/" + g->address + "/resource");
-      x.fix = {"enable 'Above 4G decoding' and 'Resizable BAR' in the BIOS/UEFI setup, then reboot"};
-      out.push_back(x);
-    }
+    if (g->bar_sizes.size() >= 2 && g->bar_sizes[1] == 0 && g->driver)
+      if (auto x = bar_unassigned(f, *g)) out.push_back(*x);
     if (g->link_width && g->max_link_width && *g->link_width < *g->max_link_width) {
       auto x = make_finding("pcie-link-degraded");
       x.evidence.push_back(gpu_label(*g) + ": link x" + std::to_string(*g->link_width) + " of x" +

@@ -89,6 +89,11 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
                         ? "CPU training works with dlready train (its own LibTorch " + own.torch_version.value_or("") +
                               " in " + *own.libtorch_dir + "); no Python here has PyTorch (see torch-not-installed)."
                         : "CPU training needs PyTorch/LibTorch first (see torch-not-installed).";
+  // Where CUDA works, what works is GPU training: the CPU is mentioned only where it is the answer.
+  bool gpu_torch = own.torch_version && own.torch_version->find("+cu") != std::string::npos;
+  for (const auto& tv : v.torch) gpu_torch = gpu_torch || tv.cuda_available;
+  if (v.cuda_usable == true && gpu_torch && !arch_only)
+    cpu = "GPU training works: dlready train (or PyTorch with device \"cuda\").";
   if (v.cuda_usable == true) {
     v.summary = "CUDA is usable: " + std::to_string(*f.driver.device_count) + " GPU(s), driver " +
                 d.driver_version.value_or("?") + " (CUDA " + d.driver_max_cuda.value_or("?") + "). " + cpu;

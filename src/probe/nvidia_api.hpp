@@ -38,6 +38,9 @@ using nvmlDevice_t = struct nvmlDevice_st*;
 struct nvmlMemory_t {
   unsigned long long total, free, used;
 };
+struct nvmlBAR1Memory_t {  // nvml.h's nvmlBAR1Memory_st
+  unsigned long long bar1Total, bar1Free, bar1Used;
+};
 
 struct nvmlPciInfo_t {  // nvml.h's nvmlPciInfo_st (v3)
   char busIdLegacy[16];
@@ -65,6 +68,7 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetPciInfo_v3)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetBAR1MemoryInfo)(nvmlDevice_t, nvmlBAR1Memory_t*) = nullptr;
 };
 
 }  // namespace dlready::nv

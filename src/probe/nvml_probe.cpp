@@ -58,6 +58,8 @@ NvmlDevice read_nvml_device(const nv::NvmlApi& api, nv::nvmlDevice_t dev) {
   d.pcie_gen_max = link(api.nvmlDeviceGetMaxPcieLinkGeneration);
   d.pcie_width = link(api.nvmlDeviceGetCurrPcieLinkWidth);
   d.pcie_width_max = link(api.nvmlDeviceGetMaxPcieLinkWidth);
+  nv::nvmlBAR1Memory_t bar1{};
+  if (api.nvmlDeviceGetBAR1MemoryInfo && api.nvmlDeviceGetBAR1MemoryInfo(dev, &bar1) == 0) d.bar1_total = bar1.bar1Total;
   return d;
 }
 
@@ -86,6 +88,7 @@ int nvml_child(const std::string& path, const Emit& emit) {
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetCurrPcieLinkWidth);
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetMaxPcieLinkWidth);
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetPciInfo_v3);
+  DLREADY_NVML_OPTIONAL(nvmlDeviceGetBAR1MemoryInfo);
 #undef DLREADY_NVML_OPTIONAL
   emit("init_started", "1");
   int rc = api.nvmlInit_v2();

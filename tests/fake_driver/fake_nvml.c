@@ -88,6 +88,21 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
 }
 
 typedef struct {
+  unsigned long long bar1Total, bar1Free, bar1Used;
+} nvmlBAR1Memory_t;
+/* dev<i>.bar1_mib: the BAR1 the driver mapped; without it, NVML_ERROR_NOT_SUPPORTED (3). */
+nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t d, nvmlBAR1Memory_t* b) {
+  char key[64];
+  snprintf(key, sizeof key, "dev%ld.bar1_mib", idx(d));
+  long mib = fake_conf_int(key, -1);
+  if (mib < 0) return 3;
+  b->bar1Total = (unsigned long long)mib << 20;
+  b->bar1Used = 0;
+  b->bar1Free = b->bar1Total;
+  return 0;
+}
+
+typedef struct {
   char busIdLegacy[16];
   unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
   char busId[32];
