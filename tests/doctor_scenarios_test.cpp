@@ -753,7 +753,9 @@ TEST(Scenario, Driver470WithCu121WheelRecommendsWhatFits) {
   ASSERT_EQ(r.recommendations.size(), 2u);
   EXPECT_NE(r.recommendations[0].commands[1].find("'torch==2.7.*' torchvision --index-url https://download.pytorch.org/whl/cu118"),
             std::string::npos) << r.recommendations[0].commands[1];
-  EXPECT_NE(r.recommendations[1].title.find(">= 525.60.13"), std::string::npos) << r.recommendations[1].title;
+  // The newest release in the tables (2.15: PyPI's cu132 build, the one the tables know) needs R580.
+  EXPECT_NE(r.recommendations[1].title.find(">= 580.65.06 to run PyTorch 2.15 (cu132)"), std::string::npos)
+      << r.recommendations[1].title;
 }
 
 // Without a working driver the GPU's compute capability comes from its PCI id.

@@ -132,6 +132,33 @@ TEST(SetupPlan, AnExtraIndexIsNamedAsARiskToThePlannedVariant) {
   EXPECT_NE(p.warnings[0].find("PIP_EXTRA_INDEX_URL"), std::string::npos) << p.warnings[0];
 }
 
+// Issue 34, item 3: the tables follow what PyPI publishes (2.15 with Python 3.11-3.15; 2.13/2.14
+// stop at 3.14), and a driver newer than a GPU's last branch is no machine to plan for.
+TEST(SetupPlan, TheTablesFollowThePublishedWheelsAndTheDriverBranches) {
+  PlanMachine cpu;
+  cpu.python = "3.13";
+  auto p = plan_install(cpu);
+  EXPECT_EQ(p.release, "2.15") << all(p);
+  cpu.python = "3.15";
+  p = plan_install(cpu);
+  EXPECT_EQ(p.release, "2.15") << "2.14 has no cp315 wheel\n" << all(p);
+  cpu.python = "3.10";
+  p = plan_install(cpu);
+  EXPECT_EQ(p.release, "2.14") << "2.15 starts at 3.11\n" << all(p);
+  cpu.python = "3.11", cpu.torch = "2.15";
+  EXPECT_TRUE(plan_install(cpu).ok) << all(plan_install(cpu));
+  auto hopper = plan_install(gpu_machine("580.65.06", {{9, 0}}));
+  EXPECT_EQ(hopper.release + " " + hopper.variant, "2.15 cu132") << all(hopper);
+  auto kepler = plan_install(gpu_machine("580.65.06", {{3, 7}}));
+  EXPECT_FALSE(kepler.ok);
+  EXPECT_NE(kepler.error.find("driver 580.65.06 does not drive sm_37 (Kepler): R470 is the last driver branch"),
+            std::string::npos) << all(kepler);
+  EXPECT_TRUE(plan_install(gpu_machine("470.82.01", {{3, 7}}, "3.8")).error.find("Kepler") == std::string::npos);
+  auto pascal = plan_install(gpu_machine("590.48.01", {{6, 1}}));
+  EXPECT_NE(pascal.error.find("R580 is the last driver branch"), std::string::npos) << all(pascal);
+  EXPECT_TRUE(plan_install(gpu_machine("580.65.06", {{6, 1}})).ok);
+}
+
 TEST(SetupPlan, ComputeCapabilitiesAreReadInEveryUsualSpelling) {
   EXPECT_EQ(parse_compute_capability("sm_61"), (std::pair<int, int>{6, 1}));
   EXPECT_EQ(parse_compute_capability("8.6"), (std::pair<int, int>{8, 6}));

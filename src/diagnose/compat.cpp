@@ -59,6 +59,7 @@ std::optional<std::string> max_cuda_for_driver(const std::string& driver_version
 
 extern const char* const kPytorchCudaArchTsv;
 extern const char* const kGpusTsv;
+extern const char* const kDriverArchTsv;
 
 std::string pci_gpu_name(const std::optional<std::string>& pci_ids_name, const std::string& vendor,
                          const std::string& device) {
@@ -117,6 +118,21 @@ std::optional<PythonRange> python_range(const std::string& torch_release) {
     if (line.empty() || line[0] == '#') continue;
     auto f = split(line, '\t', true);
     if (f.size() >= 3 && f[0] == torch_release) return PythonRange{f[1], f[2]};
+  }
+  return std::nullopt;
+}
+
+std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor) {
+  const int cc = cc_major * 10 + cc_minor;
+  auto as_cc = [](const std::string& s) {
+    auto p = split(s, '.');
+    return p.size() == 2 ? static_cast<int>(parse_int(p[0]).value_or(0) * 10 + parse_int(p[1]).value_or(0)) : -1;
+  };
+  for (const auto& line : lines(kDriverArchTsv)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t', true);
+    if (f.size() < 4) continue;
+    if (cc >= as_cc(f[1]) && cc <= as_cc(f[2])) return DriverLimit{f[0], static_cast<int>(parse_int(f[3]).value_or(0))};
   }
   return std::nullopt;
 }

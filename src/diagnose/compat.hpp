@@ -6,7 +6,7 @@
 
 namespace dlready {
 
-inline constexpr const char* kCompatTableDate = "2026-12-01";
+inline constexpr const char* kCompatTableDate = "2026-12-05";
 
 struct CudaMajorDriverMin {
   int cuda_major;
@@ -61,6 +61,15 @@ struct PythonRange {
   std::string min, max;  // "3.10", "3.14"
 };
 std::optional<PythonRange> python_range(const std::string& torch_release);
+
+// The last NVIDIA driver branch that drives a GPU of compute capability major.minor
+// (data/driver_arch.tsv: Kepler R470; Maxwell, Pascal, Volta R580), with the architecture's name;
+// nullopt while new branches still support it.
+struct DriverLimit {
+  std::string arch;
+  int last_branch = 0;
+};
+std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor);
 
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);

@@ -126,6 +126,15 @@ namespace {
 std::string refuse_machine(const PlanMachine& m) {
   if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64")
     return "unknown platform " + m.platform + " (linux-x86_64 or linux-aarch64)";
+  // A driver newer than a GPU's last branch does not drive it: no wheel helps that machine.
+  if (m.driver)
+    for (const auto& [major, minor] : m.gpus)
+      if (auto limit = last_driver_branch(major, minor))
+        if (auto branch = parse_int(m.driver->substr(0, m.driver->find('.'))); branch && *branch > limit->last_branch)
+          return "driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch + "): R" +
+                 std::to_string(limit->last_branch) + " is the last driver branch for it; install a " +
+                 std::to_string(limit->last_branch) + ".x driver and plan with --driver " +
+                 std::to_string(limit->last_branch) + ".x";
   if (m.platform == "linux-aarch64" && !m.gpus.empty())
     return "dlready's tables hold the CUDA wheels of linux-x86_64 only; for an aarch64 GPU machine see "
            "https://pytorch.org/get-started/locally/ (or plan with --no-gpu for the CPU build)";
