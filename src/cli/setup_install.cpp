@@ -1,10 +1,7 @@
 #include "cli/setup_install.hpp"
 
 #include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +19,7 @@
 #include "core/json_text.hpp"
 #include "core/atomic_file.hpp"
 #include "core/bounded_file.hpp"
+#include "core/tcp_connect.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "doctor/examine.hpp"
@@ -143,30 +141,9 @@ std::string connect_error(const std::string& url) {
   std::string host = hostport, port = proto == "https" ? "443" : "80";
   if (auto colon = hostport.rfind(':'); colon != std::string::npos && hostport.find(']') == std::string::npos)
     host = hostport.substr(0, colon), port = hostport.substr(colon + 1);
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) return ::gai_strerror(rc);
-  std::string why = "no address";
-  for (addrinfo* a = found; a; a = a->ai_next) {
-    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int err = 0;
-      socklen_t len = sizeof err;
-      if (::poll(&p, 1, 5000) <= 0) err = ETIMEDOUT;
-      else ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      rc = err == 0 ? 0 : -1;
-      errno = err;
-    }
-    why = rc == 0 ? "" : std::strerror(errno);
-    ::close(fd);
-    if (rc == 0) break;
-  }
-  ::freeaddrinfo(found);
-  return why;
+  auto attempt = tcp_connect(host, port, 5000);
+  if (attempt.fd >= 0) ::close(attempt.fd);
+  return attempt.error;
 }
 
 // The index could not be reached (pip's and uv's words for it, or a connection of our own that

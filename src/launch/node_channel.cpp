@@ -1,5 +1,7 @@
 #include "launch/node_channel.hpp"
 
+#include "core/tcp_connect.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -203,36 +205,12 @@ Status connect_to_node0(const std::string& host, int port, ChannelClock::time_po
   std::string last = "no answer";
   int retry_ms = 10;
   while (ChannelClock::now() < deadline) {
-    addrinfo hints{}, *res = nullptr;
-    hints.ai_socktype = SOCK_STREAM;
-    int gai = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
-    if (gai != 0) {
-      last = "cannot resolve " + host + ": " + ::gai_strerror(gai);
-    } else {
-      for (addrinfo* a = res; a; a = a->ai_next) {
-        int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0) continue;
-        int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-        if (rc != 0 && errno == EINPROGRESS) {
-          pollfd p{fd, POLLOUT, 0};
-          int err = ETIMEDOUT;
-          socklen_t el = sizeof err;
-          if (::poll(&p, 1, std::min(millis_until(deadline), 3000)) > 0) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
-          rc = err == 0 ? 0 : -1;
-          errno = err;
-        }
-        if (rc == 0) {
-          set_nonblocking(fd);
-          std::string addr = numeric_address(a->ai_addr, a->ai_addrlen);
-          ::freeaddrinfo(res);
-          out = NodeConnection(fd, addr);
-          return {};
-        }
-        last = std::strerror(errno);
-        ::close(fd);
-      }
-      ::freeaddrinfo(res);
+    auto attempt = tcp_connect(host, std::to_string(port), std::min(millis_until(deadline), 3000));
+    if (attempt.fd >= 0) {
+      out = NodeConnection(attempt.fd, attempt.address);
+      return {};
     }
+    last = attempt.unresolved ? "cannot resolve " + host + ": " + attempt.error : attempt.error;
     // Node 0 may start later than this node: try again, soon at first (the nodes of one job are
     // usually started together), then backing off to twice a second.
     pollfd wake{interrupt_fd, POLLIN, 0};
