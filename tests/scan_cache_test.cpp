@@ -1,13 +1,16 @@
 // The doctor's scan cache: an answer comes back only while every file it depended on is unchanged;
-// a corrupt file is ignored and rewritten; concurrent writers never leave a half-written file;
-// --no-cache neither reads nor writes; XDG_CACHE_HOME is honoured.
+// a corrupt entry is ignored and rewritten; concurrent writers never leave a half-written entry;
+// the folder stays within its bounds (least recently used out); --no-cache neither reads nor
+// writes; XDG_CACHE_HOME is honoured.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/bounded_file.hpp"
@@ -23,7 +26,7 @@ void put_text(const std::string& path, const std::string& text) { std::ofstream(
 
 TEST(ScanCache, AnAnswerLastsWhileItsFileIsUnchanged) {
   Fixture f;
-  std::string lib = f.root + "/lib.so", file = f.root + "/cache/doctor-cache.json";
+  std::string lib = f.root + "/lib.so", file = f.root + "/cache/doctor-cache";
   put_text(lib, "one");
   GpuCode code;
   code.sass = {80, 90};
@@ -44,32 +47,55 @@ TEST(ScanCache, AnAnswerLastsWhileItsFileIsUnchanged) {
   EXPECT_TRUE(ScanCache("").save()) << "disabled: nothing to write";
 }
 
-TEST(ScanCache, ACorruptFileIsIgnoredAndRewritten) {
-  Fixture f;
-  std::string file = f.root + "/doctor-cache.json";
-  for (const std::string& junk : std::vector<std::string>{"{not json", "[]", R"({"schema":"dlready.doctor-cache/0"})",
-                                                           std::string(100, '\0')}) {
-    put_text(file, junk);
-    ScanCache c(file);
-    EXPECT_FALSE(c.loaded()) << junk;
-    c.put_gpu_code(file, GpuCode{});
-    ASSERT_TRUE(c.save());
-    EXPECT_TRUE(ScanCache(file).loaded()) << "rewritten after " << junk;
-  }
+// The .json entries of a cache folder (temporary files of a write in progress are not entries).
+std::vector<std::string> entries(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& name : list_directory(dir))
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) out.push_back(dir + "/" + name);
+  return out;
 }
 
-TEST(ScanCache, ConcurrentDoctorsNeverLeaveAHalfWrittenFile) {
+TEST(ScanCache, ACorruptEntryIsIgnoredAndRewritten) {
   Fixture f;
-  std::string file = f.root + "/doctor-cache.json";
+  std::string dir = f.root + "/doctor-cache", lib = f.root + "/lib.so";
+  put_text(lib, "x");
+  {
+    ScanCache c(dir);
+    c.put_gpu_code(lib, GpuCode{});
+    ASSERT_TRUE(c.save());
+  }
+  ASSERT_EQ(entries(dir).size(), 1u);
+  for (const std::string& junk : std::vector<std::string>{"{not json", "[]", R"({"schema":"dlready.doctor-cache/0"})",
+                                                           std::string(100, '\0')}) {
+    put_text(entries(dir).at(0), junk);
+    ScanCache c(dir);
+    EXPECT_FALSE(c.gpu_code(lib)) << junk;
+    c.put_gpu_code(lib, GpuCode{});
+    ASSERT_TRUE(c.save());
+    EXPECT_TRUE(ScanCache(dir).gpu_code(lib)) << "rewritten after " << junk;
+  }
+  // The one-file cache of earlier versions (or junk) where the folder belongs gives way.
+  std::string other = f.root + "/old-cache";
+  put_text(other, "{\"schema\":\"dlready.doctor-cache/2\"}");
+  ScanCache c(other);
+  EXPECT_FALSE(c.loaded());
+  c.put_gpu_code(lib, GpuCode{});
+  ASSERT_TRUE(c.save());
+  EXPECT_TRUE(ScanCache(other).gpu_code(lib));
+}
+
+TEST(ScanCache, ConcurrentDoctorsNeverLeaveAHalfWrittenEntry) {
+  Fixture f;
+  std::string dir = f.root + "/doctor-cache";
   std::vector<pid_t> kids;
   for (int k = 0; k < 4; ++k) {
     pid_t pid = ::fork();
     if (pid == 0) {
       for (int i = 0; i < 40; ++i) {
-        ScanCache c(file);
+        ScanCache c(dir);
         GpuCode g;
         g.sass = {k, i};
-        c.put_gpu_code(f.root + "/lib" + std::to_string(k) + "_" + std::to_string(i), g);
+        c.put_gpu_code(f.root + "/lib" + std::to_string(k) + "_" + std::to_string(i % 8), g);
         if (!c.save()) ::_exit(1);
       }
       ::_exit(0);
@@ -77,14 +103,41 @@ TEST(ScanCache, ConcurrentDoctorsNeverLeaveAHalfWrittenFile) {
     kids.push_back(pid);
   }
   int torn = 0;
-  for (int i = 0; i < 200; ++i) torn += path_exists(file) && !ScanCache(file).loaded();
+  for (int i = 0; i < 100; ++i)
+    for (const auto& e : entries(dir)) {
+      auto bytes = read_regular_file(e, 1 << 20, "entry").bytes;  // gone meanwhile (pruned): fine
+      if (bytes && nlohmann::json::parse(*bytes, nullptr, false).is_discarded()) ++torn;
+    }
   for (pid_t pid : kids) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   EXPECT_EQ(torn, 0);
-  EXPECT_TRUE(ScanCache(file).loaded());
+}
+
+// Issue 34, item 5: the folder is bounded (64 entries, 1 MiB), the least recently used go first,
+// and a run reads only the entries it asks for.
+TEST(ScanCache, TheLeastRecentlyUsedGoBeyondTheBound) {
+  Fixture f;
+  std::string dir = f.root + "/doctor-cache", kept = f.root + "/lib-kept";
+  put_text(kept, "k");
+  {
+    ScanCache c(dir);
+    c.put_gpu_code(kept, GpuCode{});
+    ASSERT_TRUE(c.save());
+  }
+  for (int batch = 0; batch < 10; ++batch) {
+    ASSERT_TRUE(ScanCache(dir).gpu_code(kept)) << "used in every batch, so never the least recent";
+    ScanCache c(dir);
+    for (int i = 0; i < 20; ++i) c.put_gpu_code(f.root + "/lib" + std::to_string(batch) + "_" + std::to_string(i), GpuCode{});
+    ASSERT_TRUE(c.save());
+    EXPECT_LE(entries(dir).size(), 64u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(entries(dir).size(), 64u);
+  EXPECT_TRUE(ScanCache(dir).gpu_code(kept));
+  EXPECT_FALSE(ScanCache(dir).gpu_code(f.root + "/lib0_0")) << "the oldest went";
 }
 
 TEST(ScanCache, TheDoctorReadsItsClosuresFromItUntilTheBinaryChanges) {
@@ -93,15 +146,19 @@ TEST(ScanCache, TheDoctorReadsItsClosuresFromItUntilTheBinaryChanges) {
   f.copy(DLREADY_FAKE_NEEDS_ZLIB, "/opt/app/libapp.so");
   auto o = f.options();
   o.binaries = {"/opt/app/libapp.so"};
-  o.cache_file = f.root + "-cache.json";  // outside the root: the cache is not part of the machine
+  o.cache_file = f.root + "-cache";  // outside the root: the cache is not part of the machine
   auto fresh = gather_facts(o).facts.binaries.at(0);
   ASSERT_FALSE(fresh.libraries.empty());
   // Mark the cached answer: a run that shows the mark read the cache.
-  auto bytes = read_regular_file(o.cache_file, 1 << 24, "cache").bytes;
-  ASSERT_TRUE(bytes);
-  auto j = nlohmann::json::parse(*bytes);
-  for (auto& [key, entry] : j["closures"].items()) entry["resolution"]["libraries"][0]["via"] = "from the cache";
-  put_text(o.cache_file, j.dump());
+  bool marked = false;
+  for (const auto& e : entries(o.cache_file)) {
+    if (e.find("/closure-") == std::string::npos) continue;
+    auto j = nlohmann::json::parse(*read_regular_file(e, 1 << 24, "cache").bytes);
+    j["resolution"]["libraries"][0]["via"] = "from the cache";
+    put_text(e, j.dump());
+    marked = true;
+  }
+  ASSERT_TRUE(marked);
   EXPECT_EQ(gather_facts(o).facts.binaries.at(0).libraries.at(0).via, "from the cache");
   // --no-cache: neither read nor written.
   auto no_cache = o;
@@ -111,19 +168,18 @@ TEST(ScanCache, TheDoctorReadsItsClosuresFromItUntilTheBinaryChanges) {
   struct timespec times[2] = {{0, UTIME_OMIT}, {1234567, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, f.host("/opt/app/libapp.so").c_str(), times, 0), 0);
   EXPECT_EQ(gather_facts(o).facts.binaries.at(0).libraries.at(0).via, fresh.libraries.at(0).via);
-  ::unlink(o.cache_file.c_str());
+  remove_tree(o.cache_file);
 }
 
 TEST(ScanCache, XdgCacheHomeFirstThenHome) {
-  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}}), "/x/dlready/doctor-cache.json");
-  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/h"}}),
-            "/h/.cache/dlready/doctor-cache.json");
+  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "/x"}, {"HOME", "/h"}}), "/x/dlready/doctor-cache");
+  EXPECT_EQ(default_scan_cache_file({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/h"}}), "/h/.cache/dlready/doctor-cache");
   EXPECT_EQ(default_scan_cache_file({}), "");
   Fixture f;
   std::string cmd = "XDG_CACHE_HOME=" + f.root + "/xdg " + DLREADY_BINARY + " doctor --no-driver-probe --binary " +
                     DLREADY_FAKE_NEEDS_ZLIB + " > /dev/null";
   static_cast<void>(std::system((cmd).c_str()));
-  EXPECT_TRUE(path_exists(f.root + "/xdg/dlready/doctor-cache.json"));
+  EXPECT_FALSE(entries(f.root + "/xdg/dlready/doctor-cache").empty());
   static_cast<void>(std::system(("XDG_CACHE_HOME=" + f.root + "/none " + DLREADY_BINARY +
                                  " doctor --no-cache --no-driver-probe --binary " + DLREADY_FAKE_NEEDS_ZLIB + " > /dev/null").c_str()));
   EXPECT_FALSE(path_exists(f.root + "/none"));
