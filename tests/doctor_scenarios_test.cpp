@@ -13,6 +13,7 @@
 #include "diagnose/rules.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
+#include "report/render.hpp"
 
 namespace dlready::test {
 namespace {
@@ -335,6 +336,13 @@ TEST(Scenario, AGpuHasOneNameInEveryMention) {
   const auto& ev = get(r, "gpu-bar-unassigned").evidence.at(0);
   EXPECT_NE(ev.find("NVIDIA H200"), std::string::npos) << ev;
   EXPECT_EQ(ev.find("unknown NVIDIA device"), std::string::npos) << ev;
+  // Item 4: the GPU list and --binary's check name one device the same way (cuda:N and its address).
+  auto facts = f.facts();
+  auto list = section_facts(facts, "gpu");
+  ASSERT_FALSE(list.empty());
+  EXPECT_NE(list[0].find("0000:01:00.0 NVIDIA H100 (SXM5 80GB / PCIe / NVL 94GB) [10de:2330] = cuda:0"), std::string::npos)
+      << list[0];
+  EXPECT_EQ(derive(facts).gpu_archs.at(0).label, "cuda:0 NVIDIA H100 80GB HBM3 (0000:01:00.0)");
 }
 
 // Issue 34, item 2: the first H200 (a VM, CUDA working) showed a zero BAR1 line in sysfs. NVML

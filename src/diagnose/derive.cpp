@@ -1,3 +1,5 @@
+#include <cstdlib>
+
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
@@ -37,8 +39,10 @@ Derived derive(const Facts& f) {
     if (dev.uuid) d.known_uuids.push_back(*dev.uuid);
   for (const auto& dev : f.driver.devices)
     if (dev.cc_major && dev.cc_minor)
-      d.gpu_archs.push_back({"cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU"), *dev.cc_major,
-                             *dev.cc_minor, "driver"});
+      // Named as the GPU list names it too: cuda:N and its PCI address (issue 34, item 4).
+      d.gpu_archs.push_back({"cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU") +
+                                 (dev.pci_bus_id ? " (" + *dev.pci_bus_id + ")" : ""),
+                             *dev.cc_major, *dev.cc_minor, "driver"});
   if (d.gpu_archs.empty())
     for (const auto& fn : f.pci.nvidia)
       if (fn.is_gpu)
@@ -46,6 +50,15 @@ Derived derive(const Facts& f) {
           d.gpu_archs.push_back({fn.address + " " + pci_gpu_name(fn.name, fn.vendor_id, fn.device_id), g->cc_major,
                                  g->cc_minor, "PCI id table"});
   return d;
+}
+
+bool same_pci_address(const std::string& a, const std::string& b) {
+  auto split_domain = [](const std::string& s) -> std::pair<long, std::string> {
+    auto colon = s.find(':');
+    if (colon == std::string::npos) return {-1, to_lower(s)};
+    return {std::strtol(s.substr(0, colon).c_str(), nullptr, 16), to_lower(s.substr(colon + 1))};
+  };
+  return split_domain(a) == split_domain(b);
 }
 
 VisibleDevices parse_cuda_visible_devices(const std::string& value, std::optional<int> gpu_count,

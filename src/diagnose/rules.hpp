@@ -32,6 +32,10 @@ struct Derived {
 };
 Derived derive(const Facts& f);
 
+// "0000:00:06.0" (sysfs, CUDA) and NVML's "00000000:00:06.0" name one PCI function: the domain as
+// a number, the rest case-insensitively.
+bool same_pci_address(const std::string& a, const std::string& b);
+
 // CUDA_VISIBLE_DEVICES as CUDA reads it: entries in order until the first invalid one.
 struct VisibleDevices {
   std::vector<std::string> accepted;

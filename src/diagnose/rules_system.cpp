@@ -137,17 +137,6 @@ std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int
 
 namespace {
 
-// "0000:00:06.0" and NVML's "00000000:00:06.0" name one function: the domain as a number, the rest
-// case-insensitively.
-bool same_pci_address(const std::string& a, const std::string& b) {
-  auto split_domain = [](const std::string& s) -> std::pair<long, std::string> {
-    auto colon = s.find(':');
-    if (colon == std::string::npos) return {-1, to_lower(s)};
-    return {std::strtol(s.substr(0, colon).c_str(), nullptr, 16), to_lower(s.substr(colon + 1))};
-  };
-  return split_domain(a) == split_domain(b);
-}
-
 // A zero BAR1 line in sysfs, cross-checked with what the driver says (the first H200, a VM whose
 // CUDA worked, showed one): NVML's BAR1 size settles it; where CUDA runs on the GPU it is info
 // about what is lost; only a GPU that does not answer gets the warning and the BIOS fix.

@@ -4,6 +4,7 @@
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
+#include "diagnose/rules.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -40,8 +41,10 @@ void facts_system(const Facts& f, std::vector<std::string>& out) {
 void facts_gpu(const Facts& f, std::vector<std::string>& out) {
   for (const auto& g : f.pci.nvidia) {
     if (!g.is_gpu) continue;
-    std::string l = g.address + " " + pci_gpu_name(g.name, g.vendor_id, g.device_id) + " [10de:" + g.device_id + "]" +
-                    ", driver " + g.driver.value_or("none");
+    std::string l = g.address + " " + pci_gpu_name(g.name, g.vendor_id, g.device_id) + " [10de:" + g.device_id + "]";
+    for (const auto& dev : f.driver.devices)  // the name CUDA (and --binary's check) gives the same GPU
+      if (dev.pci_bus_id && same_pci_address(*dev.pci_bus_id, g.address)) l += " = cuda:" + std::to_string(dev.index);
+    l += ", driver " + g.driver.value_or("none");
     if (auto k = gpu_by_pci_id(g.vendor_id, g.device_id))
       l += ", sm_" + std::to_string(k->cc_major) + std::to_string(k->cc_minor);
     if (g.link_width && g.max_link_width)
