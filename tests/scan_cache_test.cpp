@@ -55,15 +55,18 @@ std::vector<std::string> entries(const std::string& dir) {
   return out;
 }
 
+// `lib` (made if absent) with an empty answer, saved to the cache in `dir`.
+void cache_one(const std::string& dir, const std::string& lib) {
+  if (!path_exists(lib)) put_text(lib, "x");
+  ScanCache c(dir);
+  c.put_gpu_code(lib, GpuCode{});
+  ASSERT_TRUE(c.save());
+}
+
 TEST(ScanCache, ACorruptEntryIsIgnoredAndRewritten) {
   Fixture f;
   std::string dir = f.root + "/doctor-cache", lib = f.root + "/lib.so";
-  put_text(lib, "x");
-  {
-    ScanCache c(dir);
-    c.put_gpu_code(lib, GpuCode{});
-    ASSERT_TRUE(c.save());
-  }
+  cache_one(dir, lib);
   ASSERT_EQ(entries(dir).size(), 1u);
   for (const std::string& junk : std::vector<std::string>{"{not json", "[]", R"({"schema":"dlready.doctor-cache/0"})",
                                                            std::string(100, '\0')}) {
@@ -121,12 +124,7 @@ TEST(ScanCache, ConcurrentDoctorsNeverLeaveAHalfWrittenEntry) {
 TEST(ScanCache, TheLeastRecentlyUsedGoBeyondTheBound) {
   Fixture f;
   std::string dir = f.root + "/doctor-cache", kept = f.root + "/lib-kept";
-  put_text(kept, "k");
-  {
-    ScanCache c(dir);
-    c.put_gpu_code(kept, GpuCode{});
-    ASSERT_TRUE(c.save());
-  }
+  cache_one(dir, kept);
   for (int batch = 0; batch < 10; ++batch) {
     ASSERT_TRUE(ScanCache(dir).gpu_code(kept)) << "used in every batch, so never the least recent";
     ScanCache c(dir);
