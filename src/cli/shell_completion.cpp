@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/text.hpp"
+
 namespace dlready {
 namespace {
 
@@ -60,19 +62,6 @@ std::vector<CommandSpec> commands_of(const CLI::App& app) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
-  return s;
-}
-
-// Single quotes for the shells: ' becomes '\''.
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string bash_script(const std::vector<CommandSpec>& commands) {
   std::string s =
       "# bash completion for dlready (dlready completion bash; generated from its command table)\n"
@@ -86,16 +75,16 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
       "    case \"${path:+$path }$w\" in\n";
   std::vector<std::string> paths;
   for (const auto& c : commands)
-    if (!c.path.empty()) paths.push_back(shell_quoted(c.path));
+    if (!c.path.empty()) paths.push_back(shell_quote(c.path));
   s += "      " + join(paths, "|") + ") path=\"${path:+$path }$w\" ;;\n    esac\n  done\n";
   s += "  case \"$path\" in\n";
   for (const auto& c : commands) {
-    s += "    " + shell_quoted(c.path) + ")\n      case \"$prev\" in\n";
+    s += "    " + shell_quote(c.path) + ")\n      case \"$prev\" in\n";
     std::vector<std::string> valued;
     for (const auto& o : c.options) {
       if (!o.takes_value) continue;
       if (!o.choices.empty())
-        s += "        " + join(o.names, "|") + ") COMPREPLY=($(compgen -W " + shell_quoted(join(o.choices, " ")) +
+        s += "        " + join(o.names, "|") + ") COMPREPLY=($(compgen -W " + shell_quote(join(o.choices, " ")) +
              " -- \"$cur\")); return ;;\n";
       else
         valued.insert(valued.end(), o.names.begin(), o.names.end());
@@ -103,10 +92,10 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
     if (!valued.empty()) s += "        " + join(valued, "|") + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
     std::vector<std::string> words;
     for (const auto& o : c.options) words.insert(words.end(), o.names.begin(), o.names.end());
-    s += "      esac\n      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W " + shell_quoted(join(words, " ")) +
+    s += "      esac\n      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W " + shell_quote(join(words, " ")) +
          " -- \"$cur\"))\n";
     if (!c.subcommands.empty())
-      s += "      else COMPREPLY=($(compgen -W " + shell_quoted(join(c.subcommands, " ")) + " -- \"$cur\"))\n";
+      s += "      else COMPREPLY=($(compgen -W " + shell_quote(join(c.subcommands, " ")) + " -- \"$cur\"))\n";
     else
       s += "      else COMPREPLY=($(compgen -f -- \"$cur\"))\n";
     s += "      fi ;;\n";
@@ -122,21 +111,21 @@ std::string fish_script(const std::vector<CommandSpec>& commands) {
     if (c.path.empty()) {
       for (const auto& sub : commands)
         if (!sub.path.empty() && sub.path.find(' ') == std::string::npos)
-          s += "complete -c dlready -n __fish_use_subcommand -a " + sub.path + " -d " + shell_quoted(sub.description.substr(0, 80)) + "\n";
+          s += "complete -c dlready -n __fish_use_subcommand -a " + sub.path + " -d " + shell_quote(sub.description.substr(0, 80)) + "\n";
       continue;
     }
     std::string first = c.path.substr(0, c.path.find(' '));
     std::string when = "__fish_seen_subcommand_from " + first;
     for (const auto& sub : c.subcommands)
-      s += "complete -c dlready -n " + shell_quoted(when) + " -a " + sub + "\n";
+      s += "complete -c dlready -n " + shell_quote(when) + " -a " + sub + "\n";
     for (const auto& o : c.options) {
-      s += "complete -c dlready -n " + shell_quoted(when);
+      s += "complete -c dlready -n " + shell_quote(when);
       for (const auto& n : o.names) s += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
-      if (!o.choices.empty()) s += " -x -a " + shell_quoted(join(o.choices, " "));
+      if (!o.choices.empty()) s += " -x -a " + shell_quote(join(o.choices, " "));
       else if (o.takes_value) s += " -r -F";
-      s += " -d " + shell_quoted(o.description.substr(0, 80)) + "\n";
+      s += " -d " + shell_quote(o.description.substr(0, 80)) + "\n";
     }
-    if (!c.positionals.empty()) s += "complete -c dlready -n " + shell_quoted(when) + " -F\n";
+    if (!c.positionals.empty()) s += "complete -c dlready -n " + shell_quote(when) + " -F\n";
   }
   return s;
 }

@@ -52,13 +52,16 @@ bool secret_variable_name(const std::string& name) {
 
 Redactor::Redactor(const RedactionInputs& in) {
   auto add_kind = [this](std::vector<std::string> values, const std::string& kind, const std::string& one,
-                         const std::string& many) {
+                         const std::string& many, const std::string& account = "") {
     std::sort(values.begin(), values.end());
     values.erase(std::unique(values.begin(), values.end()), values.end());
     int n = 0;
     for (const auto& v : values) {
-      if (v.size() < 2 || v == "/" || v == "root" || v == "localhost") continue;  // nothing personal in these
-      literals_.push_back({v, "<" + kind + "-" + std::to_string(++n) + ">"});
+      // Nothing personal in these, unless root is the account the doctor ran as: then it is hidden
+      // where it stands alone (never inside /root, --root, rootfs).
+      const bool account_root = v == "root" && v == account;
+      if (v.size() < 2 || v == "/" || (v == "root" && !account_root) || v == "localhost") continue;
+      literals_.push_back({v, "<" + kind + "-" + std::to_string(++n) + ">", account_root});
     }
     if (n) counts_[n == 1 ? one : many] = n;
   };
@@ -68,17 +71,8 @@ Redactor::Redactor(const RedactionInputs& in) {
   add_kind(secrets, "secret", "secret value", "secret values");
   add_kind(in.homes, "home", "home directory", "home directories");
   auto users = in.users;
-  bool system_account = in.account == "root";  // the one a filter below leaves out
-  if (!in.account.empty() && !system_account) users.push_back(in.account);
-  add_kind(users, "user", "user name", "user names");
-  if (system_account) {
-    int n = counts_.count("user name") ? 1 : 0;
-    if (counts_.count("user names")) n = counts_["user names"];
-    literals_.push_back({in.account, "<user-" + std::to_string(++n) + ">", true});
-    counts_.erase("user name");
-    counts_.erase("user names");
-    counts_[n == 1 ? "user name" : "user names"] = n;
-  }
+  if (!in.account.empty()) users.push_back(in.account);
+  add_kind(users, "user", "user name", "user names", in.account);
   add_kind(in.hosts, "host", "host name", "host names");
   add_kind(in.addresses, "ip", "address", "addresses");
   std::stable_sort(literals_.begin(), literals_.end(),

@@ -31,6 +31,8 @@ std::string printable_lines(std::string_view s, size_t max_bytes_per_line = 4096
 // One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters
 // no shell treats specially, else in single quotes ('it'\''s').
 std::string shell_quote(std::string_view arg);
+// Text for an XML/SVG element or attribute: & < > " escaped.
+std::string escape_xml(std::string_view s);
 // A command line of quoted arguments, to print for a user to copy.
 std::string shell_join(const std::vector<std::string>& argv);
 // The text up to the first newline (LibTorch appends a C++ backtrace to its error messages).

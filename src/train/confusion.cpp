@@ -1,33 +1,16 @@
 #include "train/confusion.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/text.hpp"
 
 namespace dlready {
-namespace {
-
-std::string escape_xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
 
 ClassNames class_names_for(const std::string& data_directory) {
-  std::string lower = data_directory;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower.find("fashion") != std::string::npos)
+  if (to_lower(data_directory).find("fashion") != std::string::npos)
     return {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
   return {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
 }

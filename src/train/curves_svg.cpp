@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/text.hpp"
 
 namespace dlready {
 namespace {
@@ -24,20 +25,6 @@ struct Series {
   const char* value_suffix = nullptr;  // when set, the last value is written beside its point
   bool value_below = false;            // ... under it (the lower of two close end values)
 };
-
-std::string escape_xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 int decimals_for(double step) { return std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9))); }
 
