@@ -68,7 +68,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   }
   const Report& r = e.report;
   std::optional<Redactor> redactor;
-  if (a.redact) redactor.emplace(probe_redaction_inputs(RootFs(opt.root), opt.env));
+  if (a.redact) redactor.emplace(probe_redaction_inputs(RootFs(opt.root), e.env));
   std::string out;
   if (a.json)
     out = redactor ? json_text(redactor->apply(report_json(e.facts, r)), 2) + "\n" : render_json(e.facts, r);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cli/capture_command.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/launch_command.hpp"
 #include "cli/security_command.hpp"
@@ -37,6 +38,8 @@ int main(int argc, char** argv) {
   dlready::DiffArgs diff;
   dlready::ExportArgs exp;
   dlready::add_snapshot_commands(app, snapshot, diff, exp);
+  dlready::CaptureArgs capture;
+  dlready::add_capture_command(app, capture);
   dlready::SetupArgs setup;
   dlready::add_setup_command(app, setup);
   dlready::SecurityArgs security;
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (app.got_subcommand("doctor")) return dlready::to_int(dlready::run_doctor(doctor));
+  if (app.got_subcommand("capture")) return dlready::to_int(dlready::run_capture(capture));
   if (app.got_subcommand("train")) return dlready::to_int(dlready::run_train(train));
   if (app.got_subcommand("verify")) return dlready::to_int(dlready::run_verify(verify));
   if (app.got_subcommand("bench")) return dlready::to_int(dlready::run_bench(bench));

@@ -117,6 +117,13 @@ nlohmann::json Redactor::apply(const nlohmann::json& j) const {
   return j;
 }
 
+std::string Redactor::mask(std::string bytes) const {
+  for (const auto& l : literals_)
+    for (size_t at = l.standalone ? std::string::npos : bytes.find(l.value); at != std::string::npos; at = bytes.find(l.value, at + l.value.size()))
+      bytes.replace(at, l.value.size(), std::string(l.value.size(), 'x'));
+  return bytes;
+}
+
 std::string Redactor::summary() const {
   std::vector<std::string> parts;
   for (const auto& [what, n] : counts_) parts.push_back(std::to_string(n) + " " + what);

@@ -30,6 +30,9 @@ class Redactor {
   explicit Redactor(const RedactionInputs& in);
   std::string apply(const std::string& text) const;
   nlohmann::json apply(const nlohmann::json& j) const;  // every string value and key
+  // `bytes` with every hidden value overwritten by as many 'x' (a binary file, whose offsets must
+  // not move: a capture's copy of an ELF header).
+  std::string mask(std::string bytes) const;
   // What is hidden, by kind ("3 user names, 2 home directories, ..."), for the report's note.
   std::string summary() const;
 

@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include "core/access_log.hpp"
 
 namespace dlready {
 
@@ -51,9 +55,55 @@ std::string path_normalize(const std::string& p) {
   return out.empty() ? "/" : out;
 }
 
+namespace {
+
+// "<mode octal>\t<uid>\t<gid>\t<size>\t<path>" lines (capture/capture_tree.cpp writes them).
+std::map<std::string, FileStat> parse_stat_table(const std::string& text) {
+  std::map<std::string, FileStat> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    std::vector<std::string> f;
+    size_t a = 0;
+    for (int i = 0; i < 4; ++i) {
+      size_t tab = line.find('\t', a);
+      if (tab == std::string::npos) break;
+      f.push_back(line.substr(a, tab - a));
+      a = tab + 1;
+    }
+    if (f.size() != 4 || a >= line.size() || line[a] != '/') continue;
+    char* stop = nullptr;
+    FileStat st;
+    st.mode = static_cast<mode_t>(std::strtoul(f[0].c_str(), &stop, 8));
+    if (*stop) continue;
+    st.uid = static_cast<uid_t>(std::strtoul(f[1].c_str(), nullptr, 10));
+    st.gid = static_cast<gid_t>(std::strtoul(f[2].c_str(), nullptr, 10));
+    st.size = std::strtoull(f[3].c_str(), nullptr, 10);
+    st.is_dir = S_ISDIR(st.mode);
+    st.is_char_device = S_ISCHR(st.mode);
+    out[line.substr(a)] = st;
+  }
+  return out;
+}
+
+}  // namespace
+
 RootFs::RootFs(std::string root) : root_(std::move(root)) {
   if (root_.empty()) root_ = "/";
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+  if (is_host_root()) return;
+  // A capture's own table; a plain fixture root has none (one failed stat).
+  std::string table = path_join(path_join(root_, kCaptureDir), "stat.tsv");
+  struct stat st {};
+  if (::lstat(table.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (auto text = read(std::string(kCaptureDir) + "/stat.tsv", 16 << 20)) replayed_stats_ = parse_stat_table(*text);
+}
+
+void RootFs::note(const std::string& path) const {
+  if (log_) log_->paths.insert(path);
 }
 
 std::string RootFs::host(const std::string& path) const {
@@ -86,6 +136,11 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
     out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd);
+  if (log_) {
+    note(path);
+    auto& slot = log_->bytes[path][0];  // one answer per place, the longest: what a replay gives every time
+    if (out.size() > slot.size()) slot = out;
+  }
   return out;
 }
 
@@ -103,6 +158,11 @@ std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t off
   }
   ::close(fd);
   out.resize(got);
+  if (log_) {
+    note(path);
+    auto& slot = log_->bytes[path][offset];
+    if (out.size() > slot.size()) slot = out;
+  }
   return out;
 }
 
@@ -118,6 +178,7 @@ std::optional<std::string> RootFs::read_line(const std::string& path) const {
 }
 
 bool RootFs::exists(const std::string& path) const {
+  note(path);
   struct stat st {};
   return ::lstat(host(path).c_str(), &st) == 0;
 }
@@ -127,6 +188,7 @@ bool RootFs::can_list(const std::string& path) const {
 }
 
 bool RootFs::is_dir(const std::string& path) const {
+  note(path);
   struct stat st {};
   return ::stat(opened(path).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -134,8 +196,10 @@ bool RootFs::is_dir(const std::string& path) const {
 std::optional<FileStat> RootFs::stat(const std::string& path) const {
   auto resolved = resolve(path);
   if (!resolved) return std::nullopt;
+  if (auto it = replayed_stats_.find(*resolved); it != replayed_stats_.end()) return it->second;
   struct stat st {};
   if (::stat(host(*resolved).c_str(), &st) != 0) return std::nullopt;
+  if (log_) log_->stats[*resolved] = RecordedStat{st.st_mode, st.st_uid, st.st_gid, static_cast<uint64_t>(st.st_size)};
   FileStat fs;
   fs.mode = st.st_mode;
   fs.uid = st.st_uid;
@@ -147,6 +211,7 @@ std::optional<FileStat> RootFs::stat(const std::string& path) const {
 }
 
 std::optional<std::string> RootFs::readlink(const std::string& path) const {
+  note(path);
   char buf[4096];
   ssize_t n = ::readlink(host(path).c_str(), buf, sizeof buf - 1);
   if (n < 0) return std::nullopt;
@@ -163,10 +228,15 @@ std::vector<std::string> RootFs::list(const std::string& dir) const {
   }
   ::closedir(d);
   std::sort(names.begin(), names.end());
+  if (log_) {
+    note(dir);
+    log_->listings.emplace(dir, names);
+  }
   return names;
 }
 
 std::optional<std::string> RootFs::resolve(const std::string& path) const {
+  note(path);
   // Walk component by component so that links in the middle of the path are followed too.
   std::string done = "/";
   std::string todo = path_normalize(path);

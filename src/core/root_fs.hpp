@@ -2,12 +2,15 @@
 // seam) relocates /proc, /sys, /dev, /etc, library dirs and Python environments in one place.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
 namespace dlready {
+
+struct AccessLog;
 
 struct FileStat {
   mode_t mode = 0;
@@ -45,9 +48,21 @@ class RootFs {
   // taken under the root. Returns a path inside the root, or nullopt for a dangling link/loop.
   std::optional<std::string> resolve(const std::string& path) const;
 
+  // Notes every path asked about, and what was read, into `log` (nullptr stops): `dlready
+  // capture`. The log must outlive this object.
+  void record_into(AccessLog* log) { log_ = log; }
+  AccessLog* access_log() const { return log_; }
+
+  // The folder a capture keeps its own files in (core/access_log.hpp); under a root that holds one,
+  // stat() answers from its stat.tsv, so device nodes, owners and sizes replay as they were.
+  static constexpr const char* kCaptureDir = "/.dlready-capture";
+
  private:
   std::string opened(const std::string& path) const;
+  void note(const std::string& path) const;
   std::string root_;
+  AccessLog* log_ = nullptr;
+  std::map<std::string, FileStat> replayed_stats_;
 };
 
 // Joins two path pieces with exactly one slash.

@@ -12,6 +12,9 @@ Examination examine(const GatherOptions& options) {
     return e;
   }
   e.facts = std::move(g.facts);
+  e.env = std::move(g.env);
+  e.user = g.user;
+  e.replayed = g.replayed;
   e.report = diagnose(e.facts);
   return e;
 }

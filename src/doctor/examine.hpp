@@ -2,6 +2,7 @@
 // that needs the doctor's view of this machine (doctor, snapshot, and the LibTorch commands that
 // explain why CUDA cannot be used or why the module does not load).
 #pragma once
+#include <map>
 #include <string>
 
 #include "core/facts.hpp"
@@ -14,6 +15,10 @@ struct Examination {
   Facts facts;
   Report report;
   std::string error;  // the facts could not be gathered (unreadable --root, unknown --user): nothing else holds
+  // The environment and user the facts describe (a replayed capture's, under a capture's root).
+  std::map<std::string, std::string> env;
+  UserIdentity user;
+  bool replayed = false;
 };
 
 // Probes the driver in child processes: call it before CUDA is initialised in this process.

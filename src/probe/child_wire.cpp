@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include "core/access_log.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -35,6 +36,43 @@ bool load_symbol_address(void* lib, const char* name, void** slot, const Emit& e
   *slot = ::dlsym(lib, name);
   if (!*slot && required) emit("missing_symbol", name);
   return *slot != nullptr;
+}
+
+namespace {
+
+const char* end_name(ChildResult::End e) {
+  switch (e) {
+    case ChildResult::End::exited: return "exited";
+    case ChildResult::End::signalled: return "signalled";
+    case ChildResult::End::timed_out: return "timed_out";
+    case ChildResult::End::fork_failed: return "fork_failed";
+  }
+  return "exited";
+}
+
+ChildResult::End end_from(const std::string& s) {
+  for (auto e : {ChildResult::End::signalled, ChildResult::End::timed_out, ChildResult::End::fork_failed})
+    if (s == end_name(e)) return e;
+  return ChildResult::End::exited;
+}
+
+}  // namespace
+
+std::optional<ChildResult> run_driver_child(const RootFs& fs, const CaptureManifest* replay, const std::string& name,
+                                            const ChildBody& body, int timeout_ms) {
+  if (replay) {
+    auto it = replay->children.find(name);
+    if (it == replay->children.end()) return std::nullopt;
+    ChildResult r;
+    r.end = end_from(it->second.end);
+    r.code = it->second.code;
+    r.elapsed_ms = it->second.elapsed_ms;
+    r.values = it->second.values;
+    return r;
+  }
+  ChildResult r = run_child_probe(body, timeout_ms);
+  if (auto* log = fs.access_log()) log->children[name] = ChildAnswer{end_name(r.end), r.code, r.elapsed_ms, r.values};
+  return r;
 }
 
 void classify_child(const ChildResult& r, ProbeStatus& status, std::string& detail) {

@@ -6,7 +6,9 @@
 #include <optional>
 #include <string>
 
+#include "core/capture_manifest.hpp"
 #include "core/device_fields.hpp"
+#include "core/root_fs.hpp"
 #include "core/facts.hpp"
 #include "probe/child_probe.hpp"
 
@@ -48,6 +50,12 @@ bool load_symbol(void* lib, const char* name, Fn& slot, const Emit& emit, bool r
   slot = reinterpret_cast<Fn>(address);
   return found;
 }
+
+// The seam between a driver probe and its child: forked here (and its answer noted in the root's
+// access log when one records: `dlready capture`), or, when `replay` is a capture's manifest, its
+// recorded answer — nullopt when the capture holds none (made with --no-driver-probe).
+std::optional<ChildResult> run_driver_child(const RootFs& fs, const CaptureManifest* replay, const std::string& name,
+                                            const ChildBody& body, int timeout_ms);
 
 // How the child ended: timeout, crash, load failure, missing symbol, exit status, or ok.
 void classify_child(const ChildResult& r, ProbeStatus& status, std::string& detail);

@@ -84,12 +84,13 @@ int cuda_child(const std::string& path, const Emit& emit) {
 }  // namespace
 
 DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda, const EnvFacts& env,
-                                int timeout_ms) {
+                                int timeout_ms, const CaptureManifest* replay) {
   DriverApiFacts f;
   if (!libcuda.path) return f;
   std::string host = fs.host(fs.resolve(*libcuda.path).value_or(*libcuda.path));
   f.library = *libcuda.path;
-  auto r = run_child_probe(
+  auto answer = run_driver_child(
+      fs, replay, "cuda",
       [&](const Emit& emit) {
         for (const char* k : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
           if (auto v = env.get(k))
@@ -100,6 +101,8 @@ DriverApiFacts probe_driver_api(const RootFs& fs, const LibraryLocation& libcuda
         return cuda_child(host, emit);
       },
       timeout_ms);
+  if (!answer) return f;
+  const ChildResult& r = *answer;
   classify_child(r, f.status, f.detail);
   f.elapsed_ms = r.elapsed_ms;
   f.init_result = int_value(r, "init");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "core/posix_fs.hpp"
 #include "core/status.hpp"
@@ -29,6 +30,47 @@ std::optional<std::string> string_at(const std::string& table, uint64_t off) {
   return table.substr(off, end - off);
 }
 
+// The dynamic string table, read a page at a time where a string is asked for: libtorch_cpu.so's
+// is megabytes of symbol names, and the loader's questions need a few dozen of them (a capture of
+// the machine keeps only what was read).
+class StringTable {
+ public:
+  StringTable(const ByteReader& read, uint64_t offset, uint64_t size) : read_(read), offset_(offset), size_(size) {}
+
+  // The NUL-terminated string at `off`; nullopt when it starts or runs outside the table.
+  std::optional<std::string> at(uint64_t off) const {
+    if (off >= size_) return std::nullopt;
+    std::string out;
+    for (uint64_t pos = off; pos < size_ && out.size() <= kMaxString;) {
+      const std::string* bytes = page(pos / kPage);
+      size_t in = static_cast<size_t>(pos % kPage);
+      if (!bytes || in >= bytes->size()) return std::nullopt;
+      size_t nul = bytes->find('\0', in);
+      if (nul != std::string::npos) return out.append(*bytes, in, nul - in);
+      out.append(*bytes, in, std::string::npos);
+      pos += bytes->size() - in;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr uint64_t kPage = 4096;
+  static constexpr size_t kMaxString = 64 * 1024;
+  const std::string* page(uint64_t n) const {
+    auto it = pages_.find(n);
+    if (it == pages_.end()) {
+      uint64_t start = n * kPage;
+      auto bytes = read_(offset_ + start, static_cast<size_t>(std::min(kPage, size_ - start)));
+      if (!bytes) return nullptr;
+      it = pages_.emplace(n, std::move(*bytes)).first;
+    }
+    return &it->second;
+  }
+  const ByteReader& read_;
+  uint64_t offset_, size_;
+  mutable std::map<uint64_t, std::string> pages_;
+};
+
 // Program headers: PT_DYNAMIC, and the PT_LOADs to map DT_STRTAB's address
 // to a file offset.
 Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::vector<Elf64_Phdr>& phdrs) {
@@ -49,16 +91,16 @@ Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::v
 // the file or loops is cut where it goes wrong: versions are advice for a finding, not required.
 constexpr unsigned kMaxVersionEntries = 4096;
 
-void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, const std::string& strtab, ElfInfo& info) {
+void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, const StringTable& strtab, ElfInfo& info) {
   for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
     Elf64_Verneed vn;
     if (!read_struct(read, off, vn)) return;
-    auto file = string_at(strtab, vn.vn_file);
+    auto file = strtab.at(vn.vn_file);
     uint64_t aux = off + vn.vn_aux;
     for (unsigned k = 0; k < std::min<unsigned>(vn.vn_cnt, kMaxVersionEntries) && file; ++k) {
       Elf64_Vernaux va;
       if (!read_struct(read, aux, va)) break;
-      if (auto name = string_at(strtab, va.vna_name)) info.version_needs.emplace_back(*file, *name);
+      if (auto name = strtab.at(va.vna_name)) info.version_needs.emplace_back(*file, *name);
       if (va.vna_next == 0) break;
       aux += va.vna_next;
     }
@@ -67,13 +109,13 @@ void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, co
   }
 }
 
-void read_version_defs(const ByteReader& read, uint64_t off, uint64_t count, const std::string& strtab, ElfInfo& info) {
+void read_version_defs(const ByteReader& read, uint64_t off, uint64_t count, const StringTable& strtab, ElfInfo& info) {
   for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
     Elf64_Verdef vd;
     if (!read_struct(read, off, vd)) return;
     Elf64_Verdaux va;  // the first aux names the version itself; the base entry names the file
     if (!(vd.vd_flags & VER_FLG_BASE) && read_struct(read, off + vd.vd_aux, va))
-      if (auto name = string_at(strtab, va.vda_name)) info.version_defs.push_back(*name);
+      if (auto name = strtab.at(va.vda_name)) info.version_defs.push_back(*name);
     if (vd.vd_next == 0) return;
     off += vd.vd_next;
   }
@@ -108,20 +150,21 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
   if (strsz > kMaxTable) return Status::failure("dynamic string table too large");
   auto off = vaddr_to_offset(strtab);
   if (!off) return Status::failure("dynamic string table outside every loadable segment");
-  auto table = read(*off, strsz);
-  if (!table || table->size() < strsz) return Status::failure("truncated dynamic string table");
+  auto last = read(*off + strsz - 1, 1);  // the whole table is in the file
+  if (!last || last->empty()) return Status::failure("truncated dynamic string table");
+  StringTable table(read, *off, strsz);
   for (const auto& d : dyn) {
     if (d.d_tag == DT_NULL) break;
     if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
-    auto s = string_at(*table, d.d_un.d_val);
+    auto s = table.at(d.d_un.d_val);
     if (!s) return Status::failure("dynamic entry points outside the string table");
     if (d.d_tag == DT_NEEDED) info.needed.push_back(*s);
     if (d.d_tag == DT_SONAME) info.soname = *s;
     if (d.d_tag == DT_RPATH) info.rpath = *s;
     if (d.d_tag == DT_RUNPATH) info.runpath = *s;
   }
-  if (auto at = verneed ? vaddr_to_offset(verneed) : std::nullopt) read_version_needs(read, *at, verneednum, *table, info);
-  if (auto at = verdef ? vaddr_to_offset(verdef) : std::nullopt) read_version_defs(read, *at, verdefnum, *table, info);
+  if (auto at = verneed ? vaddr_to_offset(verneed) : std::nullopt) read_version_needs(read, *at, verneednum, table, info);
+  if (auto at = verdef ? vaddr_to_offset(verdef) : std::nullopt) read_version_defs(read, *at, verdefnum, table, info);
   return {};
 }
 

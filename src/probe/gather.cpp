@@ -47,17 +47,54 @@ std::vector<std::string> closure_inputs(const RootFs& fs, const std::string& bin
   return in;
 }
 
+// What the user running the doctor is, on this machine or in the capture being replayed.
+UserIdentity replayed_user(const std::optional<CaptureManifest>& replay) {
+  if (!replay) return current_user();
+  UserIdentity u;
+  u.name = replay->user_name;
+  u.uid = replay->uid;
+  u.gids = replay->gids;
+  return u;
+}
+
 }  // namespace
 
-GatherResult gather_facts(const GatherOptions& opt) {
+std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error) {
+  if (fs.is_host_root()) return std::nullopt;
+  std::string file = std::string(RootFs::kCaptureDir) + "/capture.json";
+  auto st = fs.stat(file);
+  if (!st) return std::nullopt;
+  auto text = fs.read(file, 64 << 20);
+  if (!text || st->is_dir) {
+    error = fs.host(file) + " cannot be read";
+    return std::nullopt;
+  }
+  auto m = parse_capture_manifest(*text, error);
+  if (!m) error = fs.host(file) + ": " + error + " (make the capture again with this dlready: dlready capture OUT.tar.gz)";
+  return m;
+}
+
+GatherResult gather_facts(const GatherOptions& options) {
   GatherResult r;
-  RootFs fs(opt.root);
+  RootFs fs(options.root);
   // A root we cannot list would read as an empty machine ("no NVIDIA GPU"): refuse it instead.
   if (!fs.is_dir("/") || ::access(fs.host("/").c_str(), R_OK | X_OK) != 0) {
-    r.error = "--root " + opt.root + " is not a readable directory (check its permissions)";
+    r.error = "--root " + options.root + " is not a readable directory (check its permissions)";
     return r;
   }
-  UserIdentity user = current_user();
+  auto replay = capture_under(fs, r.error);
+  if (!r.error.empty()) return r;
+  // A capture replays the machine it was made on: its environment, user and driver answers.
+  GatherOptions opt = options;
+  if (replay) {
+    opt.env = replay->environment;
+    if (replay->own_module) opt.own_module = replay->own_module;
+    opt.record = nullptr;
+  }
+  fs.record_into(opt.record);
+  r.replayed = replay.has_value();
+  r.env = opt.env;
+  UserIdentity user = replayed_user(replay);
   if (opt.user) {
     auto u = lookup_user(fs, *opt.user);
     if (!u) {
@@ -71,11 +108,14 @@ GatherResult gather_facts(const GatherOptions& opt) {
     }
     user = *u;
   }
+  r.user = user;
+  const CaptureManifest* answers = replay ? &*replay : nullptr;
   Facts& f = r.facts;
   f.root = fs.root();
   f.env = probe_env(opt.env);
   LibraryLocator loc(fs, f.env.get("LD_LIBRARY_PATH"));
   f.os = probe_os(fs, loc);
+  if (replay) f.os.arch = replay->arch;
   f.pci = probe_pci(fs);
   f.kernel = probe_kernel_driver(fs, f.os.kernel);
   f.nodes = probe_device_nodes(fs, user);
@@ -83,8 +123,8 @@ GatherResult gather_facts(const GatherOptions& opt) {
   f.libcuda = loc.locate("libcuda.so.1");
   f.libnvml = loc.locate("libnvidia-ml.so.1");
   if (opt.driver_probe) {
-    f.nvml = probe_nvml(fs, f.libnvml, opt.probe_timeout_ms);
-    f.driver = probe_driver_api(fs, f.libcuda, f.env, opt.probe_timeout_ms);
+    f.nvml = probe_nvml(fs, f.libnvml, opt.probe_timeout_ms, answers);
+    f.driver = probe_driver_api(fs, f.libcuda, f.env, opt.probe_timeout_ms, answers);
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env);
@@ -93,15 +133,25 @@ GatherResult gather_facts(const GatherOptions& opt) {
   if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
   LdResolver resolver(fs, loc);
   ScanCache cache(opt.cache_file);
+  // A capture keeps the answer, not the fat binary (libtorch_cuda.so's headers alone are megabytes).
+  RootFs unrecorded(opt.root);
   auto scan_gpu_code = [&](const std::string& lib) {
-    auto code = cache.gpu_code(fs.host(lib));
+    std::optional<GpuCode> code;
+    if (replay) {
+      auto it = replay->gpu_code.find(lib);
+      if (it == replay->gpu_code.end()) return;
+      code = it->second;
+    } else {
+      code = cache.gpu_code(fs.host(lib));
+    }
     if (!code) {
-      auto archs = read_fatbin_archs(fs, lib);
+      auto archs = read_fatbin_archs(unrecorded, lib);
       if (!archs) return;  // not an ELF file, or no fat binary (not cached: the check is cheap)
       code = GpuCode{lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
                      std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd, archs->error};
       cache.put_gpu_code(fs.host(lib), *code);
     }
+    if (opt.record) opt.record->gpu_code[lib] = *code;
     code->library = lib;
     code->torch_version = torch_version_beside(fs, lib);
     f.gpu_code.push_back(*code);

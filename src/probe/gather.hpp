@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "core/access_log.hpp"
+#include "core/capture_manifest.hpp"
 #include "core/facts.hpp"
+#include "probe/probes.hpp"
 
 namespace dlready {
 
@@ -18,12 +21,21 @@ struct GatherOptions {
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
   std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)
+  AccessLog* record = nullptr;             // note every read and the drivers' answers (dlready capture)
 };
 
 struct GatherResult {
   Facts facts;
   std::string error;  // set when the doctor cannot run at all (bad root, unknown user)
+  // The environment and user the facts describe: the options', or a replayed capture's.
+  std::map<std::string, std::string> env;
+  UserIdentity user;
+  bool replayed = false;  // the root is a capture (core/capture_manifest.hpp)
 };
+
+// The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
+// that cannot be read sets `error`.
+std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
 
 GatherResult gather_facts(const GatherOptions& opt);
 std::map<std::string, std::string> process_environment();

@@ -113,12 +113,14 @@ int nvml_child(const std::string& path, const Emit& emit) {
 
 }  // namespace
 
-NvmlFacts probe_nvml(const RootFs& fs, const LibraryLocation& libnvml, int timeout_ms) {
+NvmlFacts probe_nvml(const RootFs& fs, const LibraryLocation& libnvml, int timeout_ms, const CaptureManifest* replay) {
   NvmlFacts f;
   if (!libnvml.path) return f;
   std::string host = fs.host(fs.resolve(*libnvml.path).value_or(*libnvml.path));
   f.library = *libnvml.path;
-  auto r = run_child_probe([&](const Emit& emit) { return nvml_child(host, emit); }, timeout_ms);
+  auto answer = run_driver_child(fs, replay, "nvml", [&](const Emit& emit) { return nvml_child(host, emit); }, timeout_ms);
+  if (!answer) return f;
+  const ChildResult& r = *answer;
   classify_child(r, f.status, f.detail);
   f.init_result = int_value(r, "init");
   f.driver_version = str_value(r, "driver_version");

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/text.hpp"
+#include "probe/elf_reader.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {
@@ -47,7 +48,12 @@ namespace {
 std::optional<std::string> glibc_version(const RootFs& fs, const LibraryLocator& loc) {
   auto libc = loc.locate("libc.so.6");
   if (!libc.path) return std::nullopt;
-  auto bytes = fs.read(*libc.path, 8u << 20);
+  // The banner is in .rodata: read that section alone where the file lists its sections.
+  std::optional<std::string> bytes;
+  if (auto elf = read_elf(fs, *libc.path, true); elf.info)
+    for (const auto& s : elf.info->sections)
+      if (s.name == ".rodata" && s.size <= (8u << 20)) bytes = fs.read_at(*libc.path, s.offset, s.size);
+  if (!bytes) bytes = fs.read(*libc.path, 8u << 20);
   if (!bytes) return std::nullopt;
   const std::string marker = "release version ";
   auto pos = bytes->find(marker);

@@ -1,0 +1,158 @@
+#include "cli/capture_command.hpp"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "capture/capture_tree.hpp"
+#include "cli/torch_module.hpp"
+#include "core/json_text.hpp"
+#include "core/posix_fs.hpp"
+#include "core/root_fs.hpp"
+#include "core/text.hpp"
+#include "doctor/examine.hpp"
+#include "probe/probes.hpp"
+#include "report/render.hpp"
+
+extern char** environ;
+
+namespace dlready {
+
+void add_capture_command(CLI::App& app, CaptureArgs& a) {
+  auto* cmd = app.add_subcommand(
+      "capture", "Capture what the doctor reads here (redacted) for a bug report; dlready doctor --root replays it");
+  cmd->add_option("out", a.out, "OUT.tar.gz (or .tgz), else a new folder")->required();
+  cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (test seam)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
+  cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
+      ->check(CLI::Range(50, 600000));
+  cmd->add_option("--binary", a.binaries, "Also capture this program's shared libraries as ld.so resolves them");
+}
+
+namespace {
+
+void say_error(const std::string& what) { std::fprintf(stderr, "dlready capture: %s\n", what.c_str()); }
+
+bool is_tarball(const std::string& out) { return ends_with(out, ".tar.gz") || ends_with(out, ".tgz"); }
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// tar with holes kept (a library's copy is its headers in a file of its real size) and no owner
+// names (they would name the user a redacted capture hides).
+Status run_tar(const std::string& folder, const std::string& tarball) {
+  std::vector<std::string> args = {"tar", "--sparse", "--numeric-owner", "--owner=0", "--group=0",
+                                   "-czf", tarball,   "-C",              folder,      "."};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, "tar", nullptr, nullptr, argv.data(), environ);
+  if (rc != 0)
+    return Status::failure(std::string("cannot run tar (") + std::strerror(rc) +
+                           "): install tar, or capture into a folder (a name without .tar.gz)");
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return Status::failure("tar could not write " + tarball);
+  return Status();
+}
+
+std::string mib(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
+// The folder (or tarball) `out`, made next to it first and renamed into place: no half capture.
+Status write_capture(const std::string& root, const CaptureContents& contents, const std::string& out,
+                     const std::optional<Redactor>& redactor, CaptureTreeStats& stats) {
+  std::string staging = path_dirname(out) + "/." + path_basename(out) + ".XXXXXX";
+  if (!::mkdtemp(staging.data())) return Status::failure(path_dirname(out) + ": " + std::strerror(errno));
+  std::string tree = staging + "/capture";
+  Status s = write_capture_tree(root, contents, tree, redactor, stats);
+  std::string made = is_tarball(out) ? staging + "/capture.tar.gz" : tree;
+  if (s.ok() && is_tarball(out)) s = run_tar(tree, made);
+  if (s.ok() && ::rename(made.c_str(), out.c_str()) != 0) s = Status::failure(out + ": " + std::strerror(errno));
+  remove_tree(staging);
+  return s;
+}
+
+}  // namespace
+
+ExitCode run_capture(const CaptureArgs& a) {
+  struct stat st {};
+  if (::lstat(a.out.c_str(), &st) == 0) {
+    say_error(a.out + " exists: name a new file or folder (nothing was written)");
+    return ExitCode::usage;
+  }
+  std::string error;
+  if (capture_under(RootFs(a.root), error) || !error.empty()) {
+    say_error("--root " + a.root + " is a capture already: replay it with dlready doctor --root " + a.root);
+    return ExitCode::usage;
+  }
+  AccessLog log;
+  GatherOptions opt;
+  opt.root = a.root;
+  opt.env = process_environment();
+  opt.probe_timeout_ms = a.timeout_ms;
+  opt.driver_probe = !a.no_driver_probe;
+  opt.binaries = a.binaries;
+  opt.record = &log;  // and no scan cache: a cached answer would leave its files out of the capture
+  if (opt.root == "/") opt.own_module = train_module_path();
+  auto e = examine(opt);
+  if (!e.error.empty()) {
+    say_error(e.error);
+    return ExitCode::usage;
+  }
+  std::optional<Redactor> redactor;
+  if (!a.no_redact) redactor.emplace(capture_redaction(probe_redaction_inputs(RootFs(a.root), e.env)));
+  auto report = report_json(e.facts, e.report);
+  CaptureContents contents;
+  contents.log = &log;
+  contents.doctor_json = json_text(redactor ? redactor->apply(report) : report, 2) + "\n";
+  CaptureManifest& m = contents.manifest;
+  m.dlready_version = DLREADY_VERSION;
+  m.created = utc_now();
+  m.redacted = redactor.has_value();
+  m.environment = e.facts.env.vars;
+  m.user_name = e.user.name;
+  m.uid = e.user.uid;
+  m.gids = e.user.gids;
+  m.arch = e.facts.os.arch;
+  m.own_module = opt.own_module;
+  m.children = log.children;
+  m.gpu_code = log.gpu_code;
+  CaptureTreeStats stats;
+  if (auto s = write_capture(a.root, contents, a.out, redactor, stats); !s.ok()) {
+    say_error(s.error() + " (nothing was written)");
+    return ExitCode::failed;
+  }
+  std::string size = is_tarball(a.out) && ::stat(a.out.c_str(), &st) == 0 ? mib(st.st_size) + ": " : "";
+  std::printf("dlready capture: wrote %s (%s%zu files, %zu folders, %zu links)\n", a.out.c_str(), size.c_str(),
+              stats.files, stats.folders, stats.links);
+  std::printf("  %s\n", redactor ? ("hidden: " + redactor->summary()).c_str()
+                                 : "not redacted (--no-redact): it holds this machine's names");
+  std::string replay = is_tarball(a.out) ? "mkdir machine && tar -xzf " + shell_quote(a.out) +
+                                               " -C machine && dlready doctor --root machine"
+                                         : "dlready doctor --root " + shell_quote(a.out);
+  std::printf("  replay it: %s\n", replay.c_str());
+  return ExitCode::ok;
+}
+
+}  // namespace dlready
