@@ -180,6 +180,23 @@ doctor() {
   "$bin" doctor --json >"$out/doctor.json"; rc=$?
   "$bin" doctor --no-color | tail -n 25
   echo "doctor exit status $rc" | figure
+  # The machine as a capture (brought back for tests/machines/) and its replay offline.
+  "$bin" capture "$out/capture.tar.gz" | head -n 2 | figure
+  mkdir -p "$scratch/replay" && tar -xzf "$out/capture.tar.gz" -C "$scratch/replay" &&
+    "$bin" doctor --json --root "$scratch/replay" >"$scratch/replay.json"
+  "$py" - "$scratch/replay/.dlready-capture/doctor.json" "$scratch/replay.json" <<'PY' | figure
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ids = lambda d: sorted(f["id"] for f in d["findings"])
+print(f"{'ok  ' if ids(a) == ids(b) and a['verdict']['summary'] == b['verdict']['summary'] else 'DIFF'} capture replays: {ids(b)}")
+PY
+  # What --redact must hide, counted in the redacted Markdown (each word it still holds is a leak).
+  "$bin" doctor --markdown --redact >"$out/doctor-redacted.md"
+  for word in "$(hostname)" "$(hostname -s)" "$(id -un)" "$HOME"; do
+    [ "$word" = root ] || [ "$word" = / ] || [ "$word" = /root ] || [ -z "$word" ] && continue
+    n=$(grep -owF -- "$word" "$out/doctor-redacted.md" | wc -l)
+    echo "$([ "$n" = 0 ] && echo 'ok  ' || echo LEAK) redacted Markdown holds '$word' $n time(s)" | figure
+  done
   command -v nvidia-smi >/dev/null || skip "no nvidia-smi here: the cross-check needs the GPU machine" || return 99
   nvidia-smi --query-gpu=name,compute_cap,driver_version,pci.bus_id,memory.total --format=csv,noheader >"$scratch/smi.csv"
   cat "$scratch/smi.csv"

@@ -77,9 +77,11 @@ std::optional<CaptureManifest> parse_capture_manifest(const std::string& text, s
     m.gids = value_or<std::vector<unsigned>>(user, "gids", {});
     if (j.contains("arch")) m.arch = j["arch"].get<std::string>();
     if (j.contains("own_module")) m.own_module = j["own_module"].get<std::string>();
-    for (const auto& [name, c] : value_or<json>(j, "children", json::object()).items()) m.children[name] = child_from(c);
-    for (const auto& [lib, g] : value_or<json>(j, "gpu_code", json::object()).items())
-      m.gpu_code[lib] = gpu_code_from(lib, g);
+    // Named first: a range-for over a temporary's items() would outlive the temporary.
+    const json children = value_or<json>(j, "children", json::object()), code = value_or<json>(j, "gpu_code", json::object());
+    if (!children.is_object() || !code.is_object()) throw json::type_error::create(302, "children and gpu_code are objects", nullptr);
+    for (const auto& [name, c] : children.items()) m.children[name] = child_from(c);
+    for (const auto& [lib, g] : code.items()) m.gpu_code[lib] = gpu_code_from(lib, g);
     return m;
   } catch (const json::exception& e) {
     error = std::string("a field has the wrong type (") + e.what() + ")";

@@ -1,0 +1,195 @@
+// `dlready capture` through the binary: a machine captured, unpacked and replayed with
+// `dlready doctor --root` gives the report the machine gave (minus timings), driver answers
+// included; the redacted capture holds no user, host or home name; tests/machines/ holds real
+// machines' captures with the findings each must give.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "core/posix_fs.hpp"
+#include "core/text.hpp"
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+struct Ran {
+  int status;
+  std::string out;
+};
+
+Ran run(const std::string& env, const std::string& args) {
+  std::string cmd = env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+// The report without what differs between two runs of the same machine: where it was read from
+// and how long the driver took.
+nlohmann::json comparable(nlohmann::json j) {
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (it.key() != "root" && it.key() != "elapsed_ms") out[it.key()] = comparable(it.value());
+    return out;
+  }
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : j) out.push_back(comparable(e));
+    return out;
+  }
+  return j;
+}
+
+nlohmann::json json_file(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+// The replay's report and the one the machine gave when it was captured.
+void expect_replays_to_its_report(const std::string& dir) {
+  auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --json --root " + dir);
+  auto replayed = nlohmann::json::parse(replay.out, nullptr, false);
+  ASSERT_FALSE(replayed.is_discarded()) << replay.out;
+  auto original = json_file(dir + "/.dlready-capture/doctor.json");
+  ASSERT_FALSE(original.is_discarded());
+  EXPECT_EQ(comparable(replayed), comparable(original));
+  EXPECT_EQ(replayed["facts"]["root"], dir);
+}
+
+std::string all_text_under(const std::string& dir) {
+  return command_output("cd " + dir + " && find . -print && find . -type f -exec cat {} +");
+}
+
+TEST(Capture, ThisMachineReplaysToItsOwnReport) {
+  Fixture scratch;
+  std::string tarball = scratch.root + "/machine.tar.gz", dir = scratch.root + "/machine";
+  auto made = run("", "capture --no-redact " + tarball);
+  ASSERT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("replay it: mkdir machine && tar -xzf"), std::string::npos) << made.out;
+  struct stat st {};
+  ASSERT_EQ(::stat(tarball.c_str(), &st), 0);
+  EXPECT_LE(st.st_size, 2 << 20) << "a capture is small enough to attach to an issue";
+  ASSERT_EQ(std::system(("mkdir " + dir + " && tar -xzf " + tarball + " -C " + dir).c_str()), 0);
+  expect_replays_to_its_report(dir);
+  auto manifest = json_file(dir + "/.dlready-capture/capture.json");
+  EXPECT_EQ(manifest["redacted"], false);
+  EXPECT_EQ(manifest["format"], 1);
+}
+
+TEST(Capture, DriverAnswersReplayWithoutLoadingTheDriver) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  Fixture out;
+  std::string dir = out.root + "/h100";
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --no-redact --root " + f.root + " " + dir);
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto manifest = json_file(dir + "/.dlready-capture/capture.json");
+  ASSERT_TRUE(manifest["children"].contains("cuda")) << manifest.dump(2);
+  EXPECT_EQ(manifest["children"]["cuda"]["values"]["dev0.name"], "NVIDIA H100 80GB HBM3");
+  // The copy of libcuda.so.1 holds only what the doctor read of it: it could not be loaded.
+  expect_replays_to_its_report(dir);
+  auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --json --root " + dir);
+  auto j = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(j["facts"]["driver_api"]["devices"][0]["name"], "NVIDIA H100 80GB HBM3") << replay.out.substr(0, 2000);
+  EXPECT_EQ(j["verdict"]["cuda_usable"], true);
+}
+
+TEST(Capture, DeviceNodesReplayWithTheirOwnersAndModes) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  ASSERT_EQ(::chmod(f.host("/dev/nvidia0").c_str(), 0600), 0);  // root's alone: alice cannot open it
+  Fixture out;
+  std::string dir = out.root + "/m";
+  ASSERT_EQ(run("env -i PATH=/usr/bin:/bin", "capture --no-redact --root " + f.root + " " + dir).status, 0);
+  auto original = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice",
+                      "doctor --no-cache --json --user alice --root " + f.root);
+  auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --json --user alice --root " + dir);
+  auto a = nlohmann::json::parse(original.out), b = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(a["facts"]["device_nodes"], b["facts"]["device_nodes"]);
+  EXPECT_NE(replay.out.find("device-node-permission"), std::string::npos) << replay.out.substr(0, 3000);
+}
+
+TEST(Capture, RedactedCaptureHoldsNoNameAndStillReplays) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/etc/hostname", "gpu-node-7.lab.example.com\n");
+  Fixture out;
+  std::string dir = out.root + "/m";
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --root " + f.root + " " + dir);
+  ASSERT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("hidden: "), std::string::npos) << made.out;
+  std::string everything = all_text_under(dir);
+  ASSERT_NE(everything.find("site-packages"), std::string::npos) << "the venv under the home was captured";
+  for (const char* name : {"alice", "gpu-node-7", "lab.example.com"})
+    EXPECT_EQ(everything.find(name), std::string::npos) << name;
+  EXPECT_TRUE(is_directory(dir + "/home/<user-1>/venv/lib")) << "a home keeps its shape";
+  expect_replays_to_its_report(dir);
+}
+
+TEST(Capture, RefusesWhatItCannotDoInOneLine) {
+  Fixture f;
+  f.write("/taken", "x");
+  auto taken = run("", "capture --root " + f.root + " " + f.host("/taken"));
+  EXPECT_EQ(taken.status, 2);
+  EXPECT_NE(taken.out.find("exists: name a new file or folder (nothing was written)"), std::string::npos) << taken.out;
+  EXPECT_EQ(read_text(f.host("/taken")), "x");
+  Fixture out;
+  ASSERT_EQ(run("", "capture --no-driver-probe --root " + f.root + " " + out.root + "/c").status, 0);
+  auto again = run("", "capture --root " + out.root + "/c " + out.root + "/d");
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.out.find("is a capture already"), std::string::npos) << again.out;
+  // A damaged capture.json: one line that names it, not a raw exception.
+  out.write("/c/.dlready-capture/capture.json", "{\"format\": 1, \"children\": [1, 2");
+  auto damaged = run("", "doctor --root " + out.root + "/c");
+  EXPECT_EQ(damaged.status, 2);
+  EXPECT_NE(damaged.out.find("capture.json"), std::string::npos) << damaged.out;
+  EXPECT_EQ(std::count(damaged.out.begin(), damaged.out.end(), '\n'), 1) << damaged.out;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// tests/machines/NAME.tar.gz: a real machine's capture; NAME.expected: "finding ID" lines (exactly
+// these findings) and "cuda_usable true|false".
+TEST(Machines, EachCaptureGivesTheFindingsItMust) {
+  std::string dir = std::string(DLREADY_SOURCE_DIR) + "/tests/machines";
+  int machines = 0;
+  for (const auto& name : list_directory(dir)) {
+    if (!ends_with(name, ".tar.gz")) continue;
+    ++machines;
+    std::string stem = name.substr(0, name.size() - 7);
+    Fixture unpacked;
+    ASSERT_EQ(std::system(("tar -xzf " + dir + "/" + name + " -C " + unpacked.root).c_str()), 0) << name;
+    auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --json --root " + unpacked.root);
+    auto j = nlohmann::json::parse(replay.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << stem << ": " << replay.out;
+    std::set<std::string> want, got;
+    std::optional<bool> cuda_usable;
+    for (const auto& line : lines(read_text(dir + "/" + stem + ".expected"))) {
+      if (starts_with(line, "finding ")) want.insert(trim(line.substr(8)));
+      if (starts_with(line, "cuda_usable ")) cuda_usable = trim(line.substr(12)) == "true";
+    }
+    for (const auto& f : j["findings"]) got.insert(f["id"].get<std::string>());
+    EXPECT_EQ(got, want) << stem;
+    ASSERT_TRUE(cuda_usable.has_value()) << stem << ".expected says nothing of cuda_usable";
+    EXPECT_EQ(j["verdict"]["cuda_usable"], *cuda_usable) << stem;
+  }
+  EXPECT_GE(machines, 1);
+}
+
+}  // namespace
+}  // namespace dlready::test
