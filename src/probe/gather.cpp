@@ -57,6 +57,33 @@ UserIdentity replayed_user(const std::optional<CaptureManifest>& replay) {
   return u;
 }
 
+// A capture replays the machine it was made on: its environment, its module, and (in the probes)
+// its driver answers; nothing is recorded from a replay.
+GatherOptions replayed_options(const GatherOptions& options, const std::optional<CaptureManifest>& replay) {
+  GatherOptions opt = options;
+  if (replay) {
+    opt.env = replay->environment;
+    if (replay->own_module) opt.own_module = replay->own_module;
+    opt.record = nullptr;
+  }
+  return opt;
+}
+
+// Whose access to the device nodes is checked: --user's (from the root's /etc/passwd), else the
+// caller's, or the captured one's. nullopt with `error` when --user names nobody there.
+std::optional<UserIdentity> gathering_user(const RootFs& fs, const std::optional<std::string>& name,
+                                           const std::optional<CaptureManifest>& replay, std::string& error) {
+  if (!name) return replayed_user(replay);
+  if (auto u = lookup_user(fs, *name)) return u;
+  auto st = fs.stat("/etc/passwd");
+  constexpr uint64_t kMaxPasswd = 4 << 20;  // what lookup_user reads
+  error = st && st->size > kMaxPasswd
+              ? fs.host("/etc/passwd") + " is " + std::to_string(st->size) + " bytes, more than the " +
+                    std::to_string(kMaxPasswd) + " read to look up '" + *name + "'"
+              : "user '" + *name + "' is not in " + fs.host("/etc/passwd");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error) {
@@ -84,31 +111,13 @@ GatherResult gather_facts(const GatherOptions& options) {
   }
   auto replay = capture_under(fs, r.error);
   if (!r.error.empty()) return r;
-  // A capture replays the machine it was made on: its environment, user and driver answers.
-  GatherOptions opt = options;
-  if (replay) {
-    opt.env = replay->environment;
-    if (replay->own_module) opt.own_module = replay->own_module;
-    opt.record = nullptr;
-  }
+  GatherOptions opt = replayed_options(options, replay);
   fs.record_into(opt.record);
   r.replayed = replay.has_value();
   r.env = opt.env;
-  UserIdentity user = replayed_user(replay);
-  if (opt.user) {
-    auto u = lookup_user(fs, *opt.user);
-    if (!u) {
-      auto st = fs.stat("/etc/passwd");
-      constexpr uint64_t kMaxPasswd = 4 << 20;  // what lookup_user reads
-      r.error = st && st->size > kMaxPasswd
-                    ? fs.host("/etc/passwd") + " is " + std::to_string(st->size) + " bytes, more than the " +
-                          std::to_string(kMaxPasswd) + " read to look up '" + *opt.user + "'"
-                    : "user '" + *opt.user + "' is not in " + fs.host("/etc/passwd");
-      return r;
-    }
-    user = *u;
-  }
-  r.user = user;
+  auto user = gathering_user(fs, opt.user, replay, r.error);
+  if (!user) return r;
+  r.user = *user;
   const CaptureManifest* answers = replay ? &*replay : nullptr;
   Facts& f = r.facts;
   f.root = fs.root();
@@ -118,7 +127,7 @@ GatherResult gather_facts(const GatherOptions& options) {
   if (replay) f.os.arch = replay->arch;
   f.pci = probe_pci(fs);
   f.kernel = probe_kernel_driver(fs, f.os.kernel);
-  f.nodes = probe_device_nodes(fs, user);
+  f.nodes = probe_device_nodes(fs, *user);
   f.cdi_specs = probe_cdi_specs(fs);
   f.libcuda = loc.locate("libcuda.so.1");
   f.libnvml = loc.locate("libnvidia-ml.so.1");
