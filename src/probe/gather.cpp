@@ -57,6 +57,22 @@ UserIdentity replayed_user(const std::optional<CaptureManifest>& replay) {
   return u;
 }
 
+// The libtorch_cuda.so beside the libtorch_cpu.so a program links, when the program does not link
+// it (the linker dropped it: CUDA is never initialised).
+std::optional<std::string> unlinked_torch_cuda(const RootFs& fs, const std::string& binary, const Resolution& res) {
+  bool has_cuda = false;
+  std::optional<std::string> cpu;
+  for (const auto& l : res.libraries) {
+    has_cuda |= l.name == "libtorch_cuda.so";
+    if (l.name == "libtorch_cpu.so" && l.path) cpu = l.path;
+  }
+  // libtorch_cuda.so itself links libtorch_cpu.so and not itself: it lost nothing.
+  bool is_torch_cuda = path_basename(binary) == "libtorch_cuda.so";
+  if (cpu && !has_cuda && !is_torch_cuda && fs.exists(path_dirname(*cpu) + "/libtorch_cuda.so"))
+    return path_dirname(*cpu) + "/libtorch_cuda.so";
+  return std::nullopt;
+}
+
 // A capture replays the machine it was made on: its environment, its module, and (in the probes)
 // its driver answers; nothing is recorded from a replay.
 GatherOptions replayed_options(const GatherOptions& options, const std::optional<CaptureManifest>& replay) {
@@ -179,16 +195,7 @@ GatherResult gather_facts(const GatherOptions& options) {
   for (const auto& b : opt.binaries) {
     auto res = resolve(b, false);
     res.requested = true;
-    bool has_cuda = false;
-    std::optional<std::string> cpu;
-    for (const auto& l : res.libraries) {
-      has_cuda |= l.name == "libtorch_cuda.so";
-      if (l.name == "libtorch_cpu.so" && l.path) cpu = l.path;
-    }
-    // libtorch_cuda.so itself links libtorch_cpu.so and not itself: it lost nothing.
-    bool is_torch_cuda = path_basename(b) == "libtorch_cuda.so";
-    if (cpu && !has_cuda && !is_torch_cuda && fs.exists(path_dirname(*cpu) + "/libtorch_cuda.so"))
-      res.unlinked_torch_cuda = path_dirname(*cpu) + "/libtorch_cuda.so";
+    res.unlinked_torch_cuda = unlinked_torch_cuda(fs, b, res);
     f.binaries.push_back(res);
     scan_gpu_code(b);
   }
