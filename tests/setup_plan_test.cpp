@@ -7,6 +7,7 @@
 #include "diagnose/compat.hpp"
 #include "diagnose/install_plan.hpp"
 #include "fixture.hpp"
+#include "package_index.hpp"
 
 namespace dlready::test {
 namespace {
@@ -208,6 +209,70 @@ TEST(SetupCli, PlansForThisMachineFromItsFiles) {
   EXPECT_EQ(j["machine"]["gpus"], nlohmann::json::array({"sm_90"})) << out;
   EXPECT_EQ(j["machine"]["driver"], "580.65.06") << out;
   EXPECT_EQ(j["variant"], "cu132") << out;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// `dlready setup` against a local index that serves a 2.16 the tables do not know (PyPI's page:
+// cp311-cp314; PyTorch's: cu132 and cpu), 2.15 (PyPI: cp311-cp315; PyTorch's: cu130 only, for 3.11 and
+// 3.12), and nothing of 2.14.
+struct IndexedSetup {
+  Fixture dir;
+  PackageIndex index{dir.root + "/index",
+                     {"pypi/torch==2.16.0:cp311,cp312,cp313,cp314", "whl/torch==2.16.0+cu132:cp311,cp312,cp313,cp314",
+                      "whl/torch==2.16.0+cpu:cp311,cp312,cp313,cp314", "whl/torch==2.15.0+cu130:cp311,cp312",
+                      "pypi/torch==2.15.0:cp311,cp312,cp313,cp314,cp315"}};
+  std::string plan(const std::string& args, bool online = true) const {
+    return command_output("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + dir.root + "/cache " + std::string(DLREADY_BINARY) +
+                          " setup --dry-run " + args + " --index-url " + index.url() + "pypi/ --torch-index " +
+                          index.url() + "whl/" + (online ? "" : " --offline") + " 2>&1; echo rc=$?");
+  }
+};
+
+TEST(SetupIndex, PlansAReleaseNewerThanTheTablesFromWhatTheIndexServes) {
+  IndexedSetup s;
+  auto cpu = s.plan("--no-gpu --python 3.13");
+  EXPECT_NE(cpu.find("plan: torch==2.16.* (cpu) from " + s.index.url() + "whl/cpu"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("2.16 is newer than dlready's tables (" + std::string(kCompatTableDate) + ")"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("index read: " + s.index.url() + "pypi/torch/"), std::string::npos) << cpu;
+  auto gpu = s.plan("--driver 580.65.06 --gpu sm_90 --python 3.13");
+  EXPECT_NE(gpu.find("plan: torch==2.16.* (cu132)"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("kernels: assumed from 2.15 cu132 (the tables do not know 2.16 yet)"), std::string::npos) << gpu;
+  // Offline: the tables and their date.
+  auto offline = s.plan("--no-gpu --python 3.13", false);
+  EXPECT_NE(offline.find("plan: torch==2.15.*"), std::string::npos) << offline;
+  EXPECT_NE(offline.find("index not read (--offline): planned from dlready's tables of " + std::string(kCompatTableDate)),
+            std::string::npos) << offline;
+}
+
+TEST(SetupIndex, AVariantThePythonOrTheIndexLacksIsNotPlanned) {
+  IndexedSetup s;
+  // 2.16 has no wheel for 3.15: the newest release that has one.
+  auto py315 = s.plan("--no-gpu --python 3.15");
+  EXPECT_EQ(py315.find("torch==2.16"), std::string::npos) << py315;
+  EXPECT_NE(py315.find("plan: torch==2.15.*"), std::string::npos) << py315;
+  // 2.15 on the index: cu130 only (for 3.11 and 3.12), although the tables know cu132.
+  auto v215 = s.plan("--driver 580.65.06 --gpu sm_90 --python 3.12 --torch 2.15");
+  EXPECT_NE(v215.find("plan: torch==2.15.* (cu130)"), std::string::npos) << v215;
+  auto v215_py313 = s.plan("--driver 580.65.06 --gpu sm_90 --python 3.13 --torch 2.15");
+  EXPECT_NE(v215_py313.find("no plan"), std::string::npos) << v215_py313;
+  EXPECT_NE(v215_py313.find("cu132 is not on the index"), std::string::npos) << v215_py313;
+  EXPECT_NE(v215_py313.find("rc=1"), std::string::npos) << v215_py313;
+}
+
+TEST(SetupIndex, TheIndexIsReadOnceADay) {
+  IndexedSetup s;
+  auto first = s.plan("--no-gpu --python 3.13");
+  EXPECT_NE(first.find("torch==2.16.*"), std::string::npos) << first;
+  auto cached = command_output("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + s.dir.root + "/cache " + std::string(DLREADY_BINARY) +
+                               " setup --dry-run --no-gpu --python 3.13 --index-url " + s.index.url() +
+                               "pypi/ --torch-index " + s.index.url() + "whl/ 2>&1");
+  EXPECT_NE(cached.find("torch==2.16.*"), std::string::npos) << cached;
+  EXPECT_NE(cached.find("(cached 0 h ago)"), std::string::npos) << cached;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
+#include "cli/setup_index.hpp"
 #include "cli/setup_install.hpp"
 #include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
@@ -149,6 +150,9 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
   cmd->add_option("--conda", a.conda, "Write ./environment.yml for a conda environment NAME and create it with "
                                       "conda or mamba when one is on PATH");
   cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing");
+  cmd->add_flag("--offline", a.offline,
+                "Plan from dlready's tables alone (default: also what the index serves, read once a day; "
+                "DLREADY_OFFLINE=1 does the same)");
   cmd->add_flag("--no-verify", a.no_verify, "Install without the proof (import, CUDA, cuDNN, matmul) afterwards");
   cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
@@ -212,6 +216,9 @@ ExitCode run_setup(const SetupArgs& a) {
   if (const char* v = std::getenv("PIP_EXTRA_INDEX_URL"); v && *v) m.extra_index_url = v;
   for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
     if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
+  // What the indexes serve now (a day's cache); offline, the tables alone.
+  if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
+  else m.index_note = "--offline";
   auto plan = plan_install(m);
   auto commands = commands_of(plan, a, m);
   if (a.json) {

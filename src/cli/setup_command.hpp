@@ -21,6 +21,7 @@ struct SetupArgs {
   std::string tool = "auto";
   std::string conda;        // --conda NAME: a conda environment instead of a venv
   bool dry_run = false, json = false, no_verify = false;
+  bool offline = false;  // plan from the tables alone (cli/setup_index.hpp)
   // Another machine: any of these plans for it instead of this one.
   std::string driver;
   std::vector<std::string> gpus;

@@ -1,6 +1,8 @@
 #include "diagnose/install_plan.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
@@ -15,16 +17,117 @@ std::string release_line(const std::string& version) {
   return parts.size() >= 2 ? parts[0] + "." + parts[1] : version;
 }
 
-bool python_fits(const std::string& release, const std::string& python) {
-  auto r = python_range(release);
-  return !r || (compare_versions(python, r->min) >= 0 && compare_versions(python, r->max) <= 0);
-}
-
 // The release lines of the table, the newest first.
 std::vector<std::string> releases_newest_first() {
   std::vector<std::string> out;
   for (const auto& v : torch_variants_newest_first())
     if (out.empty() || out.back() != v.torch) out.push_back(v.torch);
+  return out;
+}
+
+bool in_tables(const std::string& release) {
+  auto all = releases_newest_first();
+  return std::find(all.begin(), all.end(), release) != all.end();
+}
+
+// The lines of the tables and of the index, the newest first.
+std::vector<std::string> candidate_releases(const PlanMachine& m) {
+  auto out = releases_newest_first();
+  if (m.index)
+    for (const auto& r : m.index->releases)
+      if (std::find(out.begin(), out.end(), release_line(r.version)) == out.end()) out.push_back(release_line(r.version));
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return compare_versions(a, b) > 0; });
+  return out;
+}
+
+// Has the release wheels for this Python? The index's wheel tags where it lists the release, else the tables.
+bool python_fits(const std::string& release, const PlanMachine& m) {
+  if (m.index)
+    if (auto line = m.index->line(release); !line.empty()) {
+      for (const auto* r : line)
+        for (const auto& [variant, pythons] : r->pythons)
+          if (pythons.count(m.python) || pythons.count("*")) return true;
+      return false;
+    }
+  auto r = python_range(release);
+  return !r || (compare_versions(m.python, r->min) >= 0 && compare_versions(m.python, r->max) <= 0);
+}
+
+// "cu132" -> "13.2", "cu118" -> "11.8"; "" for cpu and anything else.
+std::string cuda_of_variant(const std::string& variant) {
+  if (!starts_with(variant, "cu") || variant.size() < 4) return "";
+  std::string digits = variant.substr(2);
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+// The labelled variants (cu132, cpu) the index lists for a release line, each with the Pythons it
+// has wheels for; empty when it lists none (PyPI alone: one unlabelled build per release).
+std::map<std::string, std::set<std::string>> index_variants(const PlanMachine& m, const std::string& release) {
+  std::map<std::string, std::set<std::string>> out;
+  if (m.index)
+    for (const auto* r : m.index->line(release))
+      for (const auto& [variant, pythons] : r->pythons)
+        if (!variant.empty()) out[variant].insert(pythons.begin(), pythons.end());
+  return out;
+}
+
+bool serves_python(const std::set<std::string>& pythons, const std::string& python) {
+  return pythons.count(python) || pythons.count("*");
+}
+
+// A release the tables do not know yet, as the index serves it: its labelled variants, else the
+// newest table release's PyPI build; the kernels taken from the newest table row of the same variant.
+std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::string& release) {
+  auto table = torch_variants_newest_first();
+  std::set<std::string> names;
+  for (const auto& [variant, pythons] : index_variants(m, release))
+    if (serves_python(pythons, m.python)) names.insert(variant);
+  if (index_variants(m, release).empty())
+    for (const auto& v : table)
+      if (v.pypi_default) {
+        names.insert(v.variant);
+        break;
+      }
+  std::vector<TorchVariant> out;
+  for (const auto& name : names) {
+    if (name == "cpu") continue;
+    TorchVariant v{release, name, cuda_of_variant(name), "", false, ""};
+    for (const auto& t : table)
+      if (v.arch_list.empty() && (t.variant == name || t.cuda == v.cuda)) {
+        v.arch_list = t.arch_list;
+        v.source = "the index; kernels as in " + t.torch + " " + t.variant;
+      }
+    if (v.arch_list.empty() || v.cuda.empty()) continue;
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TorchVariant& a, const TorchVariant& b) { return compare_versions(a.cuda, b.cuda) > 0; });
+  return out;
+}
+
+// The CUDA variants of a release that can be planned, the newest first; each one the index lacks
+// (where it lists the release's variants) into `missing`.
+std::vector<TorchVariant> plannable_variants(const PlanMachine& m, const std::string& release,
+                                             std::vector<std::string>& missing) {
+  if (!in_tables(release)) return variants_from_index(m, release);
+  auto served = index_variants(m, release);
+  std::vector<TorchVariant> out;
+  // A variant the index serves and the tables lack, planned as for a release they do not know.
+  for (const auto& v : served.empty() ? std::vector<TorchVariant>{} : variants_from_index(m, release)) {
+    bool known = false;
+    for (const auto& t : torch_variants()) known |= t.torch == release && t.variant == v.variant;
+    if (!known) out.push_back(v);
+  }
+  for (const auto& v : torch_variants_newest_first()) {
+    if (v.torch != release) continue;
+    auto it = served.find(v.variant);
+    if (!served.empty() && it == served.end())
+      missing.push_back(v.variant + " is not on the index");
+    else if (!served.empty() && !serves_python(it->second, m.python))
+      missing.push_back(v.variant + " has no wheel for Python " + m.python + " on the index");
+    else
+      out.push_back(v);
+  }
   return out;
 }
 
@@ -46,6 +149,10 @@ std::string no_fit_error(const PlanMachine& m, const std::vector<std::string>& m
   if (m.driver) e += " driver " + *m.driver;
   std::vector<std::string> alone;
   for (const auto& g : m.gpus) {
+    if (m.gpus.size() == 1) {  // the machine itself: no other plan to offer (and no recursion)
+      alone.push_back(sm(g));
+      break;
+    }
     PlanMachine one = m;
     one.gpus = {g};
     one.index_url.clear();
@@ -150,8 +257,10 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
     p.why.push_back("no NVIDIA GPU: the CPU build (about 200 MB, no CUDA libraries)");
     return true;
   }
-  for (const auto& v : torch_variants_newest_first()) {
-    if (v.torch != release) continue;
+  std::vector<std::string> missing;
+  auto variants = plannable_variants(m, release, missing);
+  if (first) misfits.insert(misfits.end(), missing.begin(), missing.end());
+  for (const auto& v : variants) {
     if (std::string misfit = variant_misfit(v, m); !misfit.empty()) {
       if (first) misfits.push_back(misfit);
       continue;
@@ -162,6 +271,8 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
     p.why.push_back(v.variant + ": the newest CUDA variant of " + release + " that " +
                     (m.driver ? "driver " + *m.driver + " runs" : "the driver should run (driver unknown)") +
                     " with kernels for every GPU (" + join(gpus, ", ") + " in " + v.arch_list + ")");
+    if (starts_with(v.source, "the index;")) p.why.push_back("kernels: assumed from " + v.source.substr(v.source.find("as in ") + 6) +
+                                             " (the tables do not know " + release + " yet)");
     return true;
   }
   return false;
@@ -170,14 +281,22 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
 // The lines that say why this release and what else the plan relies on.
 void explain(const PlanMachine& m, const std::vector<std::string>& skipped_python,
              const std::vector<std::string>& misfits, InstallPlan& p) {
-  std::string newest = releases_newest_first().front();
+  std::string newest = candidate_releases(m).front();
+  std::string where = m.index ? "on the index" : "in dlready's tables (" + std::string(kCompatTableDate) + ")";
   if (!m.torch.empty())
     p.why.insert(p.why.begin(), "release " + p.release + ": the one asked for (--torch " + m.torch + ")");
   else if (p.release == newest)
-    p.why.insert(p.why.begin(), "release " + p.release + ": the newest in dlready's tables (" + kCompatTableDate + ")");
+    p.why.insert(p.why.begin(), "release " + p.release + ": the newest " + where);
   else
     p.why.insert(p.why.begin(), "release " + p.release + ": the newest that fits (" + newest + ": " +
                                     (misfits.empty() ? "no wheels for Python " + m.python : join(misfits, "; ")) + ")");
+  if (!in_tables(p.release))
+    p.why.push_back(p.release + " is newer than dlready's tables (" + std::string(kCompatTableDate) +
+                    "): planned from what the index serves");
+  if (m.index)
+    p.why.push_back("index read: " + join(m.index->sources, "; "));
+  else if (!m.index_note.empty())
+    p.why.push_back("index not read (" + m.index_note + "): planned from dlready's tables of " + kCompatTableDate);
   if (!skipped_python.empty() && m.torch.empty() && p.release != newest && misfits.empty())
     p.why.push_back("Python " + m.python + ": releases " + join(skipped_python, ", ") + " have no wheels for it");
   if (m.driver && p.variant != "cpu")
@@ -194,16 +313,17 @@ InstallPlan plan_install(const PlanMachine& m) {
   InstallPlan p;
   if (p.error = refuse_machine(m); !p.error.empty()) return p;
   std::vector<std::string> releases;
-  for (const auto& r : releases_newest_first())
+  auto known = candidate_releases(m);
+  for (const auto& r : known)
     if (m.torch.empty() || r == release_line(m.torch)) releases.push_back(r);
   if (releases.empty()) {
-    p.error = "PyTorch " + m.torch + " is not in dlready's tables (releases " + releases_newest_first().back() + " to " +
-              releases_newest_first().front() + ")";
+    p.error = "PyTorch " + m.torch + " is not in dlready's tables (releases " + known.back() + " to " + known.front() +
+              ")" + (m.index ? " nor on the index" : "");
     return p;
   }
   std::vector<std::string> skipped_python, misfits;
   for (const auto& release : releases) {
-    if (!python_fits(release, m.python)) skipped_python.push_back(release);
+    if (!python_fits(release, m)) skipped_python.push_back(release);
     else if (pick_variant(release, m, release == releases.front(), p, misfits)) break;
   }
   if (!p.ok) {

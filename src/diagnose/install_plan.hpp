@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "diagnose/index_releases.hpp"
+
 namespace dlready {
 
 struct PlanMachine {
@@ -23,6 +25,10 @@ struct PlanMachine {
   std::string extra_index_url;  // PIP_EXTRA_INDEX_URL: pip looks there too
   // Where PyTorch's per-variant indexes are (<torch_index><variant>): PyTorch's own, or a mirror of it.
   std::string torch_index = "https://download.pytorch.org/whl/";
+  // What the indexes serve of torch (cli/setup_index reads them): releases newer than the tables
+  // are planned from it, variants and Pythons it lacks are not. nullopt: not read, `index_note` says why.
+  std::optional<IndexReleases> index;
+  std::string index_note;
 };
 
 struct InstallPlan {

@@ -8,6 +8,9 @@ says so). Serves until killed; writes the port it got to PORT_FILE.
 usage: torch_index.py DIR PORT_FILE SPEC...
   SPEC = VERSION+VARIANT (torch on PyTorch's index for VARIANT: 2.11.0+cpu, 2.11.0+cu130)
        | INDEX/NAME==VERSION (any project on index INDEX: pypi/torch==2.11.0, cu130/torchvision==0.26.0+cu130)
+       | INDEX/NAME==VERSION:TAG,TAG (one file per CPython tag, named as the real wheels are:
+         whl/torch==2.16.0+cu132:cp311,cp312 -> torch-2.16.0+cu132-cp311-cp311-manylinux_2_28_x86_64.whl;
+         for the plan, which reads the names; pip is not asked to install these)
 """
 import base64
 import hashlib
@@ -40,6 +43,17 @@ def make_wheel(folder, project, version):
     return name
 
 
+def tagged_copies(folder, wheel, project, version, tags):
+    under = re.sub(r"[-_.]+", "_", project).lower()
+    names = []
+    for tag in tags:
+        name = f"{under}-{version}-{tag}-{tag}-manylinux_2_28_x86_64.whl"
+        with open(os.path.join(folder, wheel), "rb") as src, open(os.path.join(folder, name), "wb") as dst:
+            dst.write(src.read())
+        names.append(name)
+    return names
+
+
 def main():
     root, port_file, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
     by_index = {}  # index -> project (PEP 503 normalized) -> [(name, version)]
@@ -47,15 +61,19 @@ def main():
         if "/" in spec:
             index, pin = spec.split("/", 1)
             name, version = pin.split("==", 1)
+            version, _, tags = version.partition(":")
         else:
-            index, name, version = spec.split("+", 1)[1], "torch", spec
+            index, name, version, tags = spec.split("+", 1)[1], "torch", spec, ""
         project = re.sub(r"[-_.]+", "-", name).lower()
-        by_index.setdefault(index, {}).setdefault(project, []).append((name, version))
+        by_index.setdefault(index, {}).setdefault(project, []).append((name, version, tags))
     for index, projects in by_index.items():
         for project, pins in projects.items():
             folder = os.path.join(root, index, project)
             os.makedirs(folder, exist_ok=True)
-            links = [make_wheel(folder, name, version) for name, version in pins]
+            links = []
+            for name, version, tags in pins:
+                wheel = make_wheel(folder, name, version)
+                links += tagged_copies(folder, wheel, name, version, tags.split(",")) if tags else [wheel]
             with open(os.path.join(folder, "index.html"), "w") as f:
                 f.write("<!DOCTYPE html><html><body>\n")
                 for n in links:

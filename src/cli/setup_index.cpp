@@ -1,0 +1,130 @@
+#include "cli/setup_index.hpp"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "core/atomic_file.hpp"
+#include "core/bounded_file.hpp"
+#include "core/crc32c.hpp"
+#include "core/posix_fs.hpp"
+#include "core/text.hpp"
+
+extern char** environ;
+
+namespace dlready {
+namespace {
+
+constexpr long kDaySeconds = 24 * 3600;
+constexpr uint64_t kMaxPage = 64u << 20;  // PyTorch's all-variants page is a few MB
+
+std::string cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return std::string(xdg) + "/dlready/index";
+  const char* home = std::getenv("HOME");
+  return home && *home == '/' ? std::string(home) + "/.cache/dlready/index" : "";
+}
+
+std::string with_slash(std::string url) {
+  if (!url.empty() && url.back() != '/') url += '/';
+  return url;
+}
+
+// The page from the cache when it is less than a day old: "dlready-index 1 <epoch seconds> <url>\n<page>".
+std::optional<std::string> cached_page(const std::string& file, const std::string& url, long& age) {
+  auto bytes = read_regular_file(file, kMaxPage, "an index cache entry").bytes;
+  if (!bytes) return std::nullopt;
+  auto nl = bytes->find('\n');
+  auto head = split(bytes->substr(0, nl == std::string::npos ? 0 : nl), ' ');
+  if (head.size() != 4 || head[0] != "dlready-index" || head[1] != "1" || head[3] != url) return std::nullopt;
+  auto when = parse_int(head[2]);
+  age = when ? static_cast<long>(std::time(nullptr) - *when) : kDaySeconds;
+  if (age < 0 || age >= kDaySeconds) return std::nullopt;
+  return bytes->substr(nl + 1);
+}
+
+// curl, bounded in time and size; the JSON form of the simple API where the index has one.
+std::optional<std::string> fetch(const std::string& url, const std::string& into, std::string& why) {
+  std::vector<std::string> args = {"curl", "-fsL", "--connect-timeout", "3", "--max-time", "30",
+                                   "--max-filesize", std::to_string(kMaxPage), "-H",
+                                   "Accept: application/vnd.pypi.simple.v1+json, text/html;q=0.1", "-o", into, url};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (int rc = ::posix_spawnp(&pid, "curl", nullptr, nullptr, argv.data(), environ); rc != 0) {
+    why = "no curl on PATH";
+    return std::nullopt;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    why = url + " did not answer (curl exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+    return std::nullopt;
+  }
+  return read_regular_file(into, kMaxPage, "an index page").bytes;
+}
+
+// One page, from the cache or the network; `source` says which.
+std::optional<std::string> page_of(const std::string& url, std::string& source, std::string& why) {
+  std::string dir = cache_dir();
+  char name[32];
+  std::snprintf(name, sizeof name, "%08x.page", crc32c(url));
+  std::string file = dir.empty() ? "" : dir + "/" + name;
+  long age = 0;
+  if (!file.empty())
+    if (auto page = cached_page(file, url, age)) {
+      source = url + " (cached " + std::to_string(age / 3600) + " h ago)";
+      return page;
+    }
+  char tmp[] = "/tmp/dlready-index-XXXXXX";
+  int fd = ::mkstemp(tmp);
+  if (fd < 0) return std::nullopt;
+  ::close(fd);
+  auto page = fetch(url, tmp, why);
+  ::unlink(tmp);
+  if (!page) return std::nullopt;
+  source = url;
+  if (!file.empty() && make_directories(dir).ok())
+    static_cast<void>(write_file_atomically(
+        file, "dlready-index 1 " + std::to_string(static_cast<long long>(std::time(nullptr))) + " " + url + "\n" + *page));
+  return page;
+}
+
+}  // namespace
+
+std::optional<IndexReleases> read_torch_indexes(const PlanMachine& m, std::string& note) {
+  if (const char* off = std::getenv("DLREADY_OFFLINE"); off && *off && std::string(off) != "0") {
+    note = "DLREADY_OFFLINE is set";
+    return std::nullopt;
+  }
+  IndexReleases index;
+  std::vector<std::string> why;
+  std::string pip_index = m.index_url.empty() ? "https://pypi.org/simple/" : with_slash(m.index_url);
+  std::vector<std::string> urls = {pip_index + "torch/"};
+  if (with_slash(m.torch_index) != pip_index) urls.push_back(with_slash(m.torch_index) + "torch/");
+  for (const auto& url : urls) {
+    std::string source, failed;
+    if (auto page = page_of(url, source, failed)) {
+      add_index_page(index, *page, m.platform);
+      index.sources.push_back(source);
+    } else if (!failed.empty()) {
+      why.push_back(failed);
+      index.sources.push_back(url + " (did not answer)");
+    }
+  }
+  if (why.size() == urls.size()) {
+    note = why.empty() ? "no index answered" : join(why, "; ");
+    return std::nullopt;
+  }
+  return index;
+}
+
+}  // namespace dlready
