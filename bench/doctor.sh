@@ -30,6 +30,62 @@ print(f"dlready doctor --json      median {md*1000:8.1f} ms   peak RSS {max(dr)/
 print(f"torch.utils.collect_env    median {mc*1000:8.1f} ms   peak RSS {max(cr)/1024:6.1f} MiB")
 print(f"speed-up (median wall time): {mc/md:.1f}x   target >= 40x, <= 20 MiB RSS")
 PY
+# The floor (issue 34): what the driver itself costs — cuInit and the device queries, then NVML's
+# init and queries, each in a fresh process as the doctor's children do — against the doctor's
+# text and --json runs; both should stay within 30 ms of it.
+t_t=(); t_j=()
+for ((i = 0; i < runs; i++)); do
+  read -r t _ < <(python3 bench/measure.py "$dlready" doctor --no-color); t_t+=("$t")
+  read -r t _ < <(python3 bench/measure.py "$dlready" doctor --json); t_j+=("$t")
+done
+floors=()
+for ((i = 0; i < runs; i++)); do
+  floors+=("$(python3 - <<'PY'
+import ctypes, subprocess, sys, time
+child = r"""
+import ctypes, time
+t = time.perf_counter()
+try:
+    cu = ctypes.CDLL("libcuda.so.1")
+except OSError:
+    print("none"); raise SystemExit
+n = ctypes.c_int(0); d = ctypes.c_int(0); name = ctypes.create_string_buffer(256)
+if cu.cuInit(0) == 0 and cu.cuDeviceGetCount(ctypes.byref(n)) == 0:
+    for i in range(n.value):
+        cu.cuDeviceGet(ctypes.byref(d), i); cu.cuDeviceGetName(name, 256, d)
+        for a in (75, 76, 16):
+            v = ctypes.c_int(0); cu.cuDeviceGetAttribute(ctypes.byref(v), a, d)
+print((time.perf_counter() - t) * 1000)
+"""
+nvml = r"""
+import ctypes, time
+t = time.perf_counter()
+try:
+    ml = ctypes.CDLL("libnvidia-ml.so.1")
+except OSError:
+    print(0); raise SystemExit
+n = ctypes.c_uint(0); h = ctypes.c_void_p(); name = ctypes.create_string_buffer(96)
+if ml.nvmlInit_v2() == 0 and ml.nvmlDeviceGetCount_v2(ctypes.byref(n)) == 0:
+    for i in range(n.value):
+        ml.nvmlDeviceGetHandleByIndex_v2(i, ctypes.byref(h)); ml.nvmlDeviceGetName(h, name, 96)
+    ml.nvmlShutdown()
+print((time.perf_counter() - t) * 1000)
+"""
+out = [subprocess.run([sys.executable, "-c", c], capture_output=True, text=True).stdout.strip() for c in (child, nvml)]
+print("none" if out[0] == "none" else float(out[0]) + float(out[1] or 0))
+PY
+)")
+done
+python3 - "${t_t[*]}" "${t_j[*]}" "${floors[*]}" <<'PY'
+import statistics, sys
+text, js = (statistics.median(float(x) for x in a.split()) * 1000 for a in sys.argv[1:3])
+if "none" in sys.argv[3]:
+    print(f"doctor {text:.1f} ms, doctor --json {js:.1f} ms; floor: no libcuda.so.1 here (a GPU machine measures it)")
+else:
+    floor = statistics.median(float(x) for x in sys.argv[3].split())
+    print(f"floor (cuInit + device queries, NVML init + queries): {floor:.1f} ms; doctor {text:.1f} ms "
+          f"(+{text - floor:.1f}), doctor --json {js:.1f} ms (+{js - floor:.1f}); target: both within +30 ms")
+PY
 # The scan cache (issue 16): on a fixture machine with a GPU (the suite's fake driver, an H100) and
 # the pinned wheel's real libtorch_cuda.so, the doctor reads that library's GPU code; warm, from
 # the cache, it should cost within 1.5x of the same machine without a GPU (nothing to scan).
