@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <cstdio>
 #include <fstream>
@@ -85,6 +88,24 @@ TEST(Capture, ThisMachineReplaysToItsOwnReport) {
   auto manifest = json_file(dir + "/.dlready-capture/capture.json");
   EXPECT_EQ(manifest["redacted"], false);
   EXPECT_EQ(manifest["format"], 1);
+}
+
+TEST(Capture, ABusyMachineReplaysWhatRanThen) {
+  // More runnable processes than processors: the doctor lists them (itself excepted, as the
+  // capture's /proc/self says).
+  std::vector<pid_t> spinners;
+  for (int i = 0; i < 4; ++i)
+    spinners.push_back(start_in_background("timeout 30 sh -c 'while :; do :; done' </dev/null", "/dev/null"));
+  ::usleep(1500 * 1000);  // the 1-minute load average rises a little; the runnable count at once
+  Fixture scratch;
+  std::string dir = scratch.root + "/busy";
+  auto made = run("", "capture --no-redact " + dir);
+  for (pid_t p : spinners) ::kill(p, SIGTERM);
+  for (pid_t p : spinners) (void)wait_exit(p, 5);
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto original = json_file(dir + "/.dlready-capture/doctor.json");
+  EXPECT_FALSE(original["facts"]["os"]["load"]["running_commands"].empty()) << original["facts"]["os"]["load"].dump();
+  expect_replays_to_its_report(dir);
 }
 
 TEST(Capture, DriverAnswersReplayWithoutLoadingTheDriver) {

@@ -47,7 +47,8 @@ std::optional<ProcStat> read_proc_stat(const RootFs& fs, const std::string& pid)
 // someone else's).
 std::vector<std::string> running_commands(const RootFs& fs) {
   std::vector<std::string> names;
-  const std::string self = std::to_string(::getpid());
+  // The reader's pid as the root's /proc says it (a capture replays the process that made it).
+  const std::string self = fs.readlink("/proc/self").value_or(fs.is_host_root() ? std::to_string(::getpid()) : "");
   auto me = read_proc_stat(fs, self);
   for (const auto& pid : fs.list("/proc")) {
     if (pid.empty() || pid == self || pid.find_first_not_of("0123456789") != std::string::npos) continue;
