@@ -28,6 +28,18 @@ namespace {
 
 constexpr int kMaxLinks = 40;  // as the kernel follows them
 
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) parts.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
 class TreeWriter {
  public:
   TreeWriter(const std::string& source_root, const std::string& out, const std::optional<Redactor>& redactor,
@@ -74,10 +86,16 @@ class TreeWriter {
   // The bytes the doctor read: a text file read whole is written redacted; anything else (an ELF
   // header) goes at its offsets in a sparse file of the real size, masked without moving a byte.
   void write_bytes(const std::string& path, const std::map<uint64_t, std::string>& chunks) {
+    if (chunks.empty()) return;
     auto resolved = materialize(path);
-    if (!resolved || chunks.empty()) return;
     struct stat st {};
-    if (::stat(source_.host(*resolved).c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return;
+    if (!resolved || ::stat(source_.host(*resolved).c_str(), &st) != 0) {
+      // Gone since it was read (a process in /proc that exited): what was read, where it was asked for.
+      resolved = vanished(path);
+      if (!resolved) return;
+      st = {};
+    }
+    if (S_ISDIR(st.st_mode)) return;
     std::string file = in_tree(*resolved);
     int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return fail(file, errno);
@@ -98,6 +116,20 @@ class TreeWriter {
     int err = errno;
     if (::close(fd) != 0 && ok) ok = false, err = errno;
     if (!ok) fail(file, err);
+  }
+
+  // A file that was read and is no longer there: its folders made plain, an empty file in its place.
+  std::optional<std::string> vanished(const std::string& path) {
+    std::string p = path_normalize(path);
+    std::string done = "/";
+    for (const auto& part : split_path(path_dirname(p))) {
+      done = path_join(done, part);
+      struct stat st {};
+      if (::lstat(in_tree(done).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return std::nullopt;
+      make_folder(done);
+    }
+    make_file(p);
+    return p;
   }
 
   // The names of a folder the doctor listed, as empty files where nothing else put them.

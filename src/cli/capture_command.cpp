@@ -1,8 +1,6 @@
 #include "cli/capture_command.hpp"
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,13 +13,12 @@
 #include "cli/torch_module.hpp"
 #include "core/json_text.hpp"
 #include "core/posix_fs.hpp"
+#include "core/process_runner.hpp"
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "doctor/examine.hpp"
 #include "probe/probes.hpp"
 #include "report/render.hpp"
-
-extern char** environ;
 
 namespace dlready {
 
@@ -58,18 +55,10 @@ std::string utc_now() {
 Status run_tar(const std::string& folder, const std::string& tarball) {
   std::vector<std::string> args = {"tar", "--sparse", "--numeric-owner", "--owner=0", "--group=0",
                                    "-czf", tarball,   "-C",              folder,      "."};
-  std::vector<char*> argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, "tar", nullptr, nullptr, argv.data(), environ);
-  if (rc != 0)
-    return Status::failure(std::string("cannot run tar (") + std::strerror(rc) +
-                           "): install tar, or capture into a folder (a name without .tar.gz)");
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return Status::failure("tar could not write " + tarball);
+  int status = run_program(args).status;
+  if (status == 127)
+    return Status::failure("cannot run tar: install tar, or capture into a folder (a name without .tar.gz)");
+  if (status != 0) return Status::failure("tar could not write " + tarball + " (exit status " + std::to_string(status) + ")");
   return Status();
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.hpp"
+#include "core/process_runner.hpp"
 #include "core/text.hpp"
 #include "cli/setup_index.hpp"
 #include "cli/setup_install.hpp"
@@ -23,14 +24,12 @@ namespace {
 // at (python3 -> python3.11). Runs nothing.
 std::string path_python_version() {
   const char* path = std::getenv("PATH");
-  for (const auto& dir : split(path ? path : "", ':')) {
-    std::string candidate = dir + "/python3";
-    char real[PATH_MAX];
-    if (::access(candidate.c_str(), X_OK) != 0 || !::realpath(candidate.c_str(), real)) continue;
-    std::string name = real;
-    name = name.substr(name.rfind('/') + 1);
-    if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
-  }
+  auto python3 = find_on_path("python3", path ? path : "");
+  char real[PATH_MAX];
+  if (!python3 || !::realpath(python3->c_str(), real)) return "";
+  std::string name = real;
+  name = name.substr(name.rfind('/') + 1);
+  if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
   return "";
 }
 

@@ -1,8 +1,6 @@
 #include "cli/setup_index.hpp"
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,9 +12,8 @@
 #include "core/bounded_file.hpp"
 #include "core/crc32c.hpp"
 #include "core/posix_fs.hpp"
+#include "core/process_runner.hpp"
 #include "core/text.hpp"
-
-extern char** environ;
 
 namespace dlready {
 namespace {
@@ -54,19 +51,13 @@ std::optional<std::string> fetch(const std::string& url, const std::string& into
   std::vector<std::string> args = {"curl", "-fsL", "--connect-timeout", "3", "--max-time", "30",
                                    "--max-filesize", std::to_string(kMaxPage), "-H",
                                    "Accept: application/vnd.pypi.simple.v1+json, text/html;q=0.1", "-o", into, url};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (int rc = ::posix_spawnp(&pid, "curl", nullptr, nullptr, argv.data(), environ); rc != 0) {
+  int status = run_program(args, {"", 40, nullptr}).status;
+  if (status == 127) {
     why = "no curl on PATH";
     return std::nullopt;
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    why = url + " did not answer (curl exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+  if (status != 0) {
+    why = url + " did not answer (curl exit status " + std::to_string(status) + ")";
     return std::nullopt;
   }
   return read_regular_file(into, kMaxPage, "an index page").bytes;

@@ -18,6 +18,7 @@
 
 #include "core/json_text.hpp"
 #include "core/atomic_file.hpp"
+#include "core/process_runner.hpp"
 #include "core/bounded_file.hpp"
 #include "core/tcp_connect.hpp"
 #include "core/text.hpp"
@@ -94,37 +95,16 @@ class LogFollower {
 
 // Runs argv with its output in `log`, for at most `seconds`; `stream`: shows the output as it comes.
 Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int seconds, bool stream = false) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(127);
-    ::setpgid(0, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s\n", args[0]);
-    ::_exit(127);
-  }
+  std::optional<LogFollower> follower;
+  ProgramOptions options{log, seconds, nullptr};
+  if (stream)
+    options.while_running = [&](pid_t pid) {
+      if (!follower) follower.emplace(log, pid);
+      follower->poll();
+    };
   Ran r;
-  if (pid < 0) return r;
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  int status = 0;
-  LogFollower follower(log, pid);
+  r.status = run_program(argv, options).status;
   r.streamed = stream;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (stream) follower.poll();
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      r.status = 124;
-      r.tail = last_lines(log, 12);
-      return r;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (stream) follower.poll();
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.tail = last_lines(log, 12);
   return r;
 }
@@ -174,9 +154,7 @@ std::string unreachable_index_hint(const InstallPlan& plan, const std::string& t
 
 bool on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
-  for (const auto& dir : split(path ? path : "", ':'))
-    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  return false;
+  return find_on_path(program, path ? path : "").has_value();
 }
 
 // Why `dir` cannot take the install ("" when it can): a virtual environment, or a folder that is

@@ -89,6 +89,12 @@ std::map<std::string, FileStat> parse_stat_table(const std::string& text) {
   return out;
 }
 
+// One answer per place, what a replay gives every read: the first one (a /proc file read twice
+// changed in between), or a longer read of the same bytes (a header read first, then the file).
+void keep_first_answer(std::string& slot, const std::string& read) {
+  if (slot.empty() || (read.size() > slot.size() && read.compare(0, slot.size(), slot) == 0)) slot = read;
+}
+
 }  // namespace
 
 RootFs::RootFs(std::string root) : root_(std::move(root)) {
@@ -138,8 +144,7 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
   ::close(fd);
   if (log_) {
     note(path);
-    auto& slot = log_->bytes[path][0];  // one answer per place, the longest: what a replay gives every time
-    if (out.size() > slot.size()) slot = out;
+    keep_first_answer(log_->bytes[path][0], out);
   }
   return out;
 }
@@ -160,8 +165,7 @@ std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t off
   out.resize(got);
   if (log_) {
     note(path);
-    auto& slot = log_->bytes[path][offset];
-    if (out.size() > slot.size()) slot = out;
+    keep_first_answer(log_->bytes[path][offset], out);
   }
   return out;
 }
