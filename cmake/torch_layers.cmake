@@ -27,9 +27,9 @@ else()
 endif()
 
 dlready_layer(dlready_train train
-  src/train/model.cpp src/train/amp.cpp src/train/stop_signal.cpp src/train/checkpoint.cpp src/train/metrics.cpp
+  src/train/model.cpp src/train/amp.cpp src/train/stop_signal.cpp src/train/checkpoint.cpp
   src/train/batches.cpp src/train/run_state.cpp src/train/resume.cpp src/train/fused_mlp_step.cpp
-  src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/curves_svg.cpp src/train/confusion.cpp src/train/loss_curve.cpp src/train/tensorboard_events.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
+  src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/loss_curve.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
   src/train/safetensors_format.cpp src/train/quantized_model.cpp src/train/quantized_model_file.cpp
   src/train/stop_protocol.cpp src/train/trainer.cpp)
 target_link_libraries(dlready_train PUBLIC dlready_torch_runtime dlready_data dlready_module_api dlready_secure dlready_formats)

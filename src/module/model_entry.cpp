@@ -12,7 +12,7 @@
 #include "core/text.hpp"
 #include "secure/audit_log.hpp"
 #include "module/thread_choice.hpp"
-#include "train/confusion.hpp"
+#include "formats/confusion.hpp"
 #include "secure/sealed_file.hpp"
 #include "secure/secret_key.hpp"
 #include "data/idx.hpp"

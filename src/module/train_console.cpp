@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 namespace dlready {
 

@@ -22,7 +22,7 @@
 #include "probe/gather.hpp"
 #include "probe/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
-#include "train/confusion.hpp"
+#include "formats/confusion.hpp"
 #include "train/evaluation.hpp"
 #include "train/resume.hpp"
 #include "train/stop_signal.hpp"

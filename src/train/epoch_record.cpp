@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "torch_runtime/cuda_support.hpp"
-#include "train/curves_svg.hpp"
+#include "formats/curves_svg.hpp"
 
 namespace dlready {
 

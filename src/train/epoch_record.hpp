@@ -9,7 +9,7 @@
 
 #include "core/status.hpp"
 #include "module_api/options.hpp"
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 namespace dlready {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 namespace dlready {
 

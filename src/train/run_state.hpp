@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "train/amp.hpp"
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 #include "train/model.hpp"
 
 namespace dlready {

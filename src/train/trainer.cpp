@@ -17,7 +17,7 @@
 #include "train/run_state.hpp"
 #include "train/step_runner.hpp"
 #include "train/stop_protocol.hpp"
-#include "train/tensorboard_events.hpp"
+#include "formats/tensorboard_events.hpp"
 
 namespace dlready {
 namespace {

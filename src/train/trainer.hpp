@@ -15,7 +15,7 @@
 #include "secure/secret_key.hpp"
 #include "torch_runtime/collectives.hpp"
 #include "train/batches.hpp"
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 namespace dlready {
 

@@ -21,7 +21,7 @@
 #include "fixture.hpp"
 #include "synthetic.hpp"
 #include "train/checkpoint.hpp"
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 #include "train/model.hpp"
 #include "train/trainer.hpp"
 

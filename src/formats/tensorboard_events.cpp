@@ -1,4 +1,4 @@
-#include "train/tensorboard_events.hpp"
+#include "formats/tensorboard_events.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

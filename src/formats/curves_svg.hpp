@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/status.hpp"
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 namespace dlready {
 

@@ -1,4 +1,4 @@
-#include "train/metrics.hpp"
+#include "formats/metrics.hpp"
 
 #include <algorithm>
 #include <cstdio>

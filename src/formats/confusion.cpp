@@ -1,4 +1,4 @@
-#include "train/confusion.hpp"
+#include "formats/confusion.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "train/curves_svg.hpp"
+#include "formats/curves_svg.hpp"
 
 #include <algorithm>
 #include <cmath>
