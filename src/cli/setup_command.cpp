@@ -1,122 +1,12 @@
 #include "cli/setup_command.hpp"
 
-#include <sys/utsname.h>
-#include <unistd.h>
-
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "core/json_text.hpp"
-#include "core/process_runner.hpp"
-#include "core/text.hpp"
-#include "cli/setup_index.hpp"
-#include "cli/setup_install.hpp"
-#include "diagnose/install_plan.hpp"
-#include "diagnose/rules.hpp"
-#include "doctor/examine.hpp"
+#include "setup/setup_install.hpp"
 
 namespace dlready {
 namespace {
-
-// The Python `python3 -m venv` would use: python3 on PATH, its version from the file the link ends
-// at (python3 -> python3.11). Runs nothing.
-std::string path_python_version() {
-  const char* path = std::getenv("PATH");
-  auto python3 = find_on_path("python3", path ? path : "");
-  char real[PATH_MAX];
-  if (!python3 || !::realpath(python3->c_str(), real)) return "";
-  std::string name = real;
-  name = name.substr(name.rfind('/') + 1);
-  if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
-  return "";
-}
-
-std::string this_platform() {
-  utsname u{};
-  ::uname(&u);
-  return std::string("linux-") + (std::string(u.machine) == "aarch64" ? "aarch64" : "x86_64");
-}
-
-bool plans_another_machine(const SetupArgs& a) { return !a.driver.empty() || !a.gpus.empty() || a.no_gpu; }
-
-// The machine to plan for: the flags', or this one as the doctor sees it. "" when it can be read.
-std::string machine_of(const SetupArgs& a, PlanMachine& m, std::vector<std::string>& seen) {
-  if (plans_another_machine(a)) {
-    if (a.no_gpu && (!a.gpus.empty() || !a.driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
-    if (!a.no_gpu && a.gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
-    for (const auto& g : a.gpus) {
-      for (const auto& one : split(g, ',')) {
-        auto cc = parse_compute_capability(one);
-        if (!cc) return "--gpu " + one + " is not a compute capability (sm_61, 8.6 or 90)";
-        m.gpus.push_back(*cc);
-      }
-    }
-    if (!a.driver.empty()) {
-      if (!parse_int(split(a.driver, '.').front())) return "--driver " + a.driver + " is not a driver version (550.54.15)";
-      m.driver = a.driver;
-    }
-    seen.push_back("the machine given: " + (a.no_gpu ? std::string("no GPU") : "GPUs " + join(a.gpus, ",")) +
-                   (a.driver.empty() ? "" : ", driver " + a.driver));
-    return "";
-  }
-  GatherOptions opt;
-  opt.root = a.root;
-  opt.env = process_environment();
-  auto e = examine(opt);
-  if (!e.error.empty()) return e.error;
-  Derived d = derive(e.facts);
-  m.driver = d.driver_version;
-  for (const auto& g : d.gpu_archs) {
-    m.gpus.push_back({g.major, g.minor});
-    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) +
-                   " (" + g.source + ")");
-  }
-  if (d.gpu_evidence && d.gpu_archs.empty())
-    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
-  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
-                                : "this machine: driver " + d.driver_version.value_or("unknown"));
-  return "";
-}
-
-nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const SetupArgs& a,
-                         const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : m.gpus) gpus.push_back("sm_" + std::to_string(g.first) + std::to_string(g.second));
-  return {{"schema", "dlready.setup-plan/1"},
-          {"ok", p.ok},
-          {"error", p.error},
-          {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
-                       {"python", m.python}, {"platform", m.platform}, {"seen", seen}}},
-          {"release", p.release},
-          {"variant", p.variant},
-          {"cuda", p.cuda},
-          {"requirement", p.requirement},
-          {"with", a.with},
-          {"index_url", p.index_url},
-          {"environment", a.env_dir},
-          {"why", p.why},
-          {"warnings", p.warnings},
-          {"commands", commands}};
-}
-
-// What installs the plan into ENV and proves it, as the tutorials do: a fresh environment, the
-// install from the plan's index, then version, CUDA, cuDNN and a matmul checked against the CPU.
-std::vector<std::string> commands_of(const InstallPlan& p, const SetupArgs& a, const PlanMachine& m) {
-  if (!p.ok) return {};
-  // Every argument quoted for the shell: a user copies these lines, and ENV or --with may hold
-  // anything a shell would act on.
-  std::vector<std::string> install = {a.env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
-  install.insert(install.end(), a.with.begin(), a.with.end());
-  install.insert(install.end(), {"--index-url", p.index_url});
-  std::string py = shell_quote(a.env_dir + "/bin/python");
-  return {shell_join({"python" + m.python, "-m", "venv", a.env_dir}), shell_join(install),
-          py + " -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
-               "torch.backends.cudnn.version()); d = \"cuda\" if torch.cuda.is_available() else \"cpu\"; "
-               "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))'",
-          "VIRTUAL_ENV=" + shell_quote(a.env_dir) + " dlready doctor"};
-}
 
 void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
   std::printf("dlready setup — the PyTorch build for this machine, and why\n");
@@ -164,60 +54,14 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       ->check(CLI::ExistingDirectory);
 }
 
-namespace {
-
-// A value that goes into pip's argument list and environment.yml: no spaces, quotes or control
-// characters (a newline would add a line to the file).
-std::string refuse_value(const std::string& flag, const std::string& v) {
-  for (unsigned char c : v)
-    if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
-      return flag + " " + json_text(nlohmann::json(v)) + " has a space, a quote or a control character";
-  return "";
-}
-
-}  // namespace
 
 ExitCode run_setup(const SetupArgs& a) {
-  std::vector<std::pair<std::string, std::string>> values{{"--index-url", a.index_url}, {"--torch-index", a.torch_index},
-                                                          {"--torch", a.torch}, {"--python", a.python}};
-  for (const auto& w : a.with) values.push_back({"--with", w});
-  for (char c : a.env_dir)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      std::fprintf(stderr, "dlready setup: ENV %s holds a control character: choose a plain folder name\n",
-                   printable(a.env_dir).c_str());
-      return ExitCode::usage;
-    }
-  for (const auto& [flag, v] : values)
-    if (auto why = refuse_value(flag, v); !why.empty()) {
-      std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
-      return ExitCode::usage;
-    }
   PlanMachine m;
   std::vector<std::string> seen;
-  if (auto err = machine_of(a, m, seen); !err.empty()) {
+  if (auto err = plan_machine(a, m, seen); !err.empty()) {
     std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
     return ExitCode::usage;
   }
-  m.python = a.python.empty() ? path_python_version() : a.python;
-  if (m.python.empty()) {
-    std::fprintf(stderr, "dlready setup: no python3 on PATH: give the environment's version with --python X.Y\n");
-    return ExitCode::usage;
-  }
-  if (split(m.python, '.').size() != 2 || !parse_int(split(m.python, '.')[0]) || !parse_int(split(m.python, '.')[1])) {
-    std::fprintf(stderr, "dlready setup: --python %s is not X.Y (3.11)\n", m.python.c_str());
-    return ExitCode::usage;
-  }
-  m.platform = a.platform.empty() ? this_platform() : a.platform;
-  m.torch = a.torch;
-  m.index_url = a.index_url;
-  if (!a.torch_index.empty()) m.torch_index = a.torch_index;
-  else if (const char* v = std::getenv("DLREADY_TORCH_INDEX"); v && *v) m.torch_index = v;
-  if (const char* v = std::getenv("PIP_EXTRA_INDEX_URL"); v && *v) m.extra_index_url = v;
-  for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
-    if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
-  // What the indexes serve now (a day's cache); offline, the tables alone.
-  if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
-  else m.index_note = "--offline";
   auto plan = plan_install(m);
   auto commands = commands_of(plan, a, m);
   if (a.json) {

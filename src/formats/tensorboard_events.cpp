@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/crc32c.hpp"
+#include "core/little_endian.hpp"
 #include "core/posix_fs.hpp"
 
 namespace dlready {
@@ -25,13 +26,6 @@ void put_varint(std::string& out, uint64_t v) {
 }
 
 void put_key(std::string& out, int field, WireType type) { put_varint(out, static_cast<uint64_t>(field) << 3 | type); }
-
-template <class T>
-void put_little_endian(std::string& out, T v) {
-  char bytes[sizeof v];
-  std::memcpy(bytes, &v, sizeof v);  // x86-64 and aarch64 are little-endian, as the format is
-  out.append(bytes, sizeof v);
-}
 
 void put_bytes(std::string& out, int field, const std::string& bytes) {
   put_key(out, field, kLengthDelimited);

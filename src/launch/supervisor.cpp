@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "core/posix_fs.hpp"
+#include "core/terminal.hpp"
 #include "launch/dist_env.hpp"
 
 namespace dlready {
@@ -126,11 +127,7 @@ void signal_process_group(pid_t pid, int sig) {
 Supervisor::Supervisor(const LaunchOptions& o)
     : o_(o), terminal_(::isatty(STDOUT_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1) {}
 
-int Supervisor::terminal_columns() const {
-  winsize ws{};
-  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  return 80;
-}
+int Supervisor::terminal_columns() const { return dlready::terminal_columns(STDOUT_FILENO); }
 
 Supervisor::~Supervisor() {
   for (auto& r : ranks_) {

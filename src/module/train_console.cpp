@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/terminal.hpp"
 #include "formats/metrics.hpp"
 
 namespace dlready {
@@ -17,15 +18,7 @@ TrainConsole::TrainConsole(std::FILE* human, bool progress_wanted, int epochs) :
               (::isatty(::fileno(human_)) || (launcher && std::strcmp(launcher, "1") == 0));
 }
 
-int TrainConsole::columns() const {
-  winsize ws{};
-  if (::ioctl(::fileno(human_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  if (const char* c = std::getenv("COLUMNS")) {
-    int n = std::atoi(c);
-    if (n > 0 && n < 10000) return n;
-  }
-  return 80;
-}
+int TrainConsole::columns() const { return terminal_columns(::fileno(human_)); }
 
 TrainHooks TrainConsole::hooks() {
   TrainHooks hooks;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/json_text.hpp"
+#include "core/little_endian.hpp"
 
 namespace dlready {
 namespace {
@@ -108,9 +109,8 @@ std::string safetensors_bytes(const SafetensorsFile& file) {
   }
   std::string h = json_text(header);
   h.append((8 - h.size() % 8) % 8, ' ');  // the data starts 8-byte aligned, as the library writes it
-  std::string out(8, '\0');
-  uint64_t len = h.size();
-  std::memcpy(out.data(), &len, sizeof len);
+  std::string out;
+  put_little_endian(out, static_cast<uint64_t>(h.size()));
   return out + h + data;
 }
 

@@ -12,15 +12,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/little_endian.hpp"
+
 namespace dlready {
 namespace {
-
-template <class T>
-void put(std::string& out, T v) {  // little-endian, as both formats are (x86-64, aarch64)
-  char b[sizeof v];
-  std::memcpy(b, &v, sizeof v);
-  out.append(b, sizeof v);
-}
 
 // Pickle protocol 2, the opcodes torch.save's state_dicts use.
 struct Pickle {
@@ -29,12 +24,12 @@ struct Pickle {
   void global(const char* module, const char* name) { out += std::string("c") + module + "\n" + name + "\n"; }
   void text(const std::string& s) {
     out += 'X';
-    put(out, static_cast<uint32_t>(s.size()));
+    put_little_endian(out, static_cast<uint32_t>(s.size()));
     out += s;
   }
   void integer(int64_t v) {
     out += 'J';
-    put(out, static_cast<int32_t>(v));
+    put_little_endian(out, static_cast<int32_t>(v));
   }
   void tuple_of(const std::vector<int64_t>& values) {
     mark();
@@ -58,20 +53,20 @@ std::string stored_zip(const std::vector<ZipEntry>& entries) {
     auto crc = static_cast<uint32_t>(::crc32(0, reinterpret_cast<const Bytef*>(e.data.data()), static_cast<uInt>(e.data.size())));
     auto offset = static_cast<uint32_t>(out.size());
     auto header = [&](std::string& to, bool in_central) {
-      put(to, in_central ? uint32_t{0x02014b50} : uint32_t{0x04034b50});
-      if (in_central) put(to, uint16_t{20});  // made by
-      put(to, uint16_t{20});                  // needed to extract: 2.0
-      put(to, uint16_t{0});                   // flags
-      put(to, uint16_t{0});                   // stored
-      put(to, uint32_t{0});                   // time, date
-      put(to, crc);
-      put(to, static_cast<uint32_t>(e.data.size()));
-      put(to, static_cast<uint32_t>(e.data.size()));
-      put(to, static_cast<uint16_t>(e.name.size()));
-      put(to, uint16_t{0});  // extra
+      put_little_endian(to, in_central ? uint32_t{0x02014b50} : uint32_t{0x04034b50});
+      if (in_central) put_little_endian(to, uint16_t{20});  // made by
+      put_little_endian(to, uint16_t{20});                  // needed to extract: 2.0
+      put_little_endian(to, uint16_t{0});                   // flags
+      put_little_endian(to, uint16_t{0});                   // stored
+      put_little_endian(to, uint32_t{0});                   // time, date
+      put_little_endian(to, crc);
+      put_little_endian(to, static_cast<uint32_t>(e.data.size()));
+      put_little_endian(to, static_cast<uint32_t>(e.data.size()));
+      put_little_endian(to, static_cast<uint16_t>(e.name.size()));
+      put_little_endian(to, uint16_t{0});  // extra
       if (in_central) {
-        put(to, uint16_t{0}), put(to, uint16_t{0}), put(to, uint16_t{0});  // comment, disk, internal attributes
-        put(to, uint32_t{0}), put(to, offset);                              // external attributes, where
+        put_little_endian(to, uint16_t{0}), put_little_endian(to, uint16_t{0}), put_little_endian(to, uint16_t{0});  // comment, disk, internal attributes
+        put_little_endian(to, uint32_t{0}), put_little_endian(to, offset);                              // external attributes, where
       }
       to += e.name;
     };
@@ -81,11 +76,11 @@ std::string stored_zip(const std::vector<ZipEntry>& entries) {
   }
   auto central_at = static_cast<uint32_t>(out.size());
   out += central;
-  put(out, uint32_t{0x06054b50});
-  put(out, uint16_t{0}), put(out, uint16_t{0});
-  put(out, static_cast<uint16_t>(entries.size())), put(out, static_cast<uint16_t>(entries.size()));
-  put(out, static_cast<uint32_t>(central.size())), put(out, central_at);
-  put(out, uint16_t{0});
+  put_little_endian(out, uint32_t{0x06054b50});
+  put_little_endian(out, uint16_t{0}), put_little_endian(out, uint16_t{0});
+  put_little_endian(out, static_cast<uint16_t>(entries.size())), put_little_endian(out, static_cast<uint16_t>(entries.size()));
+  put_little_endian(out, static_cast<uint32_t>(central.size())), put_little_endian(out, central_at);
+  put_little_endian(out, uint16_t{0});
   return out;
 }
 

@@ -1,4 +1,4 @@
-#include "cli/setup_index.hpp"
+#include "setup/setup_index.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "cli/setup_install.hpp"
+#include "setup/setup_install.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
