@@ -30,6 +30,7 @@ struct OsFacts {
   bool wsl_libcuda = false;                // /usr/lib/wsl/lib/libcuda.so.1 exists
   std::optional<uint64_t> shm_bytes;       // size of /dev/shm
   std::optional<uint64_t> memory_bytes;    // MemTotal
+  std::optional<uint64_t> swap_bytes;      // SwapTotal (0: no swap, so host memory is all there is)
   std::optional<int> cpu_count;            // processors in /proc/cpuinfo
   std::optional<std::string> cpu_model;
   CpuLoad load;

@@ -44,6 +44,17 @@ std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts) {
 
 namespace {
 
+// "MemTotal:       24683784 kB" -> bytes.
+std::optional<uint64_t> meminfo_bytes(const std::string& meminfo, const std::string& key) {
+  for (const auto& line : lines(meminfo)) {
+    if (!starts_with(line, key)) continue;
+    auto parts = split(trim(line.substr(key.size())), ' ');
+    if (!parts.empty())
+      if (auto kb = parse_int(parts[0]); kb && *kb >= 0) return static_cast<uint64_t>(*kb) * 1024;
+  }
+  return std::nullopt;
+}
+
 // "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36."
 std::optional<std::string> glibc_version(const RootFs& fs, const LibraryLocator& loc) {
   auto libc = loc.locate("libc.so.6");
@@ -177,12 +188,8 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
   f.wsl_libcuda = fs.exists("/usr/lib/wsl/lib/libcuda.so.1");
   if (auto mounts = fs.read("/proc/self/mounts", 1 << 20)) f.shm_bytes = parse_shm_size_from_mounts(*mounts);
   if (auto mem = fs.read("/proc/meminfo", 64 * 1024)) {
-    for (const auto& line : lines(*mem)) {
-      if (!starts_with(line, "MemTotal:")) continue;
-      auto parts = split(line.substr(9), ' ');
-      if (!parts.empty())
-        if (auto kb = parse_int(parts[0])) f.memory_bytes = static_cast<uint64_t>(*kb) * 1024;
-    }
+    f.memory_bytes = meminfo_bytes(*mem, "MemTotal:");
+    f.swap_bytes = meminfo_bytes(*mem, "SwapTotal:");
   }
   if (f.shm_bytes == std::nullopt && f.memory_bytes && fs.is_dir("/dev/shm"))
     f.shm_bytes = *f.memory_bytes / 2;  // tmpfs default when no size= is given

@@ -2,6 +2,7 @@
 
 #include "core/device_fields.hpp"
 #include "core/json_text.hpp"
+#include "core/os_fields.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"
@@ -69,17 +70,10 @@ json gpu_code_json(const Facts& f) {
 }
 
 json facts_json(const Facts& f) {
-  json os = {{"pretty_name", opt(f.os.pretty_name)}, {"id", opt(f.os.id)}, {"kernel", opt(f.os.kernel)},
-             {"arch", opt(f.os.arch)}, {"glibc", opt(f.os.glibc)}, {"libstdcxx", opt(f.os.libstdcxx)},
-             {"container", opt(f.os.container)}, {"wsl", f.os.wsl}, {"wsl_dxg", f.os.wsl_dxg},
-             {"wsl_libcuda", f.os.wsl_libcuda}, {"shm_bytes", opt(f.os.shm_bytes)},
-             {"memory_bytes", opt(f.os.memory_bytes)}, {"cpu_count", opt(f.os.cpu_count)},
-             {"cpu_model", opt(f.os.cpu_model)}, {"cpu_flags", f.os.cpu_flags},
-             {"gcc_versions", f.os.gcc_versions}, {"clang_versions", f.os.clang_versions},
-             {"cmake_version", opt(f.os.cmake_version)},
-             {"net_interfaces", f.os.net_interfaces ? json(*f.os.net_interfaces) : json(nullptr)},
-             {"load", {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
-                       {"running_commands", f.os.load.running_commands}}}};
+  json os = json::object();
+  for (const auto& field : os_fields()) os[field.key] = os_field_json(f.os, field);
+  os["load"] = {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
+                {"running_commands", f.os.load.running_commands}};
   json pci = json::array();
   for (const auto* list : {&f.pci.nvidia, &f.pci.other_gpus})
     for (const auto& g : *list)

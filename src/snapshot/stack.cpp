@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/json_text.hpp"
+#include "core/os_fields.hpp"
 #include "core/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -114,10 +115,12 @@ Stack stack_from_json(const json& doc) {
   s.created = text(field(meta, "created"));
   const json& f = doc.at("facts");
   const json& os = field(f, "os");
-  for (const char* k : {"pretty_name", "kernel", "arch", "glibc", "libstdcxx", "cpu_model", "cpu_count", "container"})
-    add(s, "system", k, text(field(os, k)));
-  add(s, "system", "memory", gib(field(os, "memory_bytes")));
-  add(s, "system", "/dev/shm", gib(field(os, "shm_bytes")));
+  for (const auto& row : os_fields()) {
+    if (row.snapshot == OsField::Snapshot::no) continue;
+    const json& value = field(os, row.key);
+    add(s, "system", row.snapshot_label ? row.snapshot_label : row.key,
+        row.snapshot == OsField::Snapshot::gib ? gib(value) : text(value));
+  }
 
   add(s, "driver", "kernel module", text(field(field(f, "kernel_driver"), "loaded_version")));
   add(s, "driver", "NVML driver version", text(field(field(f, "nvml"), "driver_version")));
