@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 
+#include "core/os_fields.hpp"
+#include "core/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "module_api/module_abi.hpp"
@@ -106,6 +110,25 @@ TEST(Docs, JsonSchemaDocumentsEveryTopLevelKey) {
   for (const char* k : {"schema", "compat_table_date", "facts", "findings", "verdict", "cuda_usable",
                         "cpu_training_ok", "recommendations", "driver_api", "python_envs", "libcuda"})
     EXPECT_NE(doc.find(std::string("`") + k + "`"), std::string::npos) << k;
+  for (const auto& field : os_fields())  // the system facts' table: every row documented
+    EXPECT_TRUE(doc.find(std::string("`") + field.key + "`") != std::string::npos ||
+                doc.find(std::string("`") + field.key + "[]`") != std::string::npos)
+        << "facts.os." << field.key;
+}
+
+// Every "dlready.<name>/<version>" schema the sources write has its section in docs/json-schema.md.
+TEST(Docs, EverySchemaTheSourcesWriteIsDocumented) {
+  std::string root = DLREADY_SOURCE_DIR, doc = slurp(root + "/docs/json-schema.md");
+  static const std::regex kSchema(R"re("(dlready\.[a-z-]+/[0-9]+)")re");
+  std::set<std::string> schemas;
+  for (const auto& layer : list_directory(root + "/src"))
+    for (const auto& file : list_directory(root + "/src/" + layer)) {
+      std::string text = slurp(root + "/src/" + layer + "/" + file);
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), kSchema); it != std::sregex_iterator(); ++it)
+        schemas.insert((*it)[1].str());
+    }
+  EXPECT_GE(schemas.size(), 8u);
+  for (const auto& schema : schemas) EXPECT_NE(doc.find("`" + schema + "`"), std::string::npos) << schema;
 }
 
 }  // namespace

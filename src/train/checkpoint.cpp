@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/json_text.hpp"
+#include "core/little_endian.hpp"
 #include "secure/sealed_file.hpp"
 
 namespace dlready {
@@ -34,8 +35,7 @@ Status save_checkpoint(const std::string& path, const Checkpoint& ck, SealingKey
   }
   std::string h = json_text(header);
   std::string out(kMagic, sizeof kMagic);
-  uint64_t hl = h.size();
-  out.append(reinterpret_cast<const char*>(&hl), sizeof hl);
+  put_little_endian(out, static_cast<uint64_t>(h.size()));
   out += h;
   out += payload;
   out += checksum(out, out.size());
