@@ -1,6 +1,10 @@
 #include "bench/bench_main.hpp"
 
+#include <functional>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "bench/bench_report.hpp"
 #include "core/json_text.hpp"
@@ -8,6 +12,31 @@
 #include "torch_runtime/device_choice.hpp"
 
 namespace dlready {
+namespace {
+
+// What one section leaves for the next: the training step, which the floor measures.
+struct SectionState {
+  bool floor_wanted = false;
+  std::optional<TrainBench> trained;
+};
+
+using SectionRunner = std::function<void(BenchRun&, SectionState&)>;
+
+// The registry: each name in module_api's bench_sections() and how it runs (each decides itself
+// whether it was asked for; train also runs for the floor).
+SectionRunner section_runner(const std::string& name) {
+  static const std::map<std::string, SectionRunner> kRunners = {
+      {"gemm", [](BenchRun& run, SectionState&) { if (run.wants("gemm")) bench_gemm_section(run); }},
+      {"copy", [](BenchRun& run, SectionState&) { if (run.wants("copy")) bench_copy_section(run); }},
+      {"train", [](BenchRun& run, SectionState& s) { s.trained = bench_train_section(run, s.floor_wanted); }},
+      {"floor", [](BenchRun& run, SectionState& s) { if (s.floor_wanted) bench_floor_section(run, s.trained); }},
+  };
+  auto it = kRunners.find(name);
+  if (it == kRunners.end()) throw std::logic_error("bench section " + name + " has no runner");
+  return it->second;
+}
+
+}  // namespace
 
 ExitCode run_bench_command(const BenchOptions& o) {
   try {
@@ -24,12 +53,10 @@ ExitCode run_bench_command(const BenchOptions& o) {
     run.json = {{"schema", "dlready.bench/1"}, {"device", d.str()}, {"threads", at::get_num_threads()},
                 {"recipe", {{"warmup", run.recipe.warmup}, {"samples", run.recipe.samples},
                             {"min_sample_seconds", run.recipe.min_sample_seconds}}}};
-    if (run.wants("gemm")) bench_gemm_section(run);
-    if (run.wants("copy")) bench_copy_section(run);
+    SectionState state;
     // The floor needs the training step's kernel count unless --kernels gives it.
-    const bool floor_wanted = run.named("floor") || (run.wants("floor") && d.is_cuda());
-    auto trained = bench_train_section(run, floor_wanted);
-    if (floor_wanted) bench_floor_section(run, trained);
+    state.floor_wanted = run.named("floor") || (run.wants("floor") && d.is_cuda());
+    for (const auto& section : bench_sections()) section_runner(section.name)(run, state);
     for (const auto& w : run.warnings) std::fprintf(run.human, "WARNING: %s\n", w.c_str());
     run.json["warnings"] = run.warnings;
     run.json["ok"] = run.ok;

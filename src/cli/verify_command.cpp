@@ -3,6 +3,7 @@
 #include "cli/security_command.hpp"
 #include "cli/torch_module.hpp"
 #include "cli/usage_hints.hpp"
+#include "core/text.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
@@ -28,8 +29,13 @@ void add_verify_command(CLI::App& app, VerifyOptions& o) {
 
 void add_bench_command(CLI::App& app, BenchOptions& o) {
   auto* cmd = app.add_subcommand("bench", "Measure GEMM, copies and training throughput against the device's peak");
-  cmd->add_option("what", o.what, "gemm, copy, train, floor (CUDA: the launch-bound floor of a step) or all (default all)")
-      ->check(CLI::IsMember({"gemm", "copy", "train", "floor", "all"}));
+  std::vector<std::string> names, help;
+  for (const auto& section : bench_sections()) {
+    names.push_back(section.name);
+    help.push_back(std::string(section.name) + " (" + section.what + ")");
+  }
+  names.push_back("all");
+  cmd->add_option("what", o.what, join(help, ", ") + " or all (default all)")->check(CLI::IsMember(names));
   cmd->add_option("--device", o.device, "auto (CUDA when usable, else the CPU), cpu, cuda or cuda:N")
       ->check(device_validator("auto"));
   cmd->add_option("--sizes", o.sizes, "GEMM sizes n (n x n times n x n); default depends on the device")

@@ -139,4 +139,14 @@ ModelOptions model_options_from_json(const nlohmann::json& j) {
   return read<ModelOptions>(j, [](auto& x, auto&& v) { model_fields(x, v); });
 }
 
+const std::vector<BenchSectionName>& bench_sections() {
+  static const std::vector<BenchSectionName> kSections = {
+      {"gemm", "matrix multiplication per dtype against the device's peak"},
+      {"copy", "host-device and device-device copies"},
+      {"train", "the reference training step's throughput"},
+      {"floor", "CUDA: the launch-bound floor of a step"},
+  };
+  return kSections;
+}
+
 }  // namespace dlready

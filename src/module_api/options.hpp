@@ -67,6 +67,14 @@ struct VerifyOptions {
   bool json = false;
 };
 
+// `dlready bench`'s sections, in the order they run: the CLI's choices and help, and the module's
+// registry (bench/bench_main.cpp), from this one list.
+struct BenchSectionName {
+  const char* name;
+  const char* what;  // for the help
+};
+const std::vector<BenchSectionName>& bench_sections();
+
 struct BenchOptions {
   std::vector<std::string> what;  // gemm | copy | train | floor | all (empty = all)
   std::string device = "auto";    // auto (CUDA when usable, else CPU) | cpu | cuda | cuda:N
