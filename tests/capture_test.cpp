@@ -22,19 +22,8 @@
 namespace dlready::test {
 namespace {
 
-struct Ran {
-  int status;
-  std::string out;
-};
-
-Ran run(const std::string& env, const std::string& args) {
-  std::string cmd = env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+CommandRun run(const std::string& env, const std::string& args) {
+  return run_command(env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1");
 }
 
 // The report without what differs between two runs of the same machine: where it was read from

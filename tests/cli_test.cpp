@@ -20,19 +20,10 @@
 namespace dlready::test {
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = CommandRun;
 
 Run run_with_env(const std::string& env, const std::string& args) {
-  std::string cmd = env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  return run_command(env + " " + std::string(DLREADY_BINARY) + " " + args + " 2>&1");
 }
 
 Run run(const std::string& args) { return run_with_env("", args); }

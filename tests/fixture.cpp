@@ -71,15 +71,18 @@ Facts Fixture::facts() const {
 
 Report Fixture::report() const { return diagnose(facts()); }
 
-std::string command_output(const std::string& cmd) {
-  std::string out;
+CommandRun run_command(const std::string& cmd) {
+  CommandRun r{-1, ""};
   FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return out;
+  if (!p) return r;
   char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
 }
+
+std::string command_output(const std::string& cmd) { return run_command(cmd).out; }
 
 pid_t start_in_background(const std::string& cmd, const std::string& log) {
   std::string full = "exec " + cmd + " >" + log + " 2>&1";

@@ -40,6 +40,12 @@ class Fixture {
 
 // What a shell command prints on stdout (popen), for comparing with real tools.
 std::string command_output(const std::string& cmd);
+// The same with its exit status (-1 when a signal ended it).
+struct CommandRun {
+  int status;
+  std::string out;
+};
+CommandRun run_command(const std::string& cmd);
 // A shell command started in the background, both output streams into `log`; its pid.
 pid_t start_in_background(const std::string& cmd, const std::string& log);
 // Its exit status (128 + signal when killed), or -1 after `seconds` (it is killed then).
