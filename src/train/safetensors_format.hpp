@@ -1,6 +1,5 @@
-// The safetensors format (an 8-byte little-endian header length, a JSON header naming each
-// tensor's dtype, shape and byte range, then the data), read and written by our own code so the
-// module needs no Rust library; the tests read our files with the Python package.
+// safetensors files as LibTorch tensors: the format itself is formats/safetensors.hpp (bytes,
+// dtypes and shapes); this converts at the edge. The tests read our files with the Python package.
 #pragma once
 #include <torch/torch.h>
 
