@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <variant>
 
 #include "formats/curves_svg.hpp"
 #include "formats/metrics.hpp"
+#include "formats/pickle_state_dict.hpp"
+#include "formats/safetensors.hpp"
 
 namespace dlready::test {
 namespace {
@@ -95,6 +98,53 @@ TEST(Progress, TheLineFitsTheTerminal) {
   auto narrow = progress_line(2, 5, 31000, 60000, 31234.5, 60);
   EXPECT_NE(narrow.find("samples/s"), std::string::npos) << "the speed stays at 60 columns: " << narrow;
   EXPECT_NE(narrow.find('['), std::string::npos) << narrow;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// The state_dict writer and reader of formats/ meet without LibTorch: what is written is read back
+// with the same names, shapes, contiguous strides and bytes (torch.load reads the same file:
+// tests/train/model_files_test.cpp).
+TEST(StateDictFile, WrittenAndReadBackWithoutLibTorch) {
+  std::string w(6 * 4, '\0'), b(2 * 4, '\0');
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<char>(i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>(100 + i);
+  auto file = write_state_dict({{"fc.weight", {2, 3}, w}, {"fc.bias", {2}, b}});
+  auto records = read_state_dict_records(file);
+  ASSERT_TRUE(std::holds_alternative<std::vector<StateDictTensor>>(records)) << std::get<std::string>(records);
+  const auto& r = std::get<std::vector<StateDictTensor>>(records);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].name, "fc.weight");
+  EXPECT_EQ(r[0].size, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(r[0].stride, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(file.substr(r[0].data_offset, r[0].data_bytes), w);
+  EXPECT_EQ(r[1].name, "fc.bias");
+  EXPECT_EQ(file.substr(r[1].data_offset, r[1].data_bytes), b);
+}
+
+// safetensors the same way: what is serialized is parsed back, metadata included.
+TEST(SafetensorsFile, WrittenAndReadBackWithoutLibTorch) {
+  SafetensorsContent c;
+  c.metadata["format"] = "pt";
+  c.tensors.push_back({"w", "F32", {2, 2}, std::string(16, '\x01')});
+  c.tensors.push_back({"q", "I8", {3}, "abc"});
+  auto parsed = parse_safetensors(serialize_safetensors(c));
+  ASSERT_TRUE(std::holds_alternative<SafetensorsContent>(parsed)) << std::get<std::string>(parsed);
+  const auto& back = std::get<SafetensorsContent>(parsed);
+  EXPECT_EQ(back.metadata, c.metadata);
+  ASSERT_EQ(back.tensors.size(), 2u);  // by name: q, w
+  EXPECT_EQ(back.tensors[0].name, "q");
+  EXPECT_EQ(back.tensors[0].shape, c.tensors[1].shape);
+  EXPECT_EQ(back.tensors[1].bytes, c.tensors[0].bytes);
+  auto bad = c;
+  bad.tensors[1].dtype = "BF16";
+  auto refused = parse_safetensors(serialize_safetensors(bad));
+  ASSERT_TRUE(std::holds_alternative<std::string>(refused));
+  EXPECT_NE(std::get<std::string>(refused).find("tensor 'q': dtype BF16 is not one of"), std::string::npos);
 }
 
 }  // namespace

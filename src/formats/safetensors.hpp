@@ -20,7 +20,7 @@ struct RawTensor {
 
 struct SafetensorsContent {
   std::map<std::string, std::string> metadata;  // "__metadata__": string values only, as the format says
-  std::vector<RawTensor> tensors;               // in the header's order
+  std::vector<RawTensor> tensors;               // read: by name (the header is a JSON object)
 };
 
 // The bytes of one element of `dtype` (F32, F64, I8, I64); 0 for any other.

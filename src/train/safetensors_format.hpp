@@ -13,7 +13,7 @@ namespace dlready {
 
 struct SafetensorsFile {
   std::map<std::string, std::string> metadata;  // "__metadata__": string values only, as the format says
-  std::vector<std::pair<std::string, torch::Tensor>> tensors;  // in the header's order, on the CPU
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;  // read: by name; on the CPU
 };
 
 // The dtypes dlready writes: F32, F64, I8, I64. Anything else, a header that is not JSON, a shape

@@ -1,10 +1,5 @@
-// Writing the file `torch.save(model.state_dict(), FILE)` writes, so that
-// `torch.load(FILE, weights_only=True)` reads it: a zip archive (entries stored, not compressed)
-// holding `archive/data.pkl` — a protocol-2 pickle of an OrderedDict of tensors rebuilt by
-// torch._utils._rebuild_tensor_v2 from torch.FloatStorage records — `archive/data/<key>` (each
-// tensor's bytes), `archive/byteorder` and `archive/version`. Written here because LibTorch's own
-// pickler tags dicts with torch.jit._pickle.restore_type_tag, which weights_only refuses; only the
-// opcodes and globals weights_only allows are used.
+// torch.save's state_dict files as LibTorch tensors: the format itself, read and written, is
+// formats/pickle_state_dict.hpp (bytes and shapes); this converts at the edge.
 #pragma once
 #include <string>
 #include <variant>
