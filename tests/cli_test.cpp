@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/os_fields.hpp"
+#include "core/fact_fields.hpp"
 #include "core/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
@@ -101,10 +101,13 @@ TEST(Docs, JsonSchemaDocumentsEveryTopLevelKey) {
   for (const char* k : {"schema", "compat_table_date", "facts", "findings", "verdict", "cuda_usable",
                         "cpu_training_ok", "recommendations", "driver_api", "python_envs", "libcuda"})
     EXPECT_NE(doc.find(std::string("`") + k + "`"), std::string::npos) << k;
-  for (const auto& field : os_fields())  // the system facts' table: every row documented
-    EXPECT_TRUE(doc.find(std::string("`") + field.key + "`") != std::string::npos ||
-                doc.find(std::string("`") + field.key + "[]`") != std::string::npos)
-        << "facts.os." << field.key;
+  auto documented = [&](const char* key) {
+    return doc.find(std::string("`") + key + "`") != std::string::npos ||
+           doc.find(std::string("`") + key + "[]`") != std::string::npos;
+  };
+  for (const auto& field : os_fields()) EXPECT_TRUE(documented(field.key)) << "facts.os." << field.key;
+  for (const auto& field : kernel_driver_fields())
+    EXPECT_TRUE(documented(field.key)) << "facts.kernel_driver." << field.key;
 }
 
 // Every "dlready.<name>/<version>" schema the sources write has its section in docs/json-schema.md.

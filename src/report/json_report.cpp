@@ -2,7 +2,7 @@
 
 #include "core/device_fields.hpp"
 #include "core/json_text.hpp"
-#include "core/os_fields.hpp"
+#include "core/fact_fields.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"
@@ -70,8 +70,7 @@ json gpu_code_json(const Facts& f) {
 }
 
 json facts_json(const Facts& f) {
-  json os = json::object();
-  for (const auto& field : os_fields()) os[field.key] = os_field_json(f.os, field);
+  json os = fact_group_json(f.os, os_fields());
   os["load"] = {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
                 {"running_commands", f.os.load.running_commands}};
   json pci = json::array();
@@ -82,12 +81,7 @@ json facts_json(const Facts& f) {
                      {"nvidia", list == &f.pci.nvidia}, {"link_speed", opt(g.link_speed)},
                      {"max_link_speed", opt(g.max_link_speed)}, {"link_width", opt(g.link_width)},
                      {"max_link_width", opt(g.max_link_width)}, {"bar_sizes", g.bar_sizes}});
-  json kernel = {{"loaded_version", opt(f.kernel.loaded_version)}, {"proc_version", opt(f.kernel.proc_version_line)},
-                 {"open_kernel_module", f.kernel.open_kernel_module}, {"nvidia_loaded", f.kernel.nvidia_loaded},
-                 {"nvidia_uvm_loaded", f.kernel.nvidia_uvm_loaded}, {"nvidia_drm_loaded", f.kernel.nvidia_drm_loaded},
-                 {"nouveau_loaded", f.kernel.nouveau_loaded}, {"nova_core_loaded", f.kernel.nova_core_loaded},
-                 {"module_file", opt(f.kernel.module_file)}, {"module_file_version", opt(f.kernel.module_file_version)},
-                 {"fabric_manager_installed", f.kernel.fabric_manager_installed}};
+  json kernel = fact_group_json(f.kernel, kernel_driver_fields());
   json nodes = json::array();
   for (const auto& n : f.nodes.nodes)
     nodes.push_back({{"path", n.path}, {"exists", n.exists}, {"accessible", n.accessible}, {"mode", opt(n.mode)}});

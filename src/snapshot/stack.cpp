@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "core/json_text.hpp"
-#include "core/os_fields.hpp"
+#include "core/fact_fields.hpp"
 #include "core/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -102,6 +102,17 @@ void job_torch_and_nccl(const json& f, Stack& s) {
   add(s, "cuda", "NCCL", s.nccl);
 }
 
+// The rows of a fact group's table that the snapshot compares, read from the group's JSON.
+template <class Group>
+void add_compared(Stack& s, const std::string& area, const json& group, const std::vector<FactField<Group>>& rows) {
+  for (const auto& row : rows) {
+    if (row.snapshot == SnapshotAs::no) continue;
+    const json& value = field(group, row.key);
+    add(s, area, row.snapshot_label ? row.snapshot_label : row.key,
+        row.snapshot == SnapshotAs::gib ? gib(value) : text(value));
+  }
+}
+
 }  // namespace
 
 Stack stack_from_json(const json& doc) {
@@ -115,14 +126,9 @@ Stack stack_from_json(const json& doc) {
   s.created = text(field(meta, "created"));
   const json& f = doc.at("facts");
   const json& os = field(f, "os");
-  for (const auto& row : os_fields()) {
-    if (row.snapshot == OsField::Snapshot::no) continue;
-    const json& value = field(os, row.key);
-    add(s, "system", row.snapshot_label ? row.snapshot_label : row.key,
-        row.snapshot == OsField::Snapshot::gib ? gib(value) : text(value));
-  }
+  add_compared(s, "system", os, os_fields());
 
-  add(s, "driver", "kernel module", text(field(field(f, "kernel_driver"), "loaded_version")));
+  add_compared(s, "driver", field(f, "kernel_driver"), kernel_driver_fields());
   add(s, "driver", "NVML driver version", text(field(field(f, "nvml"), "driver_version")));
   s.driver = text(field(field(f, "kernel_driver"), "loaded_version"));
   if (s.driver.empty()) s.driver = text(field(field(f, "nvml"), "driver_version"));

@@ -1,10 +1,10 @@
-#include "core/os_fields.hpp"
+#include "core/fact_fields.hpp"
 
 namespace dlready {
 
-const std::vector<OsField>& os_fields() {
-  using S = OsField::Snapshot;
-  static const std::vector<OsField> kFields = {
+const std::vector<FactField<OsFacts>>& os_fields() {
+  using S = SnapshotAs;
+  static const std::vector<FactField<OsFacts>> kFields = {
       {"pretty_name", &OsFacts::pretty_name, S::text},
       {"kernel", &OsFacts::kernel, S::text},
       {"arch", &OsFacts::arch, S::text},
@@ -29,17 +29,24 @@ const std::vector<OsField>& os_fields() {
   return kFields;
 }
 
-nlohmann::json os_field_json(const OsFacts& os, const OsField& f) {
-  return std::visit(
-      [&](auto member) -> nlohmann::json {
-        const auto& v = os.*member;
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, bool> ||
-                      std::is_same_v<std::decay_t<decltype(v)>, std::vector<std::string>>)
-          return v;
-        else
-          return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-      },
-      f.member);
+const std::vector<FactField<KernelDriverFacts>>& kernel_driver_fields() {
+  using S = SnapshotAs;
+  using K = KernelDriverFacts;
+  static const std::vector<FactField<K>> kFields = {
+      {"loaded_version", &K::loaded_version, S::text, "kernel module"},
+      {"proc_version", &K::proc_version_line},
+      {"open_kernel_module", &K::open_kernel_module},
+      {"nvidia_loaded", &K::nvidia_loaded},
+      {"nvidia_uvm_loaded", &K::nvidia_uvm_loaded},
+      {"nvidia_drm_loaded", &K::nvidia_drm_loaded},
+      {"nouveau_loaded", &K::nouveau_loaded},
+      {"nova_core_loaded", &K::nova_core_loaded},
+      {"module_file", &K::module_file},
+      {"module_file_version", &K::module_file_version},
+      {"fabric_manager_installed", &K::fabric_manager_installed},
+      {"secure_boot", &K::secure_boot},
+  };
+  return kFields;
 }
 
 }  // namespace dlready
