@@ -1,5 +1,5 @@
 // What the doctor read from a machine, as it read it — for `dlready capture`, which writes it out
-// as a folder that `dlready doctor --root` replays offline (docs/capture.md). RootFs fills it when
+// as a folder that `dlready doctor --root` replays offline (README: "A machine in a bug report"). RootFs fills it when
 // asked (RootFs::record_into); the driver probes add their children's answers (probe/child_wire).
 #pragma once
 #include <cstdint>
