@@ -108,6 +108,7 @@ TEST(Docs, JsonSchemaDocumentsEveryTopLevelKey) {
   for (const auto& field : os_fields()) EXPECT_TRUE(documented(field.key)) << "facts.os." << field.key;
   for (const auto& field : kernel_driver_fields())
     EXPECT_TRUE(documented(field.key)) << "facts.kernel_driver." << field.key;
+  for (const auto& field : pci_function_fields()) EXPECT_TRUE(documented(field.key)) << "facts.pci[]." << field.key;
 }
 
 // Every "dlready.<name>/<version>" schema the sources write has its section in docs/json-schema.md.

@@ -22,7 +22,7 @@ struct FactField {
   const char* key;
   std::variant<std::optional<std::string> Group::*, std::optional<uint64_t> Group::*, std::optional<int> Group::*,
                std::optional<bool> Group::*, bool Group::*, std::vector<std::string> Group::*,
-               std::optional<std::vector<std::string>> Group::*>
+               std::optional<std::vector<std::string>> Group::*, std::vector<uint64_t> Group::*, std::string Group::*>
       member;
   SnapshotAs snapshot = SnapshotAs::no;
   const char* snapshot_label = nullptr;  // the row's name in the snapshot (nullptr: the key)
@@ -32,6 +32,8 @@ using OsField = FactField<OsFacts>;
 // In the order the snapshot lists the compared ones.
 const std::vector<FactField<OsFacts>>& os_fields();
 const std::vector<FactField<KernelDriverFacts>>& kernel_driver_fields();
+// One PCI function (facts.pci.nvidia and other_gpus; the JSON adds "nvidia": which list it is in).
+const std::vector<FactField<PciFunction>>& pci_function_fields();
 
 // The value as the doctor's JSON writes it (null when unknown).
 template <class Group>
@@ -40,7 +42,8 @@ nlohmann::json fact_field_json(const Group& group, const FactField<Group>& f) {
       [&](auto member) -> nlohmann::json {
         const auto& v = group.*member;
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::vector<std::string>>)
+        if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::vector<std::string>> ||
+                      std::is_same_v<T, std::vector<uint64_t>> || std::is_same_v<T, std::string>)
           return v;
         else
           return v ? nlohmann::json(*v) : nlohmann::json(nullptr);

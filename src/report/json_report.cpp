@@ -75,12 +75,11 @@ json facts_json(const Facts& f) {
                 {"running_commands", f.os.load.running_commands}};
   json pci = json::array();
   for (const auto* list : {&f.pci.nvidia, &f.pci.other_gpus})
-    for (const auto& g : *list)
-      pci.push_back({{"address", g.address}, {"vendor_id", g.vendor_id}, {"device_id", g.device_id},
-                     {"class", g.class_code}, {"name", opt(g.name)}, {"driver", opt(g.driver)}, {"is_gpu", g.is_gpu},
-                     {"nvidia", list == &f.pci.nvidia}, {"link_speed", opt(g.link_speed)},
-                     {"max_link_speed", opt(g.max_link_speed)}, {"link_width", opt(g.link_width)},
-                     {"max_link_width", opt(g.max_link_width)}, {"bar_sizes", g.bar_sizes}});
+    for (const auto& g : *list) {
+      json one = fact_group_json(g, pci_function_fields());
+      one["nvidia"] = list == &f.pci.nvidia;
+      pci.push_back(one);
+    }
   json kernel = fact_group_json(f.kernel, kernel_driver_fields());
   json nodes = json::array();
   for (const auto& n : f.nodes.nodes)
