@@ -115,6 +115,35 @@ TEST(Capture, DriverAnswersReplayWithoutLoadingTheDriver) {
   EXPECT_EQ(j["verdict"]["cuda_usable"], true);
 }
 
+// The H200's case: a GPU machine whose torch holds a ~0.5 GB libtorch_cuda.so. The capture keeps
+// the GPU code the doctor found in its fat binaries (capture.json), not the fat binaries, and the
+// replay reports the same code and the same verdict for the GPU.
+TEST(Capture, AGpuMachineKeepsItsGpuCodeNotItsFatBinaries) {
+  std::string wheel = std::string(DLREADY_UV).substr(0, std::string(DLREADY_UV).rfind("/bin/uv")) +
+                      "/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so";
+  if (!path_exists(wheel)) GTEST_SKIP() << "the pinned venv's libtorch_cuda.so is not here: " << wheel;
+  Fixture f;
+  healthy_gpu_machine(f);
+  const std::string lib = "/home/alice/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so";
+  f.remove(lib);
+  if (::link(wheel.c_str(), f.host(lib).c_str()) != 0) f.copy(wheel, lib);
+  Fixture out;
+  std::string tarball = out.root + "/gpu.tar.gz", dir = out.root + "/gpu";
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice", "capture --no-redact --root " + f.root + " " + tarball);
+  ASSERT_EQ(made.status, 0) << made.out;
+  struct stat st {};
+  ASSERT_EQ(::stat(tarball.c_str(), &st), 0);
+  EXPECT_LE(st.st_size, 2 << 20) << "the fat binaries stay out of the capture";
+  ASSERT_EQ(std::system(("mkdir " + dir + " && tar -xzf " + tarball + " -C " + dir).c_str()), 0);
+  auto manifest = json_file(dir + "/.dlready-capture/capture.json");
+  ASSERT_TRUE(manifest["gpu_code"].contains(lib)) << manifest["gpu_code"].dump();
+  EXPECT_FALSE(manifest["gpu_code"][lib]["sass"].empty());
+  expect_replays_to_its_report(dir);
+  auto j = json_file(dir + "/.dlready-capture/doctor.json");
+  ASSERT_EQ(j["facts"]["gpu_code"].size(), 1u);
+  EXPECT_EQ(j["facts"]["gpu_code"][0]["owner"], "torch 2.11.0+cu130");
+}
+
 TEST(Capture, DeviceNodesReplayWithTheirOwnersAndModes) {
   Fixture f;
   healthy_gpu_machine(f);
