@@ -264,6 +264,29 @@ TEST(SetupIndex, AVariantThePythonOrTheIndexLacksIsNotPlanned) {
   EXPECT_NE(v215_py313.find("rc=1"), std::string::npos) << v215_py313;
 }
 
+// The doctor never goes to the network, but what `dlready setup` last read of the index is a fact
+// it plans from: a release newer than its tables that fits the GPU comes first in its advice.
+TEST(SetupIndex, TheDoctorRecommendsWhatSetupLastReadOfTheIndex) {
+  IndexedSetup s;
+  Fixture machine;
+  healthy_gpu_machine(machine);  // an H100, driver 580.65.06, a Python 3.11 venv with torch
+  auto before = command_output(std::string(DLREADY_BINARY) + " doctor --no-cache --json --root " + machine.root);
+  EXPECT_EQ(before.find("is on the index"), std::string::npos);
+  auto read = command_output("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + machine.root + "/cache " +
+                             std::string(DLREADY_BINARY) + " setup --dry-run --no-gpu --python 3.11 --index-url " +
+                             s.index.url() + "pypi/ --torch-index " + s.index.url() + "whl/ 2>&1");
+  ASSERT_NE(read.find("torch==2.16.*"), std::string::npos) << read;
+  auto j = nlohmann::json::parse(command_output("HOME=/home/alice XDG_CACHE_HOME=/cache " + std::string(DLREADY_BINARY) +
+                                                " doctor --no-cache --json --root " + machine.root));
+  ASSERT_FALSE(j["recommendations"].empty());
+  EXPECT_EQ(j["recommendations"][0]["title"],
+            "PyTorch 2.16 cu132 is on the index, newer than dlready's tables (" + std::string(kCompatTableDate) + ")");
+  EXPECT_EQ(j["recommendations"][0]["commands"][1], "pip install torch torchvision --index-url " + s.index.url() +
+                                                         "whl/cu132");
+  ASSERT_TRUE(j["facts"]["torch_index"].is_object());
+  EXPECT_EQ(j["facts"]["torch_index"]["releases"][0]["version"], "2.16.0");
+}
+
 TEST(SetupIndex, TheIndexIsReadOnceADay) {
   IndexedSetup s;
   auto first = s.plan("--no-gpu --python 3.13");

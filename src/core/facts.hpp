@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -280,6 +281,22 @@ struct OwnModuleFacts {
   std::string error;                         // why the module or its LibTorch could not be read
 };
 
+// What a package index serves of torch (probe/index_pages.hpp reads its pages).
+struct IndexRelease {
+  std::string version;  // "2.16.0" (final releases only: no rc, dev, a, b)
+  // variant ("" = the index's unlabelled build, "cpu", "cu132") -> the Pythons it has wheels for
+  // on the platform ("3.11"; "*" for a py3-none-any wheel).
+  std::map<std::string, std::set<std::string>> pythons;
+};
+
+struct IndexReleases {
+  std::vector<std::string> sources;   // the pages read ("https://pypi.org/simple/torch/ (cached 2 h ago)")
+  std::vector<IndexRelease> releases;  // newest first
+  // Where the labelled variants are (<this><variant>/ is one variant's index): the base of the page
+  // that listed +cuXYZ / +cpu wheels ("https://download.pytorch.org/whl/"); "" when none did.
+  std::string variant_index;
+};
+
 struct Facts {
   std::string root = "/";
   OsFacts os;
@@ -298,6 +315,7 @@ struct Facts {
   std::vector<Resolution> binaries;  // --binary PATH, and each PyTorch's libtorch_cuda.so
   std::vector<GpuCode> gpu_code;     // fat binaries of the same (scanned when a GPU's CC is known)
   std::vector<CdiSpec> cdi_specs;    // /etc/cdi, /var/run/cdi
+  std::optional<IndexReleases> torch_index;  // what `dlready setup` last read of the indexes (nullopt: never)
 };
 
 }  // namespace dlready

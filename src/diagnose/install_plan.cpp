@@ -17,6 +17,14 @@ std::string release_line(const std::string& version) {
   return parts.size() >= 2 ? parts[0] + "." + parts[1] : version;
 }
 
+// The release line's versions on the index ("2.16" -> 2.16.0, 2.16.1); empty when it has none.
+std::vector<const IndexRelease*> index_line(const IndexReleases& index, const std::string& release) {
+  std::vector<const IndexRelease*> out;
+  for (const auto& r : index.releases)
+    if (r.version == release || starts_with(r.version, release + ".")) out.push_back(&r);
+  return out;
+}
+
 // The release lines of the table, the newest first.
 std::vector<std::string> releases_newest_first() {
   std::vector<std::string> out;
@@ -43,7 +51,7 @@ std::vector<std::string> candidate_releases(const PlanMachine& m) {
 // Has the release wheels for this Python? The index's wheel tags where it lists the release, else the tables.
 bool python_fits(const std::string& release, const PlanMachine& m) {
   if (m.index)
-    if (auto line = m.index->line(release); !line.empty()) {
+    if (auto line = index_line(*m.index, release); !line.empty()) {
       for (const auto* r : line)
         for (const auto& [variant, pythons] : r->pythons)
           if (pythons.count(m.python) || pythons.count("*")) return true;
@@ -65,7 +73,7 @@ std::string cuda_of_variant(const std::string& variant) {
 std::map<std::string, std::set<std::string>> index_variants(const PlanMachine& m, const std::string& release) {
   std::map<std::string, std::set<std::string>> out;
   if (m.index)
-    for (const auto* r : m.index->line(release))
+    for (const auto* r : index_line(*m.index, release))
       for (const auto& [variant, pythons] : r->pythons)
         if (!variant.empty()) out[variant].insert(pythons.begin(), pythons.end());
   return out;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "diagnose/index_releases.hpp"
+#include "core/facts.hpp"
 
 namespace dlready {
 

@@ -2,6 +2,7 @@
 
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -106,8 +107,50 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
   return v;
 }
 
+namespace {
+
+// The Python a plan is for: the active environment's, else the first with torch, else the first
+// venv or conda one with a known X.Y; "" when none says.
+std::string python_for_plan(const Facts& f) {
+  const PythonEnv* pick = nullptr;
+  for (const auto& e : f.python.envs)
+    if (e.python_version && split(*e.python_version, '.').size() == 2 &&
+        (!pick || (e.active && !pick->active) || (!pick->active && pick->torch.empty() && !e.torch.empty())))
+      pick = &e;
+  return pick ? *pick->python_version : "";
+}
+
+// A release newer than the tables that the index (as `dlready setup` last read it) serves and that
+// fits this machine: its plan, else nullopt. The doctor never goes to the network itself.
+std::optional<InstallPlan> plan_from_index(const Facts& f, const Derived& d) {
+  if (!f.torch_index) return std::nullopt;
+  PlanMachine m;
+  m.driver = d.driver_version;
+  for (const auto& g : d.gpu_archs) m.gpus.push_back({g.major, g.minor});
+  m.python = python_for_plan(f);
+  // No environment says: the oldest Python the newest release on the index has wheels for (a new
+  // environment made by `dlready setup` with python3 is most likely to be one of them).
+  if (m.python.empty() && !f.torch_index->releases.empty())
+    for (const auto& [variant, pythons] : f.torch_index->releases.front().pythons)
+      for (const auto& py : pythons)
+        if (py != "*" && (m.python.empty() || compare_versions(py, m.python) < 0)) m.python = py;
+  if (m.python.empty()) return std::nullopt;
+  m.platform = f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64";
+  m.index = f.torch_index;
+  if (!f.torch_index->variant_index.empty()) m.torch_index = f.torch_index->variant_index;  // a mirror, if setup used one
+  auto p = plan_install(m);
+  if (!p.ok || compare_versions(p.release, newest_torch_release()) <= 0) return std::nullopt;
+  return p;
+}
+
+}  // namespace
+
 std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d) {
   std::vector<Recommendation> r;
+  if (auto newer = plan_from_index(f, d))
+    r.push_back({"PyTorch " + newer->release + " " + newer->variant + " is on the index, newer than dlready's tables (" +
+                     kCompatTableDate + ")",
+                 {"dlready setup ~/venvs/torch", "pip install torch torchvision --index-url " + newer->index_url}});
   if (!d.gpu_evidence) {
     r.push_back({"PyTorch for this machine (no NVIDIA GPU): the CPU build",
                  {"dlready setup ~/venvs/torch", pip_install_command(f, d),

@@ -7,6 +7,7 @@
 #include "probe/driver_api.hpp"
 #include "probe/elf_reader.hpp"
 #include "probe/fatbin_reader.hpp"
+#include "probe/index_pages.hpp"
 #include "probe/ld_resolver.hpp"
 #include "probe/library_locator.hpp"
 #include "probe/probes.hpp"
@@ -155,6 +156,7 @@ GatherResult gather_facts(const GatherOptions& options) {
   f.python = probe_python(fs, f.env);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
+  f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");
   if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
   LdResolver resolver(fs, loc);
   ScanCache cache(opt.cache_file);

@@ -69,6 +69,14 @@ json gpu_code_json(const Facts& f) {
   return gpu_code;
 }
 
+// What dlready setup last read of the indexes: the pages, and each release's variants with their Pythons.
+json torch_index_json(const Facts& f) {
+  if (!f.torch_index) return nullptr;
+  json releases = json::array();
+  for (const auto& r : f.torch_index->releases) releases.push_back({{"version", r.version}, {"variants", r.pythons}});
+  return {{"sources", f.torch_index->sources}, {"releases", releases}, {"variant_index", f.torch_index->variant_index}};
+}
+
 json facts_json(const Facts& f) {
   json os = fact_group_json(f.os, os_fields());
   os["load"] = {{"load_1min", opt(f.os.load.load_1min)}, {"runnable", opt(f.os.load.runnable)},
@@ -124,6 +132,7 @@ json facts_json(const Facts& f) {
   return {{"root", f.root},
           {"os", os},
           {"pci", pci},
+          {"torch_index", torch_index_json(f)},
           {"kernel_driver", kernel},
           {"device_nodes", {{"user", f.nodes.checked_user}, {"nodes", nodes}}},
           {"libcuda", lib(f.libcuda)},

@@ -104,7 +104,9 @@ std::optional<IndexReleases> read_torch_indexes(const PlanMachine& m, std::strin
   for (const auto& url : urls) {
     std::string source, failed;
     if (auto page = page_of(url, source, failed)) {
+      size_t labelled = labelled_wheels(index);
       add_index_page(index, *page, m.platform);
+      if (labelled_wheels(index) > labelled) index.variant_index = url.substr(0, url.size() - 6);  // minus "torch/"
       index.sources.push_back(source);
     } else if (!failed.empty()) {
       why.push_back(failed);
@@ -115,6 +117,9 @@ std::optional<IndexReleases> read_torch_indexes(const PlanMachine& m, std::strin
     note = why.empty() ? "no index answered" : join(why, "; ");
     return std::nullopt;
   }
+  // What the doctor reads of it (a few KB, never the multi-MB pages), for this platform.
+  if (std::string dir = cache_dir(); !dir.empty() && make_directories(dir).ok())
+    static_cast<void>(write_file_atomically(dir + "/releases-" + m.platform + ".json", index_summary_json(index)));
   return index;
 }
 

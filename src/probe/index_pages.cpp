@@ -1,6 +1,7 @@
-#include "diagnose/index_releases.hpp"
+#include "probe/index_pages.hpp"
 
 #include <algorithm>
+#include <ctime>
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
@@ -76,6 +77,13 @@ std::string python_of(const std::string& tag) {
 
 }  // namespace
 
+size_t labelled_wheels(const IndexReleases& index) {
+  size_t n = 0;
+  for (const auto& r : index.releases)
+    for (const auto& [variant, pythons] : r.pythons) n += !variant.empty();
+  return n;
+}
+
 void add_index_page(IndexReleases& into, const std::string& page, const std::string& platform) {
   for (const auto& file : simple_index_file_names(page)) {
     auto w = parse_wheel_name(file);
@@ -91,11 +99,46 @@ void add_index_page(IndexReleases& into, const std::string& page, const std::str
             [](const IndexRelease& a, const IndexRelease& b) { return compare_versions(a.version, b.version) > 0; });
 }
 
-std::vector<const IndexRelease*> IndexReleases::line(const std::string& release_line) const {
-  std::vector<const IndexRelease*> out;
-  for (const auto& r : releases)
-    if (r.version == release_line || starts_with(r.version, release_line + ".")) out.push_back(&r);
-  return out;
+std::string index_summary_json(const IndexReleases& index) {
+  nlohmann::json releases = nlohmann::json::array();
+  for (const auto& r : index.releases) releases.push_back({{"version", r.version}, {"variants", r.pythons}});
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char date[16];
+  std::strftime(date, sizeof date, "%Y-%m-%d", &utc);
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto& s : index.sources)
+    sources.push_back(ends_with(s, "(did not answer)") ? s.substr(0, s.find(" (")) + " (did not answer dlready setup on " + date + ")"
+                                                         : s.substr(0, s.find(" (")) + " (read by dlready setup on " + date + ")");
+  return json_text({{"format", 1}, {"sources", sources}, {"variant_index", index.variant_index}, {"releases", releases}}, 1) + "\n";
+}
+
+std::optional<IndexReleases> parse_index_summary(const std::string& text) {
+  std::string error;
+  auto j = parse_json_bounded(text, &error);
+  if (!error.empty() || !j.is_object()) return std::nullopt;
+  try {
+    if (j.value("format", 0) != 1) return std::nullopt;
+    IndexReleases index;
+    index.sources = j.at("sources").get<std::vector<std::string>>();
+    index.variant_index = j.at("variant_index").get<std::string>();
+    for (const auto& r : j.at("releases"))
+      index.releases.push_back({r.at("version").get<std::string>(),
+                                r.at("variants").get<std::map<std::string, std::set<std::string>>>()});
+    return index;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<IndexReleases> probe_index_cache(const RootFs& fs, const EnvFacts& env, const std::string& platform) {
+  std::string dir;
+  if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && starts_with(*xdg, "/")) dir = *xdg + "/dlready/index";
+  else if (auto home = env.get("HOME"); home && starts_with(*home, "/")) dir = *home + "/.cache/dlready/index";
+  if (dir.empty()) return std::nullopt;
+  auto text = fs.read(dir + "/releases-" + platform + ".json", 4u << 20);
+  return text ? parse_index_summary(*text) : std::nullopt;
 }
 
 }  // namespace dlready

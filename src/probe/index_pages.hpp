@@ -1,14 +1,18 @@
 // What a package index really serves of torch: PyPI's simple API (PEP 691 JSON, or PEP 503 HTML
 // from a mirror) and PyTorch's own index (PEP 503 HTML, every variant as a +cuXYZ / +cpu local
 // label). Read from the wheels' file names — version, variant, Python tag, platform — so that
-// `dlready setup` plans from the releases that exist, not only from its tables. Pure: text in,
-// releases out (cli/setup_index fetches and caches the pages).
+// `dlready setup` and the doctor's recommendation plan from the releases that exist, not only from
+// the tables. Pure: text in, releases out (setup/setup_index fetches and caches the pages; the
+// doctor reads that cache: probe_index_cache).
 #pragma once
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "core/facts.hpp"
+#include "core/root_fs.hpp"
 
 namespace dlready {
 
@@ -24,21 +28,19 @@ std::optional<WheelName> parse_wheel_name(const std::string& file_name);
 // HTML (the text of each <a>). Malformed text gives what could be read (nothing, at worst).
 std::vector<std::string> simple_index_file_names(const std::string& page);
 
-struct IndexRelease {
-  std::string version;  // "2.16.0" (final releases only: no rc, dev, a, b)
-  // variant ("" = the index's unlabelled build, "cpu", "cu132") -> the Pythons it has wheels for
-  // on the platform ("3.11"; "*" for a py3-none-any wheel).
-  std::map<std::string, std::set<std::string>> pythons;
-};
-
-struct IndexReleases {
-  std::vector<std::string> sources;   // the pages read ("https://pypi.org/simple/torch/ (cached 2 h ago)")
-  std::vector<IndexRelease> releases;  // newest first
-  // The release line's versions on the index ("2.16" -> 2.16.0, 2.16.1); empty when it has none.
-  std::vector<const IndexRelease*> line(const std::string& release_line) const;
-};
-
 // `platform`: "linux-x86_64" or "linux-aarch64"; only wheels for it count.
 void add_index_page(IndexReleases& into, const std::string& page, const std::string& platform);
+
+// How many (release, labelled variant) pairs `index` lists: a page that adds some is PyTorch's kind.
+size_t labelled_wheels(const IndexReleases& index);
+
+// The summary `dlready setup` keeps of what it read (<cache>/dlready/index/releases-<platform>.json):
+// written with the day it was read in each source, read back bounded (a damaged one is no fact).
+std::string index_summary_json(const IndexReleases& index);
+std::optional<IndexReleases> parse_index_summary(const std::string& text);
+
+// That summary under the root (<XDG_CACHE_HOME or HOME/.cache>/dlready/index/), whatever its age:
+// the doctor never goes to the network. nullopt when setup never read an index here.
+std::optional<IndexReleases> probe_index_cache(const RootFs& fs, const EnvFacts& env, const std::string& platform);
 
 }  // namespace dlready
