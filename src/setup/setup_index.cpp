@@ -46,6 +46,20 @@ std::optional<std::string> cached_page(const std::string& file, const std::strin
   return bytes->substr(nl + 1);
 }
 
+// curl's exit status in words (its man page's EXIT CODES).
+std::string curl_failure(int status) {
+  switch (status) {
+    case 6: return "host not found";
+    case 7: return "connection refused";
+    case 22: return "the server answered with an HTTP error";
+    case 28: return "timed out";
+    case 35: case 60: return "TLS failed";
+    case 63: return "larger than " + std::to_string(kMaxPage >> 20) + " MiB";
+    case 124: return "timed out";
+    default: return "curl exit status " + std::to_string(status);
+  }
+}
+
 // curl, bounded in time and size; the JSON form of the simple API where the index has one.
 std::optional<std::string> fetch(const std::string& url, const std::string& into, std::string& why) {
   std::vector<std::string> args = {"curl", "-fsL", "--connect-timeout", "3", "--max-time", "30",
@@ -57,7 +71,7 @@ std::optional<std::string> fetch(const std::string& url, const std::string& into
     return std::nullopt;
   }
   if (status != 0) {
-    why = url + " did not answer (curl exit status " + std::to_string(status) + ")";
+    why = url + " did not answer (" + curl_failure(status) + ")";
     return std::nullopt;
   }
   return read_regular_file(into, kMaxPage, "an index page").bytes;
