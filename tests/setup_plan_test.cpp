@@ -300,3 +300,21 @@ TEST(SetupIndex, TheIndexIsReadOnceADay) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// The Python `python3 -m venv` would be: the first python3 on PATH whose file names its version —
+// a shim first (pyenv's script) says nothing, so the next one counts.
+TEST(SetupCli, ThePythonOnPathLooksPastAShim) {
+  Fixture f;
+  f.write("/shims/python3", "#!/bin/sh\nexec python3.12 \"$@\"\n", 0755);
+  f.write("/usr/bin/python3.12", "#!/bin/sh\nexit 0\n", 0755);
+  f.link("/usr/bin/python3", "python3.12");
+  auto out = command_output("env -u DLREADY_OFFLINE DLREADY_OFFLINE=1 PATH=" + f.host("/shims") + ":" + f.host("/usr/bin") +
+                            " " + std::string(DLREADY_BINARY) + " setup --dry-run --no-gpu 2>&1");
+  EXPECT_NE(out.find("python3.12 -m venv .venv"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace dlready::test

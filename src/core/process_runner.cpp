@@ -60,8 +60,10 @@ ProgramRun run_program(const std::vector<std::string>& argv, const ProgramOption
   return r;
 }
 
-std::optional<std::string> find_on_path(const std::string& program, const std::string& path) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0 ? std::optional(program) : std::nullopt;
+std::vector<std::string> all_on_path(const std::string& program, const std::string& path) {
+  if (program.find('/') != std::string::npos)
+    return ::access(program.c_str(), X_OK) == 0 ? std::vector<std::string>{program} : std::vector<std::string>{};
+  std::vector<std::string> found;
   size_t start = 0;
   while (start <= path.size()) {
     size_t end = path.find(':', start);
@@ -70,9 +72,15 @@ std::optional<std::string> find_on_path(const std::string& program, const std::s
     start = end + 1;
     if (dir.empty()) continue;
     std::string candidate = dir + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
   }
-  return std::nullopt;
+  return found;
+}
+
+std::optional<std::string> find_on_path(const std::string& program, const std::string& path) {
+  auto all = all_on_path(program, path);
+  if (all.empty()) return std::nullopt;
+  return all.front();
 }
 
 }  // namespace dlready

@@ -26,7 +26,9 @@ struct ProgramRun {
 
 ProgramRun run_program(const std::vector<std::string>& argv, const ProgramOptions& options = {});
 
-// The first executable `program` in the directories of `path` (PATH's syntax); nullopt when none.
+// Every executable `program` in the directories of `path` (PATH's syntax), in PATH's order.
+std::vector<std::string> all_on_path(const std::string& program, const std::string& path);
+// The first of them (what a shell runs); nullopt when none.
 std::optional<std::string> find_on_path(const std::string& program, const std::string& path);
 
 }  // namespace dlready

@@ -30,12 +30,13 @@ std::string refuse_value(const std::string& flag, const std::string& v) {
 // at (python3 -> python3.11). Runs nothing.
 std::string path_python_version() {
   const char* path = std::getenv("PATH");
-  auto python3 = find_on_path("python3", path ? path : "");
-  char real[PATH_MAX];
-  if (!python3 || !::realpath(python3->c_str(), real)) return "";
-  std::string name = real;
-  name = name.substr(name.rfind('/') + 1);
-  if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
+  for (const auto& python3 : all_on_path("python3", path ? path : "")) {  // a shim (pyenv's) says nothing: the next
+    char real[PATH_MAX];
+    if (!::realpath(python3.c_str(), real)) continue;
+    std::string name = real;
+    name = name.substr(name.rfind('/') + 1);
+    if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
+  }
   return "";
 }
 
