@@ -11,6 +11,7 @@
 #include "core/json_text.hpp"
 #include "core/posix_fs.hpp"
 #include "core/root_fs.hpp"
+#include "core/text.hpp"
 
 namespace dlready {
 
@@ -27,18 +28,6 @@ RedactionInputs capture_redaction(RedactionInputs hidden) {
 namespace {
 
 constexpr int kMaxLinks = 40;  // as the kernel follows them
-
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start < path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    if (end > start) parts.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
 
 class TreeWriter {
  public:
@@ -122,7 +111,7 @@ class TreeWriter {
   std::optional<std::string> vanished(const std::string& path) {
     std::string p = path_normalize(path);
     std::string done = "/";
-    for (const auto& part : split_path(path_dirname(p))) {
+    for (const auto& part : split(path_dirname(p), '/')) {
       done = path_join(done, part);
       struct stat st {};
       if (::lstat(in_tree(done).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return std::nullopt;

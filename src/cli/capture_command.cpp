@@ -41,15 +41,6 @@ void say_error(const std::string& what) { std::fprintf(stderr, "dlready capture:
 
 bool is_tarball(const std::string& out) { return ends_with(out, ".tar.gz") || ends_with(out, ".tgz"); }
 
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // tar with holes kept (a library's copy is its headers in a file of its real size) and no owner
 // names (they would name the user a redacted capture hides).
 Status run_tar(const std::string& folder, const std::string& tarball) {
@@ -87,12 +78,13 @@ Status write_capture(const std::string& root, const CaptureContents& contents, c
 ExitCode run_capture(const CaptureArgs& a) {
   struct stat st {};
   if (::lstat(a.out.c_str(), &st) == 0) {
-    say_error(a.out + " exists: name a new file or folder (nothing was written)");
+    say_error(printable(a.out) + " exists: name a new file or folder (nothing was written)");
     return ExitCode::usage;
   }
   std::string error;
   if (capture_under(RootFs(a.root), error) || !error.empty()) {
-    say_error("--root " + a.root + " is a capture already: replay it with dlready doctor --root " + a.root);
+    say_error("--root " + printable(a.root) + " is a capture already: replay it with dlready doctor --root " +
+              shell_quote(a.root));
     return ExitCode::usage;
   }
   AccessLog log;
@@ -133,7 +125,7 @@ ExitCode run_capture(const CaptureArgs& a) {
     return ExitCode::failed;
   }
   std::string size = is_tarball(a.out) && ::stat(a.out.c_str(), &st) == 0 ? mib(st.st_size) + ": " : "";
-  std::printf("dlready capture: wrote %s (%s%zu files, %zu folders, %zu links)\n", a.out.c_str(), size.c_str(),
+  std::printf("dlready capture: wrote %s (%s%zu files, %zu folders, %zu links)\n", printable(a.out).c_str(), size.c_str(),
               stats.files, stats.folders, stats.links);
   std::printf("  %s\n", redactor ? ("hidden: " + redactor->summary()).c_str()
                                  : "not redacted (--no-redact): it holds this machine's names");

@@ -65,15 +65,6 @@ ExitCode run_export(const ExportArgs& a) {
 
 namespace {
 
-std::string utc_now() {
-  char created[32] = "";
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  std::strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return created;
-}
-
 std::string host_name() {
   char host[256] = "";
   ::gethostname(host, sizeof host - 1);

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/text.hpp"
+
 namespace dlready {
 
 namespace {
@@ -64,16 +66,8 @@ std::vector<std::string> all_on_path(const std::string& program, const std::stri
   if (program.find('/') != std::string::npos)
     return ::access(program.c_str(), X_OK) == 0 ? std::vector<std::string>{program} : std::vector<std::string>{};
   std::vector<std::string> found;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    start = end + 1;
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + program;
-    if (::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
-  }
+  for (const auto& dir : split(path, ':'))  // empty entries dropped
+    if (std::string candidate = dir + "/" + program; ::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
   return found;
 }
 

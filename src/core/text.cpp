@@ -1,9 +1,10 @@
-#include <algorithm>
 #include "core/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <ctime>
 
 namespace dlready {
 
@@ -184,6 +185,21 @@ std::string shell_join(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
   return out;
+}
+
+std::string utc_now(const char* format) {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char text[64] = "";
+  std::strftime(text, sizeof text, format, &utc);
+  return text;
+}
+
+std::string dlready_cache_dir(const std::optional<std::string>& xdg_cache_home, const std::optional<std::string>& home) {
+  if (xdg_cache_home && starts_with(*xdg_cache_home, "/")) return *xdg_cache_home + "/dlready";
+  if (home && starts_with(*home, "/")) return *home + "/.cache/dlready";
+  return "";
 }
 
 }  // namespace dlready

@@ -26,6 +26,11 @@ std::string human_bytes(unsigned long long bytes);
 // print on a terminal: control characters (ESC, CR, NUL, newlines...) and bytes that are not UTF-8
 // become \xNN, so no sequence can move the cursor or forge a line; cut after `max_bytes` with "…".
 std::string printable(std::string_view s, size_t max_bytes = 4096);
+// Now, in UTC, as strftime writes `format` ("2026-12-05T03:25:00Z" by default).
+std::string utc_now(const char* format = "%Y-%m-%dT%H:%M:%SZ");
+// dlready's cache folder: <XDG_CACHE_HOME>/dlready, else <HOME>/.cache/dlready ("" when neither is
+// an absolute path; a relative XDG_CACHE_HOME is invalid and is ignored, as XDG says).
+std::string dlready_cache_dir(const std::optional<std::string>& xdg_cache_home, const std::optional<std::string>& home);
 // The same for a text of several lines: each line made printable (and bounded), the line breaks kept.
 std::string printable_lines(std::string_view s, size_t max_bytes_per_line = 4096);
 // One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters

@@ -87,10 +87,11 @@ bool serves_python(const std::set<std::string>& pythons, const std::string& pyth
 // newest table release's PyPI build; the kernels taken from the newest table row of the same variant.
 std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::string& release) {
   auto table = torch_variants_newest_first();
+  auto served = index_variants(m, release);
   std::set<std::string> names;
-  for (const auto& [variant, pythons] : index_variants(m, release))
+  for (const auto& [variant, pythons] : served)
     if (serves_python(pythons, m.python)) names.insert(variant);
-  if (index_variants(m, release).empty())
+  if (served.empty())
     for (const auto& v : table)
       if (v.pypi_default) {
         names.insert(v.variant);

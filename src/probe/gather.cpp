@@ -160,8 +160,10 @@ GatherResult gather_facts(const GatherOptions& options) {
   if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
   LdResolver resolver(fs, loc);
   ScanCache cache(opt.cache_file);
-  // A capture keeps the answer, not the fat binary (libtorch_cuda.so's headers alone are megabytes).
-  RootFs unrecorded(opt.root);
+  // A capture keeps the answer, not the fat binary (libtorch_cuda.so's headers alone are megabytes):
+  // the scan reads through a RootFs that records nothing.
+  std::optional<RootFs> unrecorded;
+  if (opt.record) unrecorded.emplace(opt.root);
   auto scan_gpu_code = [&](const std::string& lib) {
     std::optional<GpuCode> code;
     if (replay) {
@@ -172,7 +174,7 @@ GatherResult gather_facts(const GatherOptions& options) {
       code = cache.gpu_code(fs.host(lib));
     }
     if (!code) {
-      auto archs = read_fatbin_archs(unrecorded, lib);
+      auto archs = read_fatbin_archs(unrecorded ? *unrecorded : fs, lib);
       if (!archs) return;  // not an ELF file, or no fat binary (not cached: the check is cheap)
       code = GpuCode{lib, std::vector<int>(archs->sass.begin(), archs->sass.end()),
                      std::vector<int>(archs->ptx.begin(), archs->ptx.end()), archs->lz4 || archs->zstd, archs->error};

@@ -102,11 +102,7 @@ void add_index_page(IndexReleases& into, const std::string& page, const std::str
 std::string index_summary_json(const IndexReleases& index) {
   nlohmann::json releases = nlohmann::json::array();
   for (const auto& r : index.releases) releases.push_back({{"version", r.version}, {"variants", r.pythons}});
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  ::gmtime_r(&now, &utc);
-  char date[16];
-  std::strftime(date, sizeof date, "%Y-%m-%d", &utc);
+  const std::string date = utc_now("%Y-%m-%d");
   nlohmann::json sources = nlohmann::json::array();
   for (const auto& s : index.sources)
     sources.push_back(ends_with(s, "(did not answer)") ? s.substr(0, s.find(" (")) + " (did not answer dlready setup on " + date + ")"
@@ -133,11 +129,9 @@ std::optional<IndexReleases> parse_index_summary(const std::string& text) {
 }
 
 std::optional<IndexReleases> probe_index_cache(const RootFs& fs, const EnvFacts& env, const std::string& platform) {
-  std::string dir;
-  if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && starts_with(*xdg, "/")) dir = *xdg + "/dlready/index";
-  else if (auto home = env.get("HOME"); home && starts_with(*home, "/")) dir = *home + "/.cache/dlready/index";
+  std::string dir = dlready_cache_dir(env.get("XDG_CACHE_HOME"), env.get("HOME"));
   if (dir.empty()) return std::nullopt;
-  auto text = fs.read(dir + "/releases-" + platform + ".json", 4u << 20);
+  auto text = fs.read(dir + "/index/releases-" + platform + ".json", 4u << 20);
   return text ? parse_index_summary(*text) : std::nullopt;
 }
 

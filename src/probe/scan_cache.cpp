@@ -125,11 +125,12 @@ std::string file_identity(const std::string& host_path) {
 }
 
 std::string default_scan_cache_file(const std::map<std::string, std::string>& env) {
-  auto get = [&](const char* k) { auto it = env.find(k); return it == env.end() ? std::string() : it->second; };
-  // XDG: a relative XDG_CACHE_HOME is invalid and is ignored.
-  if (auto xdg = get("XDG_CACHE_HOME"); starts_with(xdg, "/")) return xdg + "/dlready/doctor-cache";
-  if (auto home = get("HOME"); starts_with(home, "/")) return home + "/.cache/dlready/doctor-cache";
-  return "";
+  auto get = [&](const char* k) -> std::optional<std::string> {
+    auto it = env.find(k);
+    return it == env.end() ? std::nullopt : std::optional(it->second);
+  };
+  std::string dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  return dir.empty() ? "" : dir + "/doctor-cache";
 }
 
 ScanCache::ScanCache(std::string dir) : dir_(std::move(dir)) {

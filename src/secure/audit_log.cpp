@@ -96,7 +96,7 @@ std::string record_hash(nlohmann::json record) {
   return hex(h, kHash);
 }
 
-std::string utc_now() {
+std::string utc_now_with_ms() {  // the audit record's time, to the millisecond
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
@@ -301,7 +301,7 @@ Status AuditLog::append_to(const std::string& path, const std::string& event, co
     return Status::failure("audit log " + path + ": " + why + ": run dlready audit verify " + path +
                            ", and move the log aside to start a new one");
   nlohmann::json r = who_;
-  r["time"] = utc_now();
+  r["time"] = utc_now_with_ms();
   r["event"] = event;
   r["details"] = details;
   r["seq"] = tail.record.is_null() ? uint64_t{1} : tail.record["seq"].get<uint64_t>() + 1;

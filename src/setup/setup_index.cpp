@@ -22,10 +22,12 @@ constexpr long kDaySeconds = 24 * 3600;
 constexpr uint64_t kMaxPage = 64u << 20;  // PyTorch's all-variants page is a few MB
 
 std::string cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg == '/') return std::string(xdg) + "/dlready/index";
-  const char* home = std::getenv("HOME");
-  return home && *home == '/' ? std::string(home) + "/.cache/dlready/index" : "";
+  auto get = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  std::string dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  return dir.empty() ? "" : dir + "/index";
 }
 
 std::string with_slash(std::string url) {
