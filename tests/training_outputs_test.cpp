@@ -7,6 +7,7 @@
 #include <regex>
 #include <variant>
 
+#include "formats/checkpoint_format.hpp"
 #include "formats/curves_svg.hpp"
 #include "formats/metrics.hpp"
 #include "formats/pickle_state_dict.hpp"
@@ -145,6 +146,31 @@ TEST(SafetensorsFile, WrittenAndReadBackWithoutLibTorch) {
   auto refused = parse_safetensors(serialize_safetensors(bad));
   ASSERT_TRUE(std::holds_alternative<std::string>(refused));
   EXPECT_NE(std::get<std::string>(refused).find("tensor 'q': dtype BF16 is not one of"), std::string::npos);
+}
+
+// The run's checkpoint framing: read back as written; one changed byte is refused by the checksum,
+// a NaN by name — all without LibTorch.
+TEST(CheckpointFile, WrittenAndReadBackWithoutLibTorchAndTamperingRefused) {
+  auto floats = [](std::vector<float> v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); };
+  std::vector<RawTensor> tensors = {{"fc1.weight", "F32", {2, 2}, floats({1, 2, 3, 4})},
+                                    {"fc1.bias", "F32", {2}, floats({0.5f, -0.5f})}};
+  nlohmann::json meta = {{"epoch", 2}, {"step", 1876}};
+  std::string file = serialize_checkpoint(meta, tensors);
+  auto back = parse_checkpoint_bytes(file, "ck.dlr");
+  ASSERT_EQ(back.error, "");
+  EXPECT_EQ(back.meta, meta);
+  ASSERT_EQ(back.tensors.size(), 2u);  // in the file's order
+  EXPECT_EQ(back.tensors[0].name, "fc1.weight");
+  EXPECT_EQ(back.tensors[0].shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(back.tensors[1].bytes, tensors[1].bytes);
+  std::string torn = file;
+  torn[20] ^= 1;
+  EXPECT_EQ(parse_checkpoint_bytes(torn, "ck.dlr").error,
+            "ck.dlr: checksum mismatch: the file is torn or was altered; refusing it");
+  tensors[1].bytes = floats({std::nanf(""), 1});
+  EXPECT_EQ(parse_checkpoint_bytes(serialize_checkpoint(meta, tensors), "ck.dlr").error,
+            "ck.dlr: tensor fc1.bias holds NaN or infinite values");
+  EXPECT_NE(parse_checkpoint_bytes(file.substr(0, 30), "ck.dlr").error.find("truncated (30 bytes)"), std::string::npos);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/facts.hpp"
+#include "core/facts_driver.hpp"
 
 namespace dlready {
 

@@ -5,7 +5,8 @@
 #include <sstream>
 
 #include "core/json_text.hpp"
-#include "core/fact_fields.hpp"
+#include "core/fact_json.hpp"
+#include "core/facts.hpp"
 #include "core/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
@@ -104,7 +105,7 @@ void job_torch_and_nccl(const json& f, Stack& s) {
 
 // The rows of a fact group's table that the snapshot compares, read from the group's JSON.
 template <class Group>
-void add_compared(Stack& s, const std::string& area, const json& group, const std::vector<FactField<Group>>& rows) {
+void add_compared(Stack& s, const std::string& area, const json& group, const FactTable<Group>& rows) {
   for (const auto& row : rows) {
     if (row.snapshot == SnapshotAs::no) continue;
     const json& value = field(group, row.key);

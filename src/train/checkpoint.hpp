@@ -1,8 +1,5 @@
-// The project's own checkpoint archive: tensors keyed by name (model parameters and optimizer
-// state), a JSON header for the rest of the run state, and a BLAKE2b checksum over everything.
-// Layout: "DLRCKPT1" | u64 header length (LE) | header JSON | tensor bytes | 32-byte checksum.
-// Not LibTorch's archive format, so checkpoints survive LibTorch version changes. With a key the
-// archive is written sealed (secure/sealed_file.hpp): encrypted and authenticated.
+// The run's checkpoint as LibTorch tensors: the file's layout is formats/checkpoint_format.hpp;
+// with a key the archive is written sealed (secure/sealed_file.hpp): encrypted and authenticated.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,0 +1,37 @@
+// A fact group described once: each row is a fact's JSON key in the doctor's report, the member
+// it is (or, for a nested group or list, the function that writes it with the nested group's
+// table), and whether and how `dlready snapshot` compares it. The JSON writer
+// (core/fact_json.hpp) and the snapshot walk these tables; the tables themselves sit beside their
+// structs (core/facts_<group>.cpp). The driver probes' device tables, which are also the probe
+// child's wire, are core/device_fields.hpp.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace dlready {
+
+enum class SnapshotAs { no, text, gib };  // compared by snapshot/diff as written, or in GiB
+
+template <class Group>
+struct FactField {
+  using Nested = nlohmann::json (*)(const Group&);  // a nested group or list, written with its own table
+  const char* key;
+  std::variant<std::optional<std::string> Group::*, std::optional<uint64_t> Group::*, std::optional<int> Group::*,
+               std::optional<bool> Group::*, std::optional<double> Group::*, bool Group::*, int Group::*,
+               double Group::*, std::string Group::*, std::vector<std::string> Group::*,
+               std::optional<std::vector<std::string>> Group::*, std::vector<uint64_t> Group::*,
+               std::map<std::string, std::string> Group::*, Nested>
+      member;
+  SnapshotAs snapshot = SnapshotAs::no;
+  const char* snapshot_label = nullptr;  // the row's name in the snapshot (nullptr: the key)
+};
+
+template <class Group>
+using FactTable = std::vector<FactField<Group>>;
+
+}  // namespace dlready
