@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "core/posix_fs.hpp"
+#include "core/process_runner.hpp"
 #include "core/terminal.hpp"
 #include "launch/dist_env.hpp"
 
@@ -71,25 +72,6 @@ void Supervisor::emit_lines(int fd, int rank, std::string& buf, bool flush) {
 }
 
 namespace {
-
-std::string describe(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    int s = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(s) + " (" + ::strsignal(s) + ")";
-  }
-  return "stopped";
-}
-
-int exit_code(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
-}
-
-void signal_process_group(pid_t pid, int sig) {
-  if (::kill(-pid, sig) != 0) ::kill(pid, sig);  // the group, else the process alone (already gone: ESRCH)
-}
 
 // In the child, between fork and exec: its own process group, the pipes, the torchrun environment.
 [[noreturn]] void exec_rank(const LaunchOptions& o, const std::vector<std::pair<std::string, std::string>>& env,
@@ -259,8 +241,8 @@ void Supervisor::reap() {
       r.running = false;
       bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
       if (failed && !stopping_) {
-        result_ = exit_code(status);
-        stop_all("rank " + std::to_string(r.global) + " (pid " + std::to_string(pid) + ") " + describe(status));
+        result_ = shell_status_of(status);
+        stop_all("rank " + std::to_string(r.global) + " (pid " + std::to_string(pid) + ") " + describe_wait_status(status));
       }
     }
   }
