@@ -306,6 +306,28 @@ TEST(Scenario, MigWithoutInstancesAndPendingReset) {
   expect_finding(f.report(), "mig-pending-reset");
 }
 
+// A GPU held down by the hardware (thermal, power brake) trains several times slower with no error:
+// NVML's clocks event reasons name it; an idle GPU and the power cap are how a healthy one runs.
+TEST(Scenario, GpuClocksSlowedByTheHardware) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  EXPECT_FALSE(has_finding(f.report(), "gpu-clocks-slowed")) << "idle (0x1) is healthy";
+  write_driver_conf(f, std::string(kH100) + "dev0.clocks_event_reasons=5\n");  // idle + the power cap
+  EXPECT_FALSE(has_finding(f.report(), "gpu-clocks-slowed"));
+  write_driver_conf(f, std::string(kH100) + "dev0.clocks_event_reasons=72\n");  // HW slowdown + HW thermal
+  auto r = f.report();
+  expect_finding(r, "gpu-clocks-slowed");
+  const auto& x = get(r, "gpu-clocks-slowed");
+  EXPECT_EQ(x.severity, Severity::warning);
+  ASSERT_EQ(x.evidence.size(), 1u);
+  EXPECT_NE(x.evidence[0].find("GPU 0 NVIDIA H100 80GB HBM3: hardware slowdown"), std::string::npos) << x.evidence[0];
+  EXPECT_NE(x.evidence[0].find("hardware thermal slowdown"), std::string::npos) << x.evidence[0];
+  EXPECT_NE(x.fix.at(0).find("nvidia-smi -q -d PERFORMANCE"), std::string::npos);
+  // Through the binary: the fact is in the JSON as NVML gave it.
+  auto out = command_output(std::string(DLREADY_BINARY) + " doctor --json --root " + f.root + " 2>&1");
+  EXPECT_NE(out.find("\"clocks_event_reasons\": 72"), std::string::npos) << out.substr(0, 400);
+}
+
 TEST(Scenario, GpuCountMismatchAndBarUnassigned) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -846,7 +868,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "driver-probe-crash", "cuda-init-failed", "driver-too-old", "cuda-visible-devices-hides-all",
       "cuda-visible-devices-invalid", "alloc-conf-invalid", "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
       "mig-pending-reset", "gpu-count-mismatch", "gpu-bar-unassigned", "pcie-link-degraded", "hybrid-graphics",
-      "gpu-memory-busy", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
+      "gpu-memory-busy", "gpu-clocks-slowed", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
       "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
       "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",

@@ -35,6 +35,7 @@ const std::vector<DeviceField<NvmlDevice>>& nvml_device_fields() {
       {"pcie_width", &NvmlDevice::pcie_width},
       {"pcie_width_max", &NvmlDevice::pcie_width_max},
       {"bar1_total", &NvmlDevice::bar1_total},
+      {"clocks_event_reasons", &NvmlDevice::clocks_event_reasons},
   };
   return kFields;
 }

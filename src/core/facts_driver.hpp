@@ -46,6 +46,9 @@ struct NvmlDevice {
   std::optional<uint64_t> memory_total, memory_used;
   std::optional<int> pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
   std::optional<uint64_t> bar1_total;  // nvmlDeviceGetBAR1MemoryInfo: the BAR1 the driver mapped
+  // nvmlDeviceGetCurrentClocksEventReasons: why the clocks are below their maximum now (a bit mask:
+  // 0x1 idle, 0x4 power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, 0x80 power brake)
+  std::optional<uint64_t> clocks_event_reasons;
 };
 
 struct NvmlFacts {

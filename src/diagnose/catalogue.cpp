@@ -116,6 +116,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"compute-mode-exclusive", S::info, "driver-api", "A GPU is in EXCLUSIVE_PROCESS compute mode",
        "Only one process at a time can use the GPU: a second training or a DataLoader worker touching "
        "CUDA fails with 'device busy or unavailable'."},
+      {"gpu-clocks-slowed", S::warning, "driver-api", "A GPU's clocks are held down by the hardware",
+       "NVML reports a hardware slowdown, a thermal slowdown or the power brake on a GPU: the driver "
+       "halves the clocks or more, so training on it runs several times slower than it should, with no "
+       "error anywhere. A GPU nothing runs on should show none of these."},
       {"mig-without-instances", S::error, "driver-api", "MIG is enabled but no GPU instance exists",
        "With MIG mode on, CUDA only sees MIG instances; with none created the GPU is invisible."},
       {"mig-pending-reset", S::warning, "driver-api", "A MIG mode change waits for a GPU reset",

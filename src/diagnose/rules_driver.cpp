@@ -220,7 +220,35 @@ void init_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
+// The clocks event reasons that slow a GPU down behind the user's back (nvml.h's bits); the power
+// cap (0x4) and idling (0x1) are how a healthy GPU runs.
+std::string clock_slowdowns(uint64_t reasons) {
+  std::vector<std::string> named;
+  for (const auto& [bit, name] : std::initializer_list<std::pair<uint64_t, const char*>>{
+           {0x8, "hardware slowdown (HW_SLOWDOWN: power supply or temperature signal)"},
+           {0x40, "hardware thermal slowdown (HW_THERMAL_SLOWDOWN)"},
+           {0x20, "software thermal slowdown (SW_THERMAL_SLOWDOWN: above its maximum temperature)"},
+           {0x80, "hardware power brake (HW_POWER_BRAKE_SLOWDOWN: the external power brake signal)"}})
+    if (reasons & bit) named.push_back(name);
+  return join(named, ", ");
+}
+
+void clock_rule(const Facts& f, std::vector<Finding>& out) {
+  std::vector<std::string> slowed;
+  for (const auto& g : f.nvml.devices)
+    if (auto why = clock_slowdowns(g.clocks_event_reasons.value_or(0)); !why.empty())
+      slowed.push_back("GPU " + std::to_string(g.index) + " " + g.name.value_or("") + ": " + why);
+  if (slowed.empty()) return;
+  auto x = make_finding("gpu-clocks-slowed");
+  x.evidence = slowed;
+  x.fix = {"see the temperatures, power draw and every reason: nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER",
+           "check the cooling (fans, airflow, dust) and the GPU's power cables; a slowdown that stays on an idle "
+           "GPU is a hardware fault for the machine's vendor"};
+  out.push_back(x);
+}
+
 void device_rules(const Facts& f, std::vector<Finding>& out) {
+  clock_rule(f, out);
   std::vector<std::string> prohibited, exclusive, busy;
   for (const auto& g : f.nvml.devices) {
     std::string label = "GPU " + std::to_string(g.index) + " " + g.name.value_or("");

@@ -60,6 +60,9 @@ NvmlDevice read_nvml_device(const nv::NvmlApi& api, nv::nvmlDevice_t dev) {
   d.pcie_width_max = link(api.nvmlDeviceGetMaxPcieLinkWidth);
   nv::nvmlBAR1Memory_t bar1{};
   if (api.nvmlDeviceGetBAR1MemoryInfo && api.nvmlDeviceGetBAR1MemoryInfo(dev, &bar1) == 0) d.bar1_total = bar1.bar1Total;
+  unsigned long long reasons = 0;
+  if (api.nvmlDeviceGetCurrentClocksEventReasons && api.nvmlDeviceGetCurrentClocksEventReasons(dev, &reasons) == 0)
+    d.clocks_event_reasons = reasons;
   return d;
 }
 
@@ -89,6 +92,8 @@ int nvml_child(const std::string& path, const Emit& emit) {
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetMaxPcieLinkWidth);
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetPciInfo_v3);
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetBAR1MemoryInfo);
+  if (!DLREADY_NVML_OPTIONAL(nvmlDeviceGetCurrentClocksEventReasons))
+    load_symbol(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.nvmlDeviceGetCurrentClocksEventReasons, emit, false);
 #undef DLREADY_NVML_OPTIONAL
   emit("init_started", "1");
   int rc = api.nvmlInit_v2();

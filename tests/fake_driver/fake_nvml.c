@@ -102,6 +102,14 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t d, nvmlBAR1Memory_t* b) {
   return 0;
 }
 
+/* dev<i>.clocks_event_reasons: the bit mask (default 0x1: idle, as a GPU nothing runs on). */
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
+  char key[64];
+  snprintf(key, sizeof key, "dev%ld.clocks_event_reasons", idx(d));
+  *reasons = (unsigned long long)fake_conf_int(key, 1);
+  return 0;
+}
+
 typedef struct {
   char busIdLegacy[16];
   unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
