@@ -15,7 +15,9 @@
 
 namespace dlready {
 
-enum class SnapshotAs { no, text, gib };  // compared by snapshot/diff as written, or in GiB
+// Compared by snapshot/diff as written, in GiB, or as the CUDA version cuDriverGetVersion's number means
+// (13000: "13.0").
+enum class SnapshotAs { no, text, gib, cuda_version };
 
 template <class Group>
 struct FactField {

@@ -110,7 +110,9 @@ void add_compared(Stack& s, const std::string& area, const json& group, const Fa
     if (row.snapshot == SnapshotAs::no) continue;
     const json& value = field(group, row.key);
     add(s, area, row.snapshot_label ? row.snapshot_label : row.key,
-        row.snapshot == SnapshotAs::gib ? gib(value) : text(value));
+        row.snapshot == SnapshotAs::gib            ? gib(value)
+        : row.snapshot == SnapshotAs::cuda_version ? cuda_version(value)
+                                                   : text(value));
   }
 }
 
@@ -130,11 +132,11 @@ Stack stack_from_json(const json& doc) {
   add_compared(s, "system", os, os_fields());
 
   add_compared(s, "driver", field(f, "kernel_driver"), kernel_driver_fields());
-  add(s, "driver", "NVML driver version", text(field(field(f, "nvml"), "driver_version")));
+  add_compared(s, "driver", field(f, "nvml"), nvml_fields());
+  add_compared(s, "driver", field(f, "driver_api"), driver_api_fields());
+  add(s, "driver", "libcuda", text(field(field(f, "libcuda"), "version")));  // of the libraries, only libcuda's
   s.driver = text(field(field(f, "kernel_driver"), "loaded_version"));
   if (s.driver.empty()) s.driver = text(field(field(f, "nvml"), "driver_version"));
-  add(s, "driver", "CUDA version of the driver", cuda_version(field(field(f, "driver_api"), "driver_version")));
-  add(s, "driver", "libcuda", text(field(field(f, "libcuda"), "version")));
   gpus(f, s);
 
   if (field(f, "cuda_toolkits").is_array())
