@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "core/path_text.hpp"
+
 namespace dlready {
 
 struct AccessLog;
@@ -65,11 +67,5 @@ class RootFs {
   std::map<std::string, FileStat> replayed_stats_;
 };
 
-// Joins two path pieces with exactly one slash.
-std::string path_join(const std::string& a, const std::string& b);
-std::string path_dirname(const std::string& p);
-std::string path_basename(const std::string& p);
-// Removes "." and ".." and duplicate slashes (lexically; the path must be absolute).
-std::string path_normalize(const std::string& p);
 
 }  // namespace dlready

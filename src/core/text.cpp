@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -188,9 +189,21 @@ std::string shell_join(const std::vector<std::string>& argv) {
 }
 
 std::string utc_now(const char* format) {
-  std::time_t now = std::time(nullptr);
+  // The calendar from <chrono> (no gmtime_r, which Windows lacks; no gmtime's shared buffer).
+  using namespace std::chrono;
+  auto now = floor<seconds>(system_clock::now());
+  auto day = floor<days>(now);
+  year_month_day date{day};
+  hh_mm_ss time{now - day};
   std::tm utc{};
-  ::gmtime_r(&now, &utc);
+  utc.tm_year = static_cast<int>(date.year()) - 1900;
+  utc.tm_mon = static_cast<int>(static_cast<unsigned>(date.month())) - 1;
+  utc.tm_mday = static_cast<int>(static_cast<unsigned>(date.day()));
+  utc.tm_hour = static_cast<int>(time.hours().count());
+  utc.tm_min = static_cast<int>(time.minutes().count());
+  utc.tm_sec = static_cast<int>(time.seconds().count());
+  utc.tm_wday = static_cast<int>(weekday{day}.c_encoding());
+  utc.tm_yday = static_cast<int>((day - sys_days{date.year() / January / 1}).count());
   char text[64] = "";
   std::strftime(text, sizeof text, format, &utc);
   return text;

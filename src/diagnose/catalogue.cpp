@@ -43,7 +43,12 @@ const std::vector<CatalogueEntry>& catalogue() {
        "much it prints; left over from a debugging session they make multi-GPU training slower."},
       {"no-nvidia-gpu", S::error, "gpu", "No NVIDIA GPU on this machine",
        "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
-       "(/dev/dxg) and no device answers the driver. PyTorch can only train on the CPU here."},
+       "(/dev/dxg) and no device answers the driver (on Windows: no display adapter of vendor 10de among "
+       "those Windows installed a driver for). PyTorch can only train on the CPU here."},
+      {"windows-nvcuda-missing", S::error, "driver-library", "Windows has no NVIDIA driver for the GPU",
+       "An NVIDIA display adapter is there but nvcuda.dll, the CUDA driver NVIDIA's Windows driver puts in "
+       "System32, is not: Windows runs the GPU on its Microsoft Basic Display driver, or the driver "
+       "install failed. torch.cuda.is_available() is False."},
       {"nouveau-loaded", S::error, "kernel-driver", "The open-source nouveau driver owns the GPU",
        "nouveau (or nova_core) is bound to the GPU or loaded; the NVIDIA driver cannot attach while it is. "
        "CUDA never works on nouveau."},

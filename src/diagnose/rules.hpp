@@ -64,6 +64,11 @@ void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
+// Windows (facts from src/windows/): the rules whose evidence or fix is Windows' own.
+void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
+Verdict windows_verdict(const std::vector<Finding>& findings);
+// The facts come from the Windows doctor (src/windows/).
+inline bool on_windows(const Facts& f) { return f.os.id == "windows"; }
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d);
 

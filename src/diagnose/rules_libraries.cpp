@@ -1,5 +1,5 @@
 // Rules about dynamic-library resolution (the ld.so simulation of probe/ld_resolver).
-#include "core/root_fs.hpp"
+#include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"

@@ -194,6 +194,16 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
 Report diagnose(const Facts& facts) {
   Report rep;
   Derived d = derive(facts);
+  if (on_windows(facts)) {
+    // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
+    rules_windows(facts, d, rep.findings);
+    alloc_conf_rules(facts, rep.findings);
+    rep.verdict = windows_verdict(rep.findings);
+    rep.not_applicable = {"kernel-driver", "device-nodes", "driver-api", "cuda-libraries", "pytorch", "libtorch",
+                          "cpu-math"};
+    if (!d.gpu_evidence) rep.not_applicable.push_back("driver-library");
+    return rep;
+  }
   rules_system(facts, d, rep.findings);
   rules_driver(facts, d, rep.findings);
   // A malformed allocator setting is wrong with or without a GPU (the job fails once there is one).

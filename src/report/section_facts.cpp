@@ -1,6 +1,6 @@
 #include <cstdio>
 
-#include "core/root_fs.hpp"
+#include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
@@ -179,9 +179,47 @@ void facts_cpu_math(const Facts& f, std::vector<std::string>& out) {
                                            : c.blas));
 }
 
+// Windows (src/windows/): its own words for what its probes read; what they do not read yet says so.
+void windows_system(const Facts& f, std::vector<std::string>& out) {
+  out.push_back(f.os.pretty_name.value_or("Windows") + (f.os.kernel ? ", version " + *f.os.kernel : "") +
+                (f.os.arch ? ", " + *f.os.arch : ""));
+  std::string m;
+  if (f.os.cpu_count) m += std::to_string(*f.os.cpu_count) + " CPUs";
+  if (f.os.cpu_model) m += " (" + *f.os.cpu_model + ")";
+  if (f.os.memory_bytes) m += ", " + human_bytes(*f.os.memory_bytes) + " RAM";
+  if (!m.empty()) out.push_back(m);
+}
+
+void windows_gpu(const Facts& f, std::vector<std::string>& out) {
+  for (const auto* list : {&f.pci.nvidia, &f.pci.other_gpus})
+    for (const auto& g : *list)
+      out.push_back(g.address + ": " + g.name.value_or("?") + " [" + g.vendor_id + ":" + g.device_id + "]" +
+                    (g.driver ? ", driver " + *g.driver : ", no driver") +
+                    (g.bar_sizes.empty() ? "" : ", " + human_bytes(g.bar_sizes.front()) + " dedicated memory"));
+  if (out.empty()) out.push_back("no display adapter with a PCI id");
+}
+
+void windows_driver_library(const Facts& f, std::vector<std::string>& out) {
+  for (const auto* l : {&f.libcuda, &f.libnvml})
+    out.push_back(l->found() ? l->soname + " -> " + *l->path + (l->version ? " (" + *l->version + ")" : "")
+                             : l->soname + ": not in " + join(l->searched, ", "));
+}
+
+std::vector<std::string> windows_section(const Facts& f, const std::string& section) {
+  std::vector<std::string> out;
+  if (section == "system") windows_system(f, out);
+  else if (section == "gpu") windows_gpu(f, out);
+  else if (section == "driver-library") windows_driver_library(f, out);
+  else if (section == "environment") facts_environment(f, out);
+  else if (section == "kernel-driver" || section == "device-nodes") out.push_back("not on Windows");
+  else out.push_back("not read by the Windows doctor yet");
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> section_facts(const Facts& f, const std::string& section) {
+  if (f.os.id == "windows") return windows_section(f, section);
   using Lines = void (*)(const Facts&, std::vector<std::string>&);
   static const std::pair<const char*, Lines> kSections[] = {
       {"system", facts_system},

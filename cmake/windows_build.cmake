@@ -1,0 +1,58 @@
+# dlready.exe: the torch-free doctor for Windows x86_64, one static executable (no MinGW runtime DLL
+# beside it). The platform-neutral layers (core's plain parts, diagnose, report) and the Windows
+# source of facts (src/windows/); the Linux probes and everything that needs LibTorch stay out.
+# Built by scripts/build-windows.sh; its scenarios run under wine (tests/windows/).
+
+# The header-only libraries from Debian's packages, without the rest of /usr/include (glibc's
+# headers must not shadow mingw's).
+set(_headers "${PROJECT_BINARY_DIR}/third_party_include")
+file(MAKE_DIRECTORY "${_headers}")
+foreach(_dir nlohmann CLI)
+  if(NOT EXISTS "/usr/include/${_dir}")
+    message(FATAL_ERROR "dlready (Windows): /usr/include/${_dir} is missing: run scripts/setup.sh")
+  endif()
+  file(CREATE_LINK "/usr/include/${_dir}" "${_headers}/${_dir}" SYMBOLIC)
+endforeach()
+include_directories(SYSTEM "${_headers}")
+# -Wno-restrict: GCC 12's false alarm inside libstdc++'s string copies at -O2 (GCC bug 105329).
+add_compile_options(-Wall -Wextra -Wno-missing-field-initializers -Wno-restrict)
+# Unicode Win32 calls, and nothing of windows.h's min/max macros.
+add_compile_definitions(UNICODE _UNICODE NOMINMAX WIN32_LEAN_AND_MEAN)
+
+dlready_layer(dlready_core core
+  src/core/text.cpp src/core/enums.cpp src/core/device_fields.cpp src/core/json_text.cpp src/core/cuda_errors.cpp
+  src/core/edit_distance.cpp src/core/crc32c.cpp src/core/redact.cpp src/core/path_text.cpp src/core/facts.cpp
+  src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
+  src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
+  src/core/facts_index.cpp)
+dlready_layer(dlready_diagnose diagnose
+  src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
+  src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
+  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp
+  src/diagnose/rules_windows.cpp src/diagnose/gpu_code.cpp
+  src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
+target_link_libraries(dlready_diagnose PUBLIC dlready_core)
+dlready_layer(dlready_report report
+  src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp)
+target_link_libraries(dlready_report PUBLIC dlready_diagnose)
+target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
+dlready_layer(dlready_windows windows
+  src/windows/registry.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
+  src/windows/gather_windows.cpp)
+target_link_libraries(dlready_windows PUBLIC dlready_report version)
+
+add_executable(dlready src/windows/windows_main.cpp)
+target_link_libraries(dlready PRIVATE dlready_windows)
+target_compile_definitions(dlready PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
+# Everything in the .exe: libstdc++, libgcc and winpthread linked statically.
+target_link_options(dlready PRIVATE -static -static-libgcc -static-libstdc++)
+
+# The Windows scenarios' fakes (tests/windows_doctor_test.cpp copies them into a wine prefix).
+enable_language(RC)
+add_library(fake_nvcuda SHARED tests/windows/fake_nvcuda.c tests/windows/fake_nvcuda.rc)
+set_target_properties(fake_nvcuda PROPERTIES OUTPUT_NAME nvcuda PREFIX "" LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes"
+                      RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes")
+target_link_options(fake_nvcuda PRIVATE -static-libgcc)
+add_executable(empty_program tests/windows/empty.c)
+set_target_properties(empty_program PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes")
+target_link_options(empty_program PRIVATE -static)

@@ -1,0 +1,30 @@
+#include "windows/windows_probes.hpp"
+
+namespace dlready {
+namespace {
+
+// The variables that change which GPUs CUDA sees, where Python and CUDA come from, and how PyTorch
+// allocates (the Linux list's Windows spellings).
+const char* const kVars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTORCH_CUDA_ALLOC_CONF",
+                             "PYTORCH_ALLOC_CONF", "CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV",
+                             "PATH", "Path", "USERPROFILE", "PYTHONPATH", "OMP_NUM_THREADS", "CUDA_LAUNCH_BLOCKING",
+                             "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "USERNAME", "CUDA_CACHE_DISABLE",
+                             "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"};
+
+}  // namespace
+
+Facts gather_windows_facts(const std::map<std::string, std::string>& env) {
+  Facts f;
+  f.root = "C:\\";
+  f.os = probe_windows_os();
+  f.pci = probe_display_adapters();
+  for (const char* k : kVars)
+    if (auto it = env.find(k); it != env.end()) f.env.vars[k] = it->second;
+  f.libcuda = probe_windows_library("nvcuda.dll", env);
+  f.libnvml = probe_windows_library("nvml.dll", env);
+  for (const auto& g : f.pci.nvidia)
+    if (g.driver && !f.kernel.loaded_version) f.kernel.loaded_version = g.driver;  // the display driver's version
+  return f;
+}
+
+}  // namespace dlready

@@ -1,0 +1,34 @@
+// The Windows source of facts: each probe reads one source (the registry, Win32 calls, the files
+// in System32) and fills the same fact groups the Linux probes fill (core/facts_<group>.hpp), so
+// the rules and renderers are shared. Errors are values: what cannot be read stays unknown.
+#pragma once
+#include <map>
+#include <string>
+
+#include "core/facts.hpp"
+
+namespace dlready {
+
+// The registry's own names, for the probes and their tests.
+inline constexpr const char* kWindowsVersionKey = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
+inline constexpr const char* kDisplayClassKey =
+    "SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+
+// The edition and release (ProductName, DisplayVersion, CurrentBuild: build 22000 and later is
+// Windows 11 whatever ProductName says), the processors, memory, the architecture.
+OsFacts probe_windows_os();
+// The display adapters Windows installed a driver for (the display class's instances): vendor and
+// device id from MatchingDeviceId, the name, the driver's version, the adapter's memory.
+PciFacts probe_display_adapters();
+// NVIDIA's driver version as nvidia-smi prints it ("560.94") from a Windows driver version
+// ("32.0.15.6094": the last five digits); nullopt for anything else.
+std::optional<std::string> nvidia_version_from_windows(const std::string& windows_version);
+// nvcuda.dll and nvml.dll where Windows puts them (System32; nvml.dll also under NVSMI).
+LibraryLocation probe_windows_library(const std::string& name, const std::map<std::string, std::string>& env);
+// The process's environment as UTF-8, names as Windows spells them.
+std::map<std::string, std::string> windows_environment();
+
+// Every probe in order: the doctor's facts on Windows.
+Facts gather_windows_facts(const std::map<std::string, std::string>& env);
+
+}  // namespace dlready

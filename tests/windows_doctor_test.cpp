@@ -1,0 +1,163 @@
+// The Windows doctor (dlready.exe, cross-compiled with mingw-w64) run under Debian's wine in a
+// private prefix: the registry values each scenario needs are set with `wine reg add`, the driver's
+// files are the suite's fakes (tests/windows/) copied into the prefix's System32. The prefix is
+// made on first use (about 10 s) and kept in the build tree; CTest runs these one at a time.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/posix_fs.hpp"
+#include "core/text.hpp"
+
+namespace dlready::test {
+namespace {
+
+struct CommandRun {
+  int status = -1;
+  std::string out;
+};
+
+CommandRun run_command(const std::string& cmd) {
+  CommandRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  int status = ::pclose(p);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+constexpr const char* kDisplayClass =
+    "HKLM\\SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+constexpr const char* kVersionKey = "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
+
+std::string wine_program() {
+  for (const char* w : {"/usr/lib/wine/wine64", "/usr/bin/wine64"})
+    if (::access(w, X_OK) == 0) return w;
+  return "";
+}
+
+class WindowsDoctor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (wine_program().empty()) GTEST_SKIP() << "wine64 is not installed (scripts/setup.sh installs it)";
+    if (::access(DLREADY_WINDOWS_EXE, R_OK) != 0)
+      GTEST_SKIP() << DLREADY_WINDOWS_EXE << " was not built (mingw-w64 missing: scripts/setup.sh installs it)";
+    // A machine as the scenario describes it, from a known start: Windows 10 22H2, no adapter, no driver.
+    wine("reg add \"HKCU\\Software\\Wine\" /v Version /d win10 /f");
+    wine(std::string("reg add \"") + kVersionKey + "\" /v ProductName /d \"Windows 10 Pro\" /f");
+    wine(std::string("reg add \"") + kVersionKey + "\" /v DisplayVersion /d 22H2 /f");
+    for (const char* instance : {"0000", "0001"}) wine(std::string("reg delete \"") + kDisplayClass + "\\" + instance + "\" /f");
+    remove_tree(system32() + "/nvcuda.dll");
+  }
+
+  static std::string prefix() { return std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix"; }
+  static std::string system32() { return prefix() + "/drive_c/windows/system32"; }
+
+  // `wine <command>` in the suite's prefix: its exit status and stdout (with `stderr`: and what the
+  // program wrote to stderr; wine's own chatter is off).
+  static CommandRun wine(const std::string& command, bool stderr_too = false) {
+    return run_command("WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " + wine_program() + " " + command +
+                       (stderr_too ? " 2>&1" : " 2>/dev/null"));
+  }
+  static CommandRun doctor(const std::string& flags) {
+    return wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color " + flags);
+  }
+  static void add_adapter(const std::string& instance, const std::string& matching_id, const std::string& name,
+                          const std::string& driver_version) {
+    std::string key = std::string("\"") + kDisplayClass + "\\" + instance + "\"";
+    wine("reg add " + key + " /v MatchingDeviceId /d \"" + matching_id + "\" /f");
+    wine("reg add " + key + " /v DriverDesc /d \"" + name + "\" /f");
+    wine("reg add " + key + " /v DriverVersion /d " + driver_version + " /f");
+    wine("reg add " + key + " /v HardwareInformation.qwMemorySize /t REG_QWORD /d 25769803776 /f");
+  }
+};
+
+nlohmann::json parse(const CommandRun& run) {
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << run.out.substr(0, 400);
+  return j;
+}
+
+bool has_finding(const nlohmann::json& report, const std::string& id) {
+  for (const auto& x : report.at("findings"))
+    if (x.at("id") == id) return true;
+  return false;
+}
+
+TEST_F(WindowsDoctor, NoNvidiaGpuIsSaidInWindowsWords) {
+  add_adapter("0001", "pci\\ven_8086&dev_a780", "Intel(R) UHD Graphics 770", "31.0.101.4502");
+  auto run = doctor("--json");
+  EXPECT_EQ(run.status, 1);
+  auto j = parse(run);
+  const auto& os = j.at("facts").at("os");
+  EXPECT_EQ(os.at("id"), "windows");
+  EXPECT_EQ(os.at("pretty_name"), "Windows 10 Pro 22H2");
+  EXPECT_TRUE(starts_with(os.at("kernel").get<std::string>(), "10.0.")) << os.at("kernel");
+  EXPECT_EQ(os.at("arch"), "x86_64");
+  EXPECT_GT(os.at("memory_bytes").get<uint64_t>(), 0u);
+  ASSERT_TRUE(has_finding(j, "no-nvidia-gpu"));
+  EXPECT_EQ(j.at("verdict").at("cuda_usable"), false);
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("no display adapter of vendor 10de (NVIDIA) among those Windows lists"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("other display adapter: Intel(R) UHD Graphics 770 (display adapter 0001, driver 31.0.101.4502)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("/sys/"), std::string::npos) << "no Linux words on Windows:\n" << text.out;
+}
+
+TEST_F(WindowsDoctor, AnNvidiaAdapterWithoutItsDriverIsNamed) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  add_adapter("0001", "pci\\ven_8086&dev_a780", "Intel(R) UHD Graphics 770", "31.0.101.4502");
+  auto run = doctor("");
+  EXPECT_EQ(run.status, 1);
+  EXPECT_NE(run.out.find("display adapter 0000: NVIDIA GeForce RTX 4090 [10de:2684], driver 560.94, 24.0 GiB dedicated "
+                         "memory"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("Intel(R) UHD Graphics 770 [8086:a780]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("[windows-nvcuda-missing]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("nvcuda.dll is not in C:\\windows\\system32"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("[no-nvidia-gpu]"), std::string::npos) << run.out;
+}
+
+TEST_F(WindowsDoctor, TheDriversFilesAreFoundWithTheirVersion) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  std::ifstream src(DLREADY_WINDOWS_FAKES "/nvcuda.dll", std::ios::binary);
+  std::ofstream(system32() + "/nvcuda.dll", std::ios::binary) << src.rdbuf();
+  auto run = doctor("--json");
+  EXPECT_EQ(run.status, 0) << run.out.substr(0, 600);
+  auto j = parse(run);
+  const auto& libcuda = j.at("facts").at("libcuda");
+  EXPECT_EQ(libcuda.at("path"), "C:\\windows\\system32\\nvcuda.dll");
+  EXPECT_EQ(libcuda.at("version"), "560.94");  // from the DLL's version resource, as nvidia-smi prints it
+  EXPECT_FALSE(has_finding(j, "windows-nvcuda-missing"));
+  EXPECT_TRUE(j.at("verdict").at("cuda_usable").is_null()) << "the driver was not asked: no claim either way";
+}
+
+TEST_F(WindowsDoctor, TheLibTorchCommandsSayWhereTheyRun) {
+  auto run = wine(shell_quote(DLREADY_WINDOWS_EXE) + " train --epochs 1", true);
+  EXPECT_EQ(run.status, 3);
+  EXPECT_NE(run.out.find("dlready train: runs on Linux only (its LibTorch is built for Linux); on Windows run it in WSL2"),
+            std::string::npos)
+      << run.out;
+  auto catalogue = wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --list-findings");
+  EXPECT_EQ(catalogue.status, 0);
+  EXPECT_EQ(catalogue.out, read_text(std::string(DLREADY_SOURCE_DIR) + "/docs/findings.md"));
+}
+
+}  // namespace
+}  // namespace dlready::test
