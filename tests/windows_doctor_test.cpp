@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include <fstream>
@@ -61,6 +62,7 @@ class WindowsDoctor : public ::testing::Test {
     wine(std::string("reg add \"") + kVersionKey + "\" /v DisplayVersion /d 22H2 /f");
     for (const char* instance : {"0000", "0001"}) wine(std::string("reg delete \"") + kDisplayClass + "\\" + instance + "\" /f");
     remove_tree(system32() + "/nvcuda.dll");
+    remove_tree(system32() + "/nvcuda.conf");
   }
 
   static std::string prefix() { return std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix"; }
@@ -84,6 +86,13 @@ class WindowsDoctor : public ::testing::Test {
     wine("reg add " + key + " /v HardwareInformation.qwMemorySize /t REG_QWORD /d 25769803776 /f");
   }
 };
+
+// The fake nvcuda.dll in System32, answering as `conf` says (tests/windows/fake_nvcuda.c).
+void install_fake_nvcuda(const std::string& system32, const std::string& conf) {
+  std::ifstream src(DLREADY_WINDOWS_FAKES "/nvcuda.dll", std::ios::binary);
+  std::ofstream(system32 + "/nvcuda.dll", std::ios::binary) << src.rdbuf();
+  std::ofstream(system32 + "/nvcuda.conf", std::ios::binary) << conf;
+}
 
 nlohmann::json parse(const CommandRun& run) {
   auto j = nlohmann::json::parse(run.out, nullptr, false);
@@ -136,9 +145,8 @@ TEST_F(WindowsDoctor, AnNvidiaAdapterWithoutItsDriverIsNamed) {
 
 TEST_F(WindowsDoctor, TheDriversFilesAreFoundWithTheirVersion) {
   add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
-  std::ifstream src(DLREADY_WINDOWS_FAKES "/nvcuda.dll", std::ios::binary);
-  std::ofstream(system32() + "/nvcuda.dll", std::ios::binary) << src.rdbuf();
-  auto run = doctor("--json");
+  install_fake_nvcuda(system32(), "");
+  auto run = doctor("--json --no-driver-probe");
   EXPECT_EQ(run.status, 0) << run.out.substr(0, 600);
   auto j = parse(run);
   const auto& libcuda = j.at("facts").at("libcuda");
@@ -146,6 +154,50 @@ TEST_F(WindowsDoctor, TheDriversFilesAreFoundWithTheirVersion) {
   EXPECT_EQ(libcuda.at("version"), "560.94");  // from the DLL's version resource, as nvidia-smi prints it
   EXPECT_FALSE(has_finding(j, "windows-nvcuda-missing"));
   EXPECT_TRUE(j.at("verdict").at("cuda_usable").is_null()) << "the driver was not asked: no claim either way";
+}
+
+// The first scenario: CUDA usable. nvcuda.dll answers in a child process (dlready.exe
+// --driver-child), through the same calls and wire as the Linux probe.
+TEST_F(WindowsDoctor, CudaUsableWhenTheDriverAnswers) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\ndev0.cc_major=8\ndev0.cc_minor=9\n"
+                                  "dev0.sm_count=128\ndev0.memory_mib=24564\ndriver_version=12060\n");
+  auto run = doctor("--json");
+  EXPECT_EQ(run.status, 0) << run.out.substr(0, 800);
+  auto j = parse(run);
+  const auto& drv = j.at("facts").at("driver_api");
+  EXPECT_EQ(drv.at("status"), "ok");
+  EXPECT_EQ(drv.at("init_result"), 0);
+  EXPECT_EQ(drv.at("driver_version"), 12060);
+  ASSERT_EQ(drv.at("devices").size(), 1u);
+  EXPECT_EQ(drv.at("devices")[0].at("name"), "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(drv.at("devices")[0].at("cc_major"), 8);
+  EXPECT_EQ(j.at("verdict").at("cuda_usable"), true);
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("cuda:0 NVIDIA GeForce RTX 4090, sm_89, 24.0 GiB, 128 SMs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("CUDA is usable: 1 GPU(s), driver 560.94 (CUDA 12.6)."), std::string::npos) << text.out;
+}
+
+// A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.
+TEST_F(WindowsDoctor, AHangingOrCrashingNvcudaIsNamedNotInherited) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "behaviour=hang\n");
+  auto t0 = std::chrono::steady_clock::now();
+  auto hang = doctor("--probe-timeout-ms 2000");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(hang.status, 1) << hang.out;
+  EXPECT_LT(seconds, 15.0) << "the hanging child is ended at the timeout";
+  EXPECT_NE(hang.out.find("[driver-probe-hang]"), std::string::npos) << hang.out;
+  EXPECT_NE(hang.out.find("nvcuda.dll: initialisation did not return"), std::string::npos) << hang.out;
+  install_fake_nvcuda(system32(), "behaviour=crash\n");
+  auto crash = doctor("");
+  EXPECT_EQ(crash.status, 1) << crash.out;
+  EXPECT_NE(crash.out.find("[driver-probe-crash]"), std::string::npos) << crash.out;
+  EXPECT_NE(crash.out.find("crashed with exception 0xC0000005 during initialisation"), std::string::npos) << crash.out;
+  install_fake_nvcuda(system32(), "init=100\n");
+  auto refused = doctor("");
+  EXPECT_NE(refused.out.find("[cuda-init-failed]"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("cuInit returned 100 CUDA_ERROR_NO_DEVICE"), std::string::npos) << refused.out;
 }
 
 TEST_F(WindowsDoctor, TheLibTorchCommandsSayWhereTheyRun) {

@@ -66,7 +66,7 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
 void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
 // Windows (facts from src/windows/): the rules whose evidence or fix is Windows' own.
 void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
-Verdict windows_verdict(const std::vector<Finding>& findings);
+Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 // The facts come from the Windows doctor (src/windows/).
 inline bool on_windows(const Facts& f) { return f.os.id == "windows"; }
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);

@@ -37,22 +37,51 @@ void driver_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
+// What nvcuda.dll answered in its child process: a hang, a crash, or cuInit's refusal.
+void driver_answer_rule(const Facts& f, std::vector<Finding>& out) {
+  const auto& drv = f.driver;
+  const std::vector<std::string> reinstall = {
+      "reinstall NVIDIA's driver for this GPU (https://www.nvidia.com/Download/index.aspx, with 'Perform a clean "
+      "installation'), then restart Windows",
+      "Event Viewer → Windows Logs → System: errors from nvlddmkm name what the driver hit"};
+  std::string dll = drv.library.value_or("nvcuda.dll");
+  if (drv.status == ProbeStatus::timeout || drv.status == ProbeStatus::crashed) {
+    auto x = make_finding(drv.status == ProbeStatus::timeout ? "driver-probe-hang" : "driver-probe-crash");
+    x.evidence.push_back(dll + ": " + drv.detail + " (in a child process of the doctor, which was ended)");
+    x.fix = reinstall;
+    out.push_back(x);
+  } else if (drv.status == ProbeStatus::ok && drv.init_result && *drv.init_result != 0) {
+    auto x = make_finding("cuda-init-failed");
+    x.evidence.push_back("cuInit returned " + std::to_string(*drv.init_result) + " " + drv.init_error_name.value_or(""));
+    x.fix = reinstall;
+    out.push_back(x);
+  }
+}
+
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
 }  // namespace
 
-Verdict windows_verdict(const std::vector<Finding>& findings) {
+Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings) {
   Verdict v;
   std::vector<std::string> errors;
   for (const auto& x : findings)
     if (x.severity == Severity::error) errors.push_back(x.title + " [" + x.id + "]");
-  // What the Windows doctor reads today: the adapters and the driver's files; not yet the driver's
-  // own answer (cuInit) nor Python's environments, so it never claims CUDA works.
+  // The Windows doctor does not read Python's environments yet: it says what the driver answered,
+  // and how to ask PyTorch.
+  const std::string ask_torch = "PyTorch's side is not read by the Windows doctor yet: python -c \"import torch; "
+                                "print(torch.cuda.is_available())\" tells.";
+  const auto& drv = f.driver;
   if (!errors.empty()) {
     v.cuda_usable = false;
     v.summary = "CUDA is not usable: " + join(errors, "; ") + ".";
+  } else if (drv.status == ProbeStatus::ok && drv.init_result == 0 && drv.device_count.value_or(0) > 0) {
+    v.cuda_usable = true;
+    v.summary = "CUDA is usable: " + std::to_string(*drv.device_count) + " GPU(s), driver " +
+                d.driver_version.value_or("?") +
+                (drv.driver_version ? " (CUDA " + cuda_version_text(*drv.driver_version) + ")" : "") + ". " + ask_torch;
   } else {
-    v.summary = "An NVIDIA GPU and its driver's files are there; this Windows doctor does not yet ask the driver "
-                "(cuInit) or read Python's environments: python -c \"import torch; print(torch.cuda.is_available())\" "
-                "tells.";
+    v.summary = "CUDA could not be checked (the driver probe did not run). " + ask_torch;
   }
   return v;
 }
@@ -60,6 +89,7 @@ Verdict windows_verdict(const std::vector<Finding>& findings) {
 void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   presence_rule(f, d, out);
   driver_rule(f, d, out);
+  driver_answer_rule(f, out);
 }
 
 }  // namespace dlready

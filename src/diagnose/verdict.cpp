@@ -198,9 +198,9 @@ Report diagnose(const Facts& facts) {
     // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
     rules_windows(facts, d, rep.findings);
     alloc_conf_rules(facts, rep.findings);
-    rep.verdict = windows_verdict(rep.findings);
-    rep.not_applicable = {"kernel-driver", "device-nodes", "driver-api", "cuda-libraries", "pytorch", "libtorch",
-                          "cpu-math"};
+    rep.verdict = windows_verdict(facts, d, rep.findings);
+    rep.not_applicable = {"kernel-driver", "device-nodes", "cuda-libraries", "pytorch", "libtorch", "cpu-math"};
+    if (facts.driver.status == ProbeStatus::not_run) rep.not_applicable.push_back("driver-api");
     if (!d.gpu_evidence) rep.not_applicable.push_back("driver-library");
     return rep;
   }

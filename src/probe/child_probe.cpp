@@ -2,7 +2,6 @@
 
 #include "core/posix_fs.hpp"
 #include "core/process_runner.hpp"
-#include "core/text.hpp"
 
 namespace dlready {
 
@@ -17,12 +16,7 @@ ChildResult run_child_probe(const ChildBody& body, int timeout_ms) {
     return buf.size() <= (1u << 20);  // a child that floods us is only waited for
   };
   auto in_child = [&body](int out) {
-    auto emit = [out](const std::string& k, const std::string& v) {
-      std::string line = k + "=";
-      for (char c : v) line += (c == '\n' ? ' ' : c);
-      line += "\n";
-      (void)write_fully(out, line);
-    };
+    auto emit = [out](const std::string& k, const std::string& v) { (void)write_fully(out, wire_line(k, v)); };
     return body(emit);
   };
   ChildEnd end = run_forked(in_child, o);
@@ -32,12 +26,7 @@ ChildResult run_child_probe(const ChildBody& body, int timeout_ms) {
           : end.how == How::exited    ? ChildResult::End::exited
                                       : ChildResult::End::fork_failed;
   r.code = end.code;
-  for (const auto& line : lines(buf)) {
-    auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    auto& slot = r.values[line.substr(0, eq)];
-    slot += (slot.empty() ? "" : ", ") + line.substr(eq + 1);
-  }
+  read_wire(buf, r);
   r.elapsed_ms = end.elapsed_ms;
   return r;
 }

@@ -7,14 +7,10 @@
 #include <map>
 #include <string>
 
+#include "core/driver_children.hpp"
+
 namespace dlready {
 
-struct ChildResult {
-  enum class End { exited, signalled, timed_out, fork_failed } end = End::exited;
-  int code = 0;  // exit code or signal number
-  std::map<std::string, std::string> values;
-  double elapsed_ms = 0;
-};
 
 // `body` gets a writer that emits one "key=value" line. Its return value is the exit code.
 using ChildBody = std::function<int(const std::function<void(const std::string&, const std::string&)>&)>;

@@ -7,20 +7,6 @@
 
 namespace dlready {
 
-std::optional<int> int_value(const ChildResult& r, const std::string& key) {
-  auto it = r.values.find(key);
-  if (it == r.values.end()) return std::nullopt;
-  auto v = parse_int(it->second);
-  if (!v) return std::nullopt;
-  return static_cast<int>(*v);
-}
-
-std::optional<std::string> str_value(const ChildResult& r, const std::string& key) {
-  auto it = r.values.find(key);
-  if (it == r.values.end()) return std::nullopt;
-  return it->second;
-}
-
 void* open_library(const std::string& path, const Emit& emit) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -32,10 +18,8 @@ void* open_library(const std::string& path, const Emit& emit) {
   return lib;
 }
 
-bool load_symbol_address(void* lib, const char* name, void** slot, const Emit& emit, bool required) {
-  *slot = ::dlsym(lib, name);
-  if (!*slot && required) emit("missing_symbol", name);
-  return *slot != nullptr;
+SymbolLookup dlsym_lookup(void* library) {
+  return [library](const char* name) { return ::dlsym(library, name); };
 }
 
 namespace {
@@ -73,31 +57,6 @@ std::optional<ChildResult> run_driver_child(const RootFs& fs, const CaptureManif
   ChildResult r = run_child_probe(body, timeout_ms);
   if (auto* log = fs.access_log()) log->children[name] = ChildAnswer{end_name(r.end), r.code, r.elapsed_ms, r.values};
   return r;
-}
-
-void classify_child(const ChildResult& r, ProbeStatus& status, std::string& detail) {
-  if (r.end == ChildResult::End::timed_out) {
-    status = ProbeStatus::timeout;
-    detail = r.values.count("init_started") ? "initialisation did not return" : "library load did not return";
-  } else if (r.end == ChildResult::End::signalled) {
-    status = ProbeStatus::crashed;
-    detail = std::string("killed by signal ") + std::to_string(r.code) +
-             (r.values.count("init_started") ? " during initialisation" : " while loading");
-  } else if (r.end == ChildResult::End::fork_failed) {
-    status = ProbeStatus::failed;
-    detail = "could not start the probe process";
-  } else if (auto e = str_value(r, "load_error")) {
-    status = ProbeStatus::load_failed;
-    detail = *e;
-  } else if (auto m = str_value(r, "missing_symbol")) {
-    status = ProbeStatus::symbol_missing;
-    detail = "missing symbol " + *m;
-  } else if (r.code != 0) {
-    status = ProbeStatus::failed;
-    detail = "probe exited with status " + std::to_string(r.code);
-  } else {
-    status = ProbeStatus::ok;
-  }
 }
 
 }  // namespace dlready

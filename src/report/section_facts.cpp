@@ -211,6 +211,9 @@ std::vector<std::string> windows_section(const Facts& f, const std::string& sect
   else if (section == "gpu") windows_gpu(f, out);
   else if (section == "driver-library") windows_driver_library(f, out);
   else if (section == "environment") facts_environment(f, out);
+  else if (section == "driver-api" && f.driver.status != ProbeStatus::not_run) facts_driver_api(f, out);
+  else if (section == "driver-api")
+    out.push_back(f.libcuda.found() ? "cuInit: not run (--no-driver-probe)" : "cuInit: not run (no nvcuda.dll)");
   else if (section == "kernel-driver" || section == "device-nodes") out.push_back("not on Windows");
   else out.push_back("not read by the Windows doctor yet");
   return out;

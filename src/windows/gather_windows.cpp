@@ -13,7 +13,8 @@ const char* const kVars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTOR
 
 }  // namespace
 
-Facts gather_windows_facts(const std::map<std::string, std::string>& env) {
+Facts gather_windows_facts(const WindowsGatherOptions& options) {
+  const auto& env = options.env;
   Facts f;
   f.root = "C:\\";
   f.os = probe_windows_os();
@@ -24,6 +25,14 @@ Facts gather_windows_facts(const std::map<std::string, std::string>& env) {
   f.libnvml = probe_windows_library("nvml.dll", env);
   for (const auto& g : f.pci.nvidia)
     if (g.driver && !f.kernel.loaded_version) f.kernel.loaded_version = g.driver;  // the display driver's version
+  if (options.driver_probe && f.libcuda.path) {
+    f.driver = driver_api_from(windows_driver_child("cuda", *f.libcuda.path, options.probe_timeout_ms));
+    f.driver.library = f.libcuda.path;
+  }
+  if (options.driver_probe && f.libnvml.path) {
+    f.nvml = nvml_from(windows_driver_child("nvml", *f.libnvml.path, options.probe_timeout_ms));
+    f.nvml.library = f.libnvml.path;
+  }
   return f;
 }
 

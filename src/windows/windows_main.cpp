@@ -17,8 +17,9 @@ namespace dlready {
 namespace {
 
 struct WindowsDoctorArgs {
-  bool json = false, markdown = false, no_color = false, list_findings = false;
+  bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false;
   std::string fail_on = "error";
+  int timeout_ms = 10000;
 };
 
 ExitCode run_windows_doctor(const WindowsDoctorArgs& a) {
@@ -26,7 +27,11 @@ ExitCode run_windows_doctor(const WindowsDoctorArgs& a) {
     std::fputs(render_findings_catalogue_markdown().c_str(), stdout);
     return ExitCode::ok;
   }
-  Facts facts = gather_windows_facts(windows_environment());
+  WindowsGatherOptions options;
+  options.env = windows_environment();
+  options.driver_probe = !a.no_driver_probe;
+  options.probe_timeout_ms = a.timeout_ms;
+  Facts facts = gather_windows_facts(options);
   Report report = diagnose(facts);
   std::string out = a.json       ? render_json(facts, report)
                     : a.markdown ? render_markdown(facts, report, "")
@@ -68,6 +73,8 @@ int main(int argc, char** argv) {
   // bytes as on Linux); the console shows UTF-8 (the marks ✓ ✗).
   ::_setmode(::_fileno(stdout), _O_BINARY);
   ::SetConsoleOutputCP(CP_UTF8);
+  // The driver probes' children: this program again, before anything else runs.
+  if (argc == 4 && std::string(argv[1]) == "--driver-child") return run_windows_driver_child(argv[2], argv[3]);
   CLI::App app{"dlready — make a GPU deep-learning machine ready and prove it (Windows: the doctor)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", DLREADY_VERSION);
@@ -79,6 +86,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"error", "warning"}));
   cmd->add_flag("--no-color", doctor.no_color, "No ANSI colours (NO_COLOR is honoured too)");
   cmd->add_flag("--list-findings", doctor.list_findings, "Print the catalogue of finding ids (Markdown) and exit");
+  cmd->add_option("--probe-timeout-ms", doctor.timeout_ms, "Kill a driver probe that takes longer (ms)")
+      ->check(CLI::Range(50, 600000));
+  cmd->add_flag("--no-driver-probe", doctor.no_driver_probe, "Do not load nvcuda.dll/nvml.dll (files only)");
   for (const auto& [name, what, why] : kLinuxOnly) app.add_subcommand(name, what)->allow_extras();
   try {
     app.parse(argc, argv);

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "core/driver_children.hpp"
 #include "core/facts.hpp"
 
 namespace dlready {
@@ -28,7 +29,17 @@ LibraryLocation probe_windows_library(const std::string& name, const std::map<st
 // The process's environment as UTF-8, names as Windows spells them.
 std::map<std::string, std::string> windows_environment();
 
+// The driver's answer from a child process (dlready.exe --driver-child cuda|nvml DLL), killed after
+// `timeout_ms`; and the child's side.
+ChildResult windows_driver_child(const std::string& kind, const std::string& dll, int timeout_ms);
+int run_windows_driver_child(const std::string& kind, const std::string& dll);
+
+struct WindowsGatherOptions {
+  std::map<std::string, std::string> env;
+  bool driver_probe = true;  // load nvcuda.dll and nvml.dll in child processes
+  int probe_timeout_ms = 10000;
+};
 // Every probe in order: the doctor's facts on Windows.
-Facts gather_windows_facts(const std::map<std::string, std::string>& env);
+Facts gather_windows_facts(const WindowsGatherOptions& options);
 
 }  // namespace dlready

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fake_conf_lookup.h"
+
 static char fake_conf_text[65536];
 static int fake_conf_loaded;
 
@@ -34,21 +36,7 @@ static void fake_conf_load(void) {
 /* Value of `key` (copied into buf) or NULL. */
 static const char* fake_conf_get(const char* key, char* buf, size_t len) {
   fake_conf_load();
-  size_t klen = strlen(key);
-  const char* p = fake_conf_text;
-  while (*p) {
-    const char* end = strchr(p, '\n');
-    size_t line = end ? (size_t)(end - p) : strlen(p);
-    if (line > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-      size_t v = line - klen - 1;
-      if (v >= len) v = len - 1;
-      memcpy(buf, p + klen + 1, v);
-      buf[v] = 0;
-      return buf;
-    }
-    p += line + (end ? 1 : 0);
-  }
-  return NULL;
+  return fake_conf_lookup(fake_conf_text, key, buf, len);
 }
 
 static long fake_conf_int(const char* key, long def) {
