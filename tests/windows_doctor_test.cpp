@@ -63,6 +63,17 @@ class WindowsDoctor : public ::testing::Test {
     for (const char* instance : {"0000", "0001"}) wine(std::string("reg delete \"") + kDisplayClass + "\\" + instance + "\" /f");
     remove_tree(system32() + "/nvcuda.dll");
     remove_tree(system32() + "/nvcuda.conf");
+    wine("reg delete \"HKCU\\Software\\Python\" /f");
+    remove_tree(prefix() + "/drive_c/Python312");
+  }
+
+  // A Python 3.12 the py launcher knows (C:\Python312), with the torch `version` in its site-packages.
+  void add_python_with_torch(const std::string& version, const std::string& cuda) {
+    std::string sp = prefix() + "/drive_c/Python312/Lib/site-packages";
+    ASSERT_EQ(run_command("mkdir -p '" + sp + "/torch/lib' '" + sp + "/torch-" + version + ".dist-info'").status, 0);
+    std::ofstream(sp + "/torch/version.py") << "from typing import Optional\n__version__ = '" << version
+                                             << "'\ncuda: Optional[str] = " << cuda << "\n";
+    wine("reg add \"HKCU\\Software\\Python\\PythonCore\\3.12\\InstallPath\" /ve /d \"C:\\Python312\" /f");
   }
 
   static std::string prefix() { return std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix"; }
@@ -176,6 +187,35 @@ TEST_F(WindowsDoctor, CudaUsableWhenTheDriverAnswers) {
   auto text = doctor("");
   EXPECT_NE(text.out.find("cuda:0 NVIDIA GeForce RTX 4090, sm_89, 24.0 GiB, 128 SMs"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("CUDA is usable: 1 GPU(s), driver 560.94 (CUDA 12.6)."), std::string::npos) << text.out;
+}
+
+// The "a CPU wheel on an NVIDIA machine": the py launcher's Python has torch +cpu while the
+// driver answers; the fix is the CUDA build for this driver. With the CUDA build, nothing to fix.
+TEST_F(WindowsDoctor, ACpuWheelOnAnNvidiaMachineAndTheCudaWheel) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndriver_version=12060\n");
+  add_python_with_torch("2.5.1+cpu", "None");
+  auto run = doctor("--json");
+  EXPECT_EQ(run.status, 1) << run.out.substr(0, 800);
+  auto j = parse(run);
+  const auto& envs = j.at("facts").at("python_envs");
+  ASSERT_EQ(envs.size(), 1u) << envs;
+  EXPECT_EQ(envs[0].at("prefix"), "C:\\Python312");
+  EXPECT_EQ(envs[0].at("python_version"), "3.12");
+  EXPECT_EQ(envs[0].at("torch")[0].at("version"), "2.5.1+cpu");
+  ASSERT_TRUE(has_finding(j, "torch-cpu-only"));
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("torch 2.5.1+cpu in C:\\Python312\\Lib\\site-packages: torch.version.cuda is None"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("--index-url https://download.pytorch.org/whl/cu"), std::string::npos) << text.out;
+  remove_tree(prefix() + "/drive_c/Python312");
+  add_python_with_torch("2.5.1+cu124", "'12.4'");
+  auto cuda = parse(doctor("--json"));
+  EXPECT_FALSE(has_finding(cuda, "torch-cpu-only"));
+  ASSERT_EQ(cuda.at("verdict").at("torch").size(), 1u);
+  EXPECT_EQ(cuda.at("verdict").at("torch")[0].at("cuda_available"), true);
+  EXPECT_EQ(cuda.at("verdict").at("cuda_usable"), true);
 }
 
 // A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.

@@ -58,6 +58,28 @@ void driver_answer_rule(const Facts& f, std::vector<Finding>& out) {
   }
 }
 
+// Which PyTorch `python` imports (the active environment's, else the first found) and whether it
+// can use the GPU at all; the same findings as on Linux, with pip lines that work in PowerShell.
+void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const TorchInstall* primary = primary_torch(f);
+  if (!primary) {
+    auto x = make_finding("torch-not-installed");
+    std::vector<std::string> prefixes;
+    for (const auto& e : f.python.envs) prefixes.push_back(e.prefix);
+    x.evidence.push_back(f.python.envs.empty() ? "no Python environment found (py launcher's registry, conda, venvs, "
+                                                 "VIRTUAL_ENV/CONDA_PREFIX)"
+                                               : "no torch in " + join(prefixes, ", "));
+    x.fix = {pip_install_command(f, d)};
+    out.push_back(x);
+  } else if (!primary->cuda && d.gpu_evidence) {
+    auto x = make_finding("torch-cpu-only");
+    x.evidence.push_back("torch " + primary->version.value_or("?") + " in " + primary->site_packages +
+                         ": torch.version.cuda is None");
+    x.fix = {"pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
+    out.push_back(x);
+  }
+}
+
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace
@@ -67,15 +89,25 @@ Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Find
   std::vector<std::string> errors;
   for (const auto& x : findings)
     if (x.severity == Severity::error) errors.push_back(x.title + " [" + x.id + "]");
-  // The Windows doctor does not read Python's environments yet: it says what the driver answered,
-  // and how to ask PyTorch.
-  const std::string ask_torch = "PyTorch's side is not read by the Windows doctor yet: python -c \"import torch; "
-                                "print(torch.cuda.is_available())\" tells.";
   const auto& drv = f.driver;
+  const bool driver_ok = drv.status == ProbeStatus::ok && drv.init_result == 0 && drv.device_count.value_or(0) > 0;
+  // Each PyTorch found, and whether torch.cuda.is_available() would say True (the DLLs it loads
+  // are not read yet: the sentence says how to confirm).
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch) {
+      TorchVerdict tv{t.site_packages, t.version.value_or("unknown"), t.cuda, false, ""};
+      tv.cuda_available = t.cuda && driver_ok && errors.empty();
+      tv.reason = !t.cuda ? "CPU-only build (torch.version.cuda is None)"
+                  : tv.cuda_available ? "CUDA " + *t.cuda + " build, the driver answers"
+                                      : "the driver does not answer";
+      v.torch.push_back(tv);
+    }
+  v.cpu_training_ok = !v.torch.empty();
+  const std::string ask_torch = "python -c \"import torch; print(torch.cuda.is_available())\" confirms it.";
   if (!errors.empty()) {
     v.cuda_usable = false;
     v.summary = "CUDA is not usable: " + join(errors, "; ") + ".";
-  } else if (drv.status == ProbeStatus::ok && drv.init_result == 0 && drv.device_count.value_or(0) > 0) {
+  } else if (driver_ok) {
     v.cuda_usable = true;
     v.summary = "CUDA is usable: " + std::to_string(*drv.device_count) + " GPU(s), driver " +
                 d.driver_version.value_or("?") +
@@ -90,6 +122,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   presence_rule(f, d, out);
   driver_rule(f, d, out);
   driver_answer_rule(f, out);
+  torch_rules(f, d, out);
 }
 
 }  // namespace dlready

@@ -3,33 +3,17 @@
 #include <algorithm>
 #include <regex>
 
+#include "core/python_files.hpp"
 #include "core/text.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {
 namespace {
 
-// "nvidia_cudnn_cu13" / "nvidia-cudnn-cu13" / "Nvidia.CuDNN-cu13" -> "nvidia-cudnn-cu13" (PEP 503).
-std::string normalize_dist_name(std::string_view name) {
-  std::string out;
-  for (char c : to_lower(name)) {
-    bool sep = c == '_' || c == '-' || c == '.';
-    if (sep) {
-      if (out.empty() || out.back() != '-') out += '-';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// "nvidia_cudnn_cu13-9.13.0.50.dist-info" -> {"nvidia-cudnn-cu13", "9.13.0.50"}
-std::optional<std::pair<std::string, std::string>> split_dist_info(const std::string& dir) {
-  if (!ends_with(dir, ".dist-info")) return std::nullopt;
-  std::string stem = dir.substr(0, dir.size() - 10);
-  auto dash = stem.find('-');
-  if (dash == std::string::npos) return std::nullopt;
-  return std::make_pair(normalize_dist_name(stem.substr(0, dash)), stem.substr(dash + 1));
+// This root's files as the shared readers take them.
+FileSource root_files(const RootFs& fs) {
+  return {[&fs](const std::string& p, size_t limit) { return fs.read(p, limit); },
+          [&fs](const std::string& p) { return fs.exists(p); }, [&fs](const std::string& p) { return fs.list(p); }};
 }
 
 // The interpreter's patch version: a venv's pyvenv.cfg "version = 3.11.7" (or version_info), a
@@ -41,59 +25,12 @@ std::optional<std::string> full_python_version(const RootFs& fs, const std::stri
     if (std::regex_search(s, m, dotted)) return m.str();
     return std::nullopt;
   };
-  if (auto cfg = fs.read(prefix + "/pyvenv.cfg", 64 * 1024))
-    for (const auto& line : lines(*cfg)) {
-      auto eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      auto key = trim(line.substr(0, eq));
-      if (key == "version" || key == "version_info")
-        if (auto v = version_in(trim(line.substr(eq + 1)))) return v;
-    }
+  if (auto v = pyvenv_python_version(root_files(fs), prefix)) return v;
   if (kind == "conda")
     for (const auto& name : fs.list(prefix + "/conda-meta"))
       if (starts_with(name, "python-3.")) return version_in(name.substr(7));
   if (kind == "pyenv") return version_in(path_basename(prefix));
   return std::nullopt;
-}
-
-TorchInstall read_torch(const RootFs& fs, const std::string& sp) {
-  TorchInstall t;
-  t.site_packages = sp;
-  if (auto vp = fs.read(sp + "/torch/version.py", 64 * 1024)) {
-    t.version_py_found = true;
-    t.version = find_assignment(*vp, "__version__");
-    auto cuda = find_assignment(*vp, "cuda");
-    if (cuda && *cuda != "None") t.cuda = cuda;
-  }
-  t.has_libtorch_cuda = fs.exists(sp + "/torch/lib/libtorch_cuda.so");
-  if (fs.exists(sp + "/torch/include/xnnpack.h")) t.xnnpack = true;  // a build with USE_XNNPACK ships its header
-  for (const auto& name : fs.list(sp)) {
-    auto d = split_dist_info(name);
-    if (!d) continue;
-    if (d->first == "torch") {
-      ++t.dist_info_count;
-      t.dist_version = d->second;
-      if (auto meta = fs.read(sp + "/" + name + "/METADATA", 1 << 20)) {
-        // Requires-Dist: nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"
-        static const std::regex pin(R"(^Requires-Dist:\s*(nvidia[-_.A-Za-z0-9]+|cuda-toolkit)(\[[^\]]*\])?\s*==\s*([0-9][0-9A-Za-z.+]*))");
-        for (const auto& line : lines(*meta)) {
-          std::smatch m;
-          if (std::regex_search(line, m, pin)) t.nvidia_pins[normalize_dist_name(m[1].str())] = m[3].str();
-        }
-      }
-    } else if (starts_with(d->first, "nvidia-") || d->first == "cuda-toolkit") {
-      t.nvidia_installed[d->first] = d->second;
-    }
-  }
-  if (!t.version) t.version = t.dist_version;
-  return t;
-}
-
-bool has_torch(const RootFs& fs, const std::string& sp) {
-  if (fs.exists(sp + "/torch/version.py") || fs.exists(sp + "/torch/__init__.py")) return true;
-  for (const auto& name : fs.list(sp))
-    if (starts_with(name, "torch-") && ends_with(name, ".dist-info")) return true;
-  return false;
 }
 
 struct Candidate {
@@ -178,7 +115,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
     if (fresh.empty()) continue;
     pe.site_packages = fresh;
     for (const auto& sp : fresh)
-      if (has_torch(fs, sp)) pe.torch.push_back(read_torch(fs, sp));
+      if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so"));
     pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
     if (!pe.torch.empty())
       for (const auto& sp : fresh)

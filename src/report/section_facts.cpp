@@ -211,6 +211,7 @@ std::vector<std::string> windows_section(const Facts& f, const std::string& sect
   else if (section == "gpu") windows_gpu(f, out);
   else if (section == "driver-library") windows_driver_library(f, out);
   else if (section == "environment") facts_environment(f, out);
+  else if (section == "pytorch") facts_pytorch(f, out);
   else if (section == "driver-api" && f.driver.status != ProbeStatus::not_run) facts_driver_api(f, out);
   else if (section == "driver-api")
     out.push_back(f.libcuda.found() ? "cuInit: not run (--no-driver-probe)" : "cuInit: not run (no nvcuda.dll)");

@@ -7,7 +7,7 @@ namespace {
 // allocates (the Linux list's Windows spellings).
 const char* const kVars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTORCH_CUDA_ALLOC_CONF",
                              "PYTORCH_ALLOC_CONF", "CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV",
-                             "PATH", "Path", "USERPROFILE", "PYTHONPATH", "OMP_NUM_THREADS", "CUDA_LAUNCH_BLOCKING",
+                             "PATH", "Path", "USERPROFILE", "LOCALAPPDATA", "PYTHONPATH", "OMP_NUM_THREADS", "CUDA_LAUNCH_BLOCKING",
                              "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "USERNAME", "CUDA_CACHE_DISABLE",
                              "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"};
 
@@ -21,6 +21,7 @@ Facts gather_windows_facts(const WindowsGatherOptions& options) {
   f.pci = probe_display_adapters();
   for (const char* k : kVars)
     if (auto it = env.find(k); it != env.end()) f.env.vars[k] = it->second;
+  f.python = probe_windows_python(env);
   f.libcuda = probe_windows_library("nvcuda.dll", env);
   f.libnvml = probe_windows_library("nvml.dll", env);
   for (const auto& g : f.pci.nvidia)

@@ -26,6 +26,9 @@ PciFacts probe_display_adapters();
 std::optional<std::string> nvidia_version_from_windows(const std::string& windows_version);
 // nvcuda.dll and nvml.dll where Windows puts them (System32; nvml.dll also under NVSMI).
 LibraryLocation probe_windows_library(const std::string& name, const std::map<std::string, std::string>& env);
+// Python environments (the active one, conda's, the py launcher's, venvs in the profile) and the
+// PyTorch in each, read as files.
+PythonFacts probe_windows_python(const std::map<std::string, std::string>& env);
 // The process's environment as UTF-8, names as Windows spells them.
 std::map<std::string, std::string> windows_environment();
 

@@ -1,0 +1,112 @@
+// Python environments on Windows and the PyTorch in them, read as files (core/python_files.hpp:
+// the same readers as on Linux): the active venv or conda environment, conda's installs under the
+// user's profile and their envs, the Pythons the py launcher knows (the registry's PythonCore), and
+// the virtual environments people keep in their profile.
+#include <algorithm>
+
+#include "core/python_files.hpp"
+#include "core/text.hpp"
+#include "windows/registry.hpp"
+#include "windows/windows_probes.hpp"
+
+namespace dlready {
+namespace {
+
+std::optional<std::string> read_file(const std::string& path, size_t limit) {
+  HANDLE h = ::CreateFileW(wide_from_utf8(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return std::nullopt;
+  LARGE_INTEGER size{};
+  std::optional<std::string> out;
+  if (::GetFileSizeEx(h, &size) && size.QuadPart >= 0 && static_cast<uint64_t>(size.QuadPart) <= limit) {
+    std::string bytes(static_cast<size_t>(size.QuadPart), '\0');
+    DWORD got = 0;
+    if (bytes.empty() || (::ReadFile(h, bytes.data(), static_cast<DWORD>(bytes.size()), &got, nullptr) && got == bytes.size()))
+      out = std::move(bytes);
+  }
+  ::CloseHandle(h);
+  return out;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> names;
+  WIN32_FIND_DATAW found;
+  HANDLE h = ::FindFirstFileW(wide_from_utf8(dir + "\\*").c_str(), &found);
+  if (h == INVALID_HANDLE_VALUE) return names;
+  do {
+    std::string name = utf8_from_wide(found.cFileName);
+    if (name != "." && name != "..") names.push_back(name);
+  } while (::FindNextFileW(h, &found));
+  ::FindClose(h);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+FileSource windows_files() {
+  return {read_file,
+          [](const std::string& p) { return ::GetFileAttributesW(wide_from_utf8(p).c_str()) != INVALID_FILE_ATTRIBUTES; },
+          list_dir, '\\'};
+}
+
+struct Candidate {
+  std::string prefix, kind;
+  bool active = false;
+  std::optional<std::string> version;  // X.Y, when the registry says
+};
+
+// The py launcher's Pythons: HKCU and HKLM Software\Python\PythonCore\<X.Y>\InstallPath.
+void registered_pythons(std::vector<Candidate>& out) {
+  const std::string core = "SOFTWARE\\Python\\PythonCore";
+  for (HKEY hive : {HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE})
+    for (const auto& tag : registry_subkeys(hive, core))
+      if (auto path = registry_text(hive, core + "\\" + tag + "\\InstallPath", "")) {
+        std::string prefix = *path;
+        while (!prefix.empty() && (prefix.back() == '\\' || prefix.back() == '/')) prefix.pop_back();
+        out.push_back({prefix, "system", false, tag.substr(0, tag.find('-'))});  // "3.12-32" is a 32-bit 3.12
+      }
+}
+
+std::vector<Candidate> candidates(const std::map<std::string, std::string>& env) {
+  std::vector<Candidate> out;
+  auto get = [&](const char* k) { return env.count(k) ? std::optional<std::string>(env.at(k)) : std::nullopt; };
+  if (auto v = get("VIRTUAL_ENV")) out.push_back({*v, "venv", true});
+  if (auto c = get("CONDA_PREFIX")) out.push_back({*c, "conda", true});
+  std::string profile = get("USERPROFILE").value_or("C:\\Users\\Default");
+  for (const char* d : {"miniconda3", "anaconda3", "miniforge3"}) {
+    std::string base = profile + "\\" + d;
+    if (list_dir(base).empty()) continue;
+    out.push_back({base, "conda", false});
+    for (const auto& e : list_dir(base + "\\envs")) out.push_back({base + "\\envs\\" + e, "conda", false});
+  }
+  registered_pythons(out);
+  for (const char* d : {"venv", ".venv"}) out.push_back({profile + "\\" + d, "venv", false});
+  return out;
+}
+
+}  // namespace
+
+PythonFacts probe_windows_python(const std::map<std::string, std::string>& env) {
+  PythonFacts f;
+  FileSource fs = windows_files();
+  std::vector<std::string> seen;
+  for (const auto& c : candidates(env)) {
+    std::string key = to_lower(c.prefix);
+    std::string sp = c.prefix + "\\Lib\\site-packages";
+    if (std::find(seen.begin(), seen.end(), key) != seen.end() || !fs.exists(sp)) continue;
+    seen.push_back(key);
+    PythonEnv e;
+    e.prefix = c.prefix;
+    e.kind = c.kind;
+    e.active = c.active;
+    e.site_packages = {sp};
+    e.python_full_version = pyvenv_python_version(fs, c.prefix);
+    e.python_version = c.version;
+    if (!e.python_version && e.python_full_version)
+      e.python_version = e.python_full_version->substr(0, e.python_full_version->rfind('.'));
+    if (has_torch(fs, sp)) e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll"));
+    f.envs.push_back(std::move(e));
+  }
+  return f;
+}
+
+}  // namespace dlready
