@@ -218,6 +218,22 @@ TEST_F(WindowsDoctor, ACpuWheelOnAnNvidiaMachineAndTheCudaWheel) {
   EXPECT_EQ(cuda.at("verdict").at("cuda_usable"), true);
 }
 
+// The "a driver too old for the wheel's CUDA": a CUDA 13.0 wheel on a 560 driver (CUDA 13
+// needs an R580 driver on Windows, data/cuda_driver.tsv); the driver's own floor, not Linux's.
+TEST_F(WindowsDoctor, ADriverTooOldForTheWheelsCuda) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndriver_version=12060\n");
+  add_python_with_torch("2.9.0+cu130", "'13.0'");
+  auto run = doctor("");
+  EXPECT_EQ(run.status, 1) << run.out;
+  EXPECT_NE(run.out.find("[driver-too-old]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("is built for CUDA 13.0, which needs a Windows driver >= 580"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("NVIDIA driver 560.94"), std::string::npos) << run.out;
+  remove_tree(prefix() + "/drive_c/Python312");
+  add_python_with_torch("2.9.0+cu126", "'12.6'");  // 12.x needs 528.33: 560.94 is new enough
+  EXPECT_EQ(doctor("").out.find("[driver-too-old]"), std::string::npos);
+}
+
 // A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.
 TEST_F(WindowsDoctor, AHangingOrCrashingNvcudaIsNamedNotInherited) {
   add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");

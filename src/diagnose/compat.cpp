@@ -39,6 +39,15 @@ std::optional<std::string> min_driver_for_cuda(const std::string& cuda_version) 
   return std::nullopt;
 }
 
+std::optional<std::string> min_windows_driver_for_cuda(const std::string& cuda_version) {
+  auto parts = split(cuda_version, '.');
+  auto major = parse_int(parts.empty() ? "" : parts[0]);
+  if (!major) return std::nullopt;
+  for (const auto& r : cuda_driver_rows("minor-compat-windows"))
+    if (parse_int(r[0]) == *major) return r[1];
+  return std::nullopt;
+}
+
 const std::vector<DriverBranchCuda>& driver_branch_max_cuda() {
   static const std::vector<DriverBranchCuda> t = [] {
     std::vector<DriverBranchCuda> v;

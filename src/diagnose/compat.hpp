@@ -15,6 +15,8 @@ struct CudaMajorDriverMin {
 };
 const std::vector<CudaMajorDriverMin>& cuda_major_driver_minimums();
 std::optional<std::string> min_driver_for_cuda(const std::string& cuda_version);  // "12.1" -> 525.60.13
+// The same floor for Windows' drivers ("12.1" -> 528.33).
+std::optional<std::string> min_windows_driver_for_cuda(const std::string& cuda_version);
 
 struct DriverBranchCuda {
   int branch;            // R580 -> 580

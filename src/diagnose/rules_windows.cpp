@@ -80,6 +80,21 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+// A CUDA build of PyTorch needs a driver at least as new as its CUDA's floor on Windows.
+void driver_age_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const TorchInstall* primary = primary_torch(f);
+  if (!primary || !primary->cuda || !d.driver_version) return;
+  auto need = min_windows_driver_for_cuda(*primary->cuda);
+  if (!need || compare_versions(*d.driver_version, *need) >= 0) return;
+  auto x = make_finding("driver-too-old");
+  x.evidence.push_back("NVIDIA driver " + *d.driver_version + " (the display adapter's)");
+  x.evidence.push_back("torch " + primary->version.value_or("?") + " in " + primary->site_packages + " is built for CUDA " +
+                       *primary->cuda + ", which needs a Windows driver >= " + *need);
+  x.fix = {"update NVIDIA's driver to >= " + *need + " (https://www.nvidia.com/Download/index.aspx), then restart Windows",
+           "or install the PyTorch build for this driver: " + pip_install_command(f, d)};
+  out.push_back(x);
+}
+
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace
@@ -123,6 +138,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   driver_rule(f, d, out);
   driver_answer_rule(f, out);
   torch_rules(f, d, out);
+  driver_age_rule(f, d, out);
 }
 
 }  // namespace dlready
