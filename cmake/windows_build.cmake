@@ -24,7 +24,7 @@ dlready_layer(dlready_core core
   src/core/edit_distance.cpp src/core/crc32c.cpp src/core/redact.cpp src/core/path_text.cpp src/core/facts.cpp
   src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
   src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
-  src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp)
+  src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp)
 dlready_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
@@ -38,7 +38,8 @@ target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
 dlready_layer(dlready_windows windows
   src/windows/registry.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
-  src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp)
+  src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
+  src/windows/settings_probe.cpp)
 target_link_libraries(dlready_windows PUBLIC dlready_report version)
 
 add_executable(dlready src/windows/windows_main.cpp)

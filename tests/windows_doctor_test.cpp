@@ -3,10 +3,12 @@
 // files are the suite's fakes (tests/windows/) copied into the prefix's System32. The prefix is
 // made on first use (about 10 s) and kept in the build tree; CTest runs these one at a time.
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 
 #include <fstream>
@@ -64,6 +66,7 @@ class WindowsDoctor : public ::testing::Test {
     remove_tree(system32() + "/nvcuda.dll");
     remove_tree(system32() + "/nvcuda.conf");
     wine("reg delete \"HKCU\\Software\\Python\" /f");
+    wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
     remove_tree(prefix() + "/drive_c/Python312");
   }
 
@@ -79,11 +82,20 @@ class WindowsDoctor : public ::testing::Test {
   static std::string prefix() { return std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix"; }
   static std::string system32() { return prefix() + "/drive_c/windows/system32"; }
 
+  // Wine names the Windows user after the Unix one.
+  static std::string wine_user() {
+    const char* user = std::getenv("USER");
+    if (user && *user) return user;
+    const passwd* pw = ::getpwuid(::getuid());
+    return pw ? pw->pw_name : "root";
+  }
+
   // `wine <command>` in the suite's prefix: its exit status and stdout (with `stderr`: and what the
   // program wrote to stderr; wine's own chatter is off).
-  static CommandRun wine(const std::string& command, bool stderr_too = false) {
-    return run_command("WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " + wine_program() + " " + command +
-                       (stderr_too ? " 2>&1" : " 2>/dev/null"));
+  static CommandRun wine(const std::string& command, bool stderr_too = false, const std::string& path_first = "") {
+    return run_command("WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " +
+                       (path_first.empty() ? "" : "WINEPATH=" + shell_quote(path_first) + " ") + wine_program() + " " +
+                       command + (stderr_too ? " 2>&1" : " 2>/dev/null"));
   }
   static CommandRun doctor(const std::string& flags) {
     return wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color " + flags);
@@ -232,6 +244,32 @@ TEST_F(WindowsDoctor, ADriverTooOldForTheWheelsCuda) {
   remove_tree(prefix() + "/drive_c/Python312");
   add_python_with_torch("2.9.0+cu126", "'12.6'");  // 12.x needs 528.33: 560.94 is new enough
   EXPECT_EQ(doctor("").out.find("[driver-too-old]"), std::string::npos);
+}
+
+// Two things that break pip and Python on a fresh Windows: LongPathsEnabled off (torch's wheel has
+// paths over 260 characters), and the Microsoft Store's python.exe stub first on PATH.
+TEST_F(WindowsDoctor, LongPathsOffAndTheStoreStubFirstOnPath) {
+  wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 0 /f");
+  std::string apps = "C:\\users\\" + wine_user() + "\\AppData\\Local\\Microsoft\\WindowsApps";
+  std::string apps_unix = prefix() + "/drive_c/users/" + wine_user() + "/AppData/Local/Microsoft/WindowsApps";
+  ASSERT_EQ(run_command("mkdir -p '" + apps_unix + "'").status, 0);
+  std::ifstream stub(DLREADY_WINDOWS_FAKES "/empty_program.exe", std::ios::binary);
+  std::ofstream(apps_unix + "/python.exe", std::ios::binary) << stub.rdbuf();
+  add_python_with_torch("2.5.1+cpu", "None");
+  auto run = wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color", false, apps + ";C:\\Python312");
+  remove_tree(apps_unix + "/python.exe");
+  EXPECT_NE(run.out.find("[windows-long-paths-disabled]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("New-ItemProperty -Path \"HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" -Name "
+                         "LongPathsEnabled -Value 1"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("[windows-python-store-stub]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the first python.exe on PATH is " + apps + "\\python.exe"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("a Python the py launcher knows: C:\\Python312"), std::string::npos) << run.out;
+  wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
+  auto fixed = doctor("");  // long paths on, the stub gone
+  EXPECT_EQ(fixed.out.find("[windows-long-paths-disabled]"), std::string::npos) << fixed.out;
+  EXPECT_EQ(fixed.out.find("[windows-python-store-stub]"), std::string::npos) << fixed.out;
 }
 
 // A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.

@@ -13,6 +13,7 @@
 #include "core/facts_pci.hpp"
 #include "core/facts_python.hpp"
 #include "core/facts_system.hpp"
+#include "core/facts_windows.hpp"
 
 namespace dlready {
 
@@ -35,6 +36,7 @@ struct Facts {
   std::vector<GpuCode> gpu_code;     // fat binaries of the same (scanned when a GPU's CC is known)
   std::vector<CdiSpec> cdi_specs;    // /etc/cdi, /var/run/cdi
   std::optional<IndexReleases> torch_index;  // what `dlready setup` last read of the indexes (nullopt: never)
+  std::optional<WindowsFacts> windows;       // the Windows doctor's own facts (nullopt: not Windows)
 };
 
 // The doctor's "facts" object, group by group (the report adds the derived "gpu_code").

@@ -45,6 +45,15 @@ const std::vector<CatalogueEntry>& catalogue() {
        "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
        "(/dev/dxg) and no device answers the driver (on Windows: no display adapter of vendor 10de among "
        "those Windows installed a driver for). PyTorch can only train on the CPU here."},
+      {"windows-long-paths-disabled", S::warning, "system", "Windows limits paths to 260 characters",
+       "LongPathsEnabled is off (Windows' default): pip fails to install torch into a Python whose "
+       "site-packages sits deep enough, with 'OSError: [Errno 2] No such file or directory' on a file under "
+       "torch\\include, because the wheel holds paths longer than Windows allows."},
+      {"windows-python-store-stub", S::warning, "pytorch", "`python` runs the Microsoft Store's stub",
+       "The first python.exe on PATH is the App Execution Alias in %LOCALAPPDATA%\\Microsoft\\WindowsApps: "
+       "it installs nothing and runs nothing ('Python was not found; run without arguments to install from "
+       "the Microsoft Store'), so `python -m pip install torch` and every script fail although a real Python "
+       "may be installed."},
       {"windows-nvcuda-missing", S::error, "driver-library", "Windows has no NVIDIA driver for the GPU",
        "An NVIDIA display adapter is there but nvcuda.dll, the CUDA driver NVIDIA's Windows driver puts in "
        "System32, is not: Windows runs the GPU on its Microsoft Basic Display driver, or the driver "

@@ -95,6 +95,35 @@ void driver_age_rule(const Facts& f, const Derived& d, std::vector<Finding>& out
   out.push_back(x);
 }
 
+// What breaks pip and Python on a fresh Windows: 260-character paths, and the Store's stub first
+// on PATH.
+void settings_rules(const Facts& f, std::vector<Finding>& out) {
+  if (!f.windows) return;
+  const auto& w = *f.windows;
+  if (w.long_paths_enabled == false) {
+    auto x = make_finding("windows-long-paths-disabled");
+    x.evidence.push_back("HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem LongPathsEnabled is 0 or not set");
+    x.fix = {"in PowerShell as administrator: New-ItemProperty -Path "
+             "\"HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" -Name LongPathsEnabled -Value 1 -PropertyType DWORD "
+             "-Force, then open a new terminal"};
+    out.push_back(x);
+  }
+  if (!w.python_on_path.empty() && w.store_stub_dir &&
+      starts_with(to_lower(w.python_on_path.front()), to_lower(*w.store_stub_dir + "\\"))) {
+    auto x = make_finding("windows-python-store-stub");
+    x.evidence.push_back("the first python.exe on PATH is " + w.python_on_path.front() +
+                         ", the Microsoft Store's App Execution Alias");
+    for (size_t i = 1; i < w.python_on_path.size(); ++i)
+      x.evidence.push_back("a real one later on PATH: " + w.python_on_path[i]);
+    for (const auto& e : f.python.envs)
+      if (e.kind == "system") x.evidence.push_back("a Python the py launcher knows: " + e.prefix);
+    x.fix = {"Settings → Apps → Advanced app settings → App execution aliases: turn off python.exe and python3.exe",
+             "or run Python through the py launcher: py -m pip install torch",
+             "or install Python from python.org with 'Add python.exe to PATH' ticked"};
+    out.push_back(x);
+  }
+}
+
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace
@@ -139,6 +168,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   driver_answer_rule(f, out);
   torch_rules(f, d, out);
   driver_age_rule(f, d, out);
+  settings_rules(f, out);
 }
 
 }  // namespace dlready

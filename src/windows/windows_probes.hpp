@@ -29,6 +29,8 @@ LibraryLocation probe_windows_library(const std::string& name, const std::map<st
 // Python environments (the active one, conda's, the py launcher's, venvs in the profile) and the
 // PyTorch in each, read as files.
 PythonFacts probe_windows_python(const std::map<std::string, std::string>& env);
+// LongPathsEnabled, and every python.exe on PATH in order.
+WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env);
 // The process's environment as UTF-8, names as Windows spells them.
 std::map<std::string, std::string> windows_environment();
 

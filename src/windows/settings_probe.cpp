@@ -1,0 +1,23 @@
+// Windows settings that decide whether Python and pip work: long paths, and which python.exe
+// `python` runs (the Microsoft Store's stub comes first on PATH on a fresh Windows).
+#include "core/text.hpp"
+#include "windows/registry.hpp"
+#include "windows/windows_probes.hpp"
+
+namespace dlready {
+
+WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env) {
+  WindowsFacts w;
+  w.long_paths_enabled =
+      registry_number(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\FileSystem", "LongPathsEnabled")
+          .value_or(0) != 0;
+  std::string path = env.count("PATH") ? env.at("PATH") : env.count("Path") ? env.at("Path") : "";
+  for (const auto& dir : split(path, ';')) {
+    std::string exe = dir + (dir.back() == '\\' ? "" : "\\") + "python.exe";
+    if (::GetFileAttributesW(wide_from_utf8(exe).c_str()) != INVALID_FILE_ATTRIBUTES) w.python_on_path.push_back(exe);
+  }
+  if (env.count("LOCALAPPDATA")) w.store_stub_dir = env.at("LOCALAPPDATA") + "\\Microsoft\\WindowsApps";
+  return w;
+}
+
+}  // namespace dlready
