@@ -33,22 +33,21 @@ std::wstring own_path() {
   return std::wstring(path, n);
 }
 
+// What the pipe holds now, without blocking (a child that floods it is read up to 1 MiB).
+void drain(HANDLE out, std::string& text) {
+  DWORD available = 0, got = 0;
+  char chunk[4096];
+  while (text.size() < (1u << 20) && ::PeekNamedPipe(out, nullptr, 0, nullptr, &available, nullptr) && available > 0 &&
+         ::ReadFile(out, chunk, sizeof chunk, &got, nullptr) && got > 0)
+    text.append(chunk, got);
+}
+
 // The child's stdout, read until it ends or the deadline passes; false at the deadline.
 bool read_until(HANDLE process, HANDLE out, std::chrono::steady_clock::time_point deadline, std::string& text) {
   for (;;) {
-    DWORD available = 0;
-    while (::PeekNamedPipe(out, nullptr, 0, nullptr, &available, nullptr) && available > 0 && text.size() < (1u << 20)) {
-      char chunk[4096];
-      DWORD got = 0;
-      if (!::ReadFile(out, chunk, sizeof chunk, &got, nullptr) || got == 0) break;
-      text.append(chunk, got);
-    }
+    drain(out, text);
     if (::WaitForSingleObject(process, 10) == WAIT_OBJECT_0) {
-      DWORD got = 0;
-      char chunk[4096];
-      while (::PeekNamedPipe(out, nullptr, 0, nullptr, &available, nullptr) && available > 0 &&
-             ::ReadFile(out, chunk, sizeof chunk, &got, nullptr) && got > 0)
-        text.append(chunk, got);
+      drain(out, text);  // what it wrote before it ended
       return true;
     }
     if (std::chrono::steady_clock::now() >= deadline) return false;

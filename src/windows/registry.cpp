@@ -26,8 +26,9 @@ bool read_value(HKEY hive, const std::string& key, const std::string& value, DWO
   if (::RegQueryValueExW(k.handle, name.c_str(), nullptr, &type, nullptr, &size) != ERROR_SUCCESS || size > 65536)
     return false;
   bytes.assign(size, 0);
-  return ::RegQueryValueExW(k.handle, name.c_str(), nullptr, &type, bytes.data(), &size) == ERROR_SUCCESS &&
-         (bytes.resize(size), true);
+  if (::RegQueryValueExW(k.handle, name.c_str(), nullptr, &type, bytes.data(), &size) != ERROR_SUCCESS) return false;
+  bytes.resize(size);  // the value may have shrunk between the two calls
+  return true;
 }
 
 }  // namespace
