@@ -272,6 +272,24 @@ TEST_F(WindowsDoctor, LongPathsOffAndTheStoreStubFirstOnPath) {
   EXPECT_EQ(fixed.out.find("[windows-python-store-stub]"), std::string::npos) << fixed.out;
 }
 
+// --redact for a public issue: the user, the profile folder and the computer's name are gone from
+// the JSON and the Markdown, replaced by placeholders; without it they are there.
+TEST_F(WindowsDoctor, RedactHidesTheUserTheProfileAndTheComputer) {
+  std::string computer = trim(wine("cmd /c echo %COMPUTERNAME%").out);
+  ASSERT_FALSE(computer.empty());
+  std::string profile = "C:\\users\\" + wine_user();
+  auto plain = parse(doctor("--json"));
+  ASSERT_EQ(plain.at("facts").at("environment").at("USERPROFILE"), profile) << "unredacted, the profile is named";
+  auto j = parse(doctor("--json --redact"));
+  const auto& env = j.at("facts").at("environment");
+  EXPECT_EQ(env.at("USERPROFILE"), "<home-1>") << env;
+  EXPECT_EQ(env.at("COMPUTERNAME"), "<host-1>") << env;
+  EXPECT_EQ(j.dump().find(nlohmann::json(profile).dump().substr(1)), std::string::npos) << j.dump().substr(0, 600);
+  auto md = doctor("--markdown --redact");
+  EXPECT_EQ(md.out.find(profile), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("> Redacted (`--redact`): "), std::string::npos) << md.out;
+}
+
 // A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.
 TEST_F(WindowsDoctor, AHangingOrCrashingNvcudaIsNamedNotInherited) {
   add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");

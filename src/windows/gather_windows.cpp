@@ -8,7 +8,7 @@ namespace {
 const char* const kVars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTORCH_CUDA_ALLOC_CONF",
                              "PYTORCH_ALLOC_CONF", "CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV",
                              "PATH", "Path", "USERPROFILE", "LOCALAPPDATA", "PYTHONPATH", "OMP_NUM_THREADS", "CUDA_LAUNCH_BLOCKING",
-                             "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "USERNAME", "CUDA_CACHE_DISABLE",
+                             "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "USERNAME", "COMPUTERNAME", "CUDA_CACHE_DISABLE",
                              "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"};
 
 }  // namespace

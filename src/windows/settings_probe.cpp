@@ -20,4 +20,19 @@ WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& en
   return w;
 }
 
+RedactionInputs windows_redaction_inputs(const std::map<std::string, std::string>& env) {
+  RedactionInputs in;
+  in.environment = env;
+  auto get = [&](const char* k) { return env.count(k) ? env.at(k) : std::string(); };
+  if (!get("USERNAME").empty()) in.users.push_back(get("USERNAME")), in.account = get("USERNAME");
+  for (const char* k : {"USERPROFILE", "HOMEPATH"})
+    if (get(k).size() > 3) in.homes.push_back(get(k));  // not a bare "C:\"
+  for (const char* k : {"COMPUTERNAME", "USERDOMAIN", "LOGONSERVER"}) {
+    std::string host = get(k);
+    while (!host.empty() && host.front() == '\\') host.erase(0, 1);  // LOGONSERVER is "\\NAME"
+    if (!host.empty()) in.hosts.push_back(host);
+  }
+  return in;
+}
+
 }  // namespace dlready

@@ -7,8 +7,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "core/exit_code.hpp"
+#include "core/json_text.hpp"
+#include "core/redact.hpp"
 #include "diagnose/rules.hpp"
 #include "report/render.hpp"
 #include "windows/windows_probes.hpp"
@@ -17,7 +20,7 @@ namespace dlready {
 namespace {
 
 struct WindowsDoctorArgs {
-  bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false;
+  bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false, redact = false;
   std::string fail_on = "error";
   int timeout_ms = 10000;
 };
@@ -33,9 +36,13 @@ ExitCode run_windows_doctor(const WindowsDoctorArgs& a) {
   options.probe_timeout_ms = a.timeout_ms;
   Facts facts = gather_windows_facts(options);
   Report report = diagnose(facts);
-  std::string out = a.json       ? render_json(facts, report)
-                    : a.markdown ? render_markdown(facts, report, "")
+  std::optional<Redactor> redactor;
+  if (a.redact) redactor.emplace(windows_redaction_inputs(options.env));
+  std::string out = a.json ? (redactor ? json_text(redactor->apply(report_json(facts, report)), 2) + "\n"
+                                       : render_json(facts, report))
+                    : a.markdown ? render_markdown(facts, report, redactor ? redactor->summary() : "")
                                  : render_text(facts, report, {::_isatty(1) && !std::getenv("NO_COLOR") && !a.no_color});
+  if (redactor && !a.json) out = redactor->apply(out);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   Severity threshold = a.fail_on == "warning" ? Severity::warning : Severity::error;
@@ -89,6 +96,9 @@ int main(int argc, char** argv) {
   cmd->add_option("--probe-timeout-ms", doctor.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_flag("--no-driver-probe", doctor.no_driver_probe, "Do not load nvcuda.dll/nvml.dll (files only)");
+  cmd->add_flag("--redact", doctor.redact,
+                "Replace the user name, profile folder, computer name and secret-looking values with placeholders "
+                "(for a public issue)");
   for (const auto& [name, what, why] : kLinuxOnly) app.add_subcommand(name, what)->allow_extras();
   try {
     app.parse(argc, argv);

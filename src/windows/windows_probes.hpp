@@ -7,6 +7,7 @@
 
 #include "core/driver_children.hpp"
 #include "core/facts.hpp"
+#include "core/redact.hpp"
 
 namespace dlready {
 
@@ -31,6 +32,9 @@ LibraryLocation probe_windows_library(const std::string& name, const std::map<st
 PythonFacts probe_windows_python(const std::map<std::string, std::string>& env);
 // LongPathsEnabled, and every python.exe on PATH in order.
 WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env);
+// What --redact hides on Windows: the user (USERNAME), the profile folder (USERPROFILE), the
+// computer's and the domain's names, and the values of secret-looking variables.
+RedactionInputs windows_redaction_inputs(const std::map<std::string, std::string>& env);
 // The process's environment as UTF-8, names as Windows spells them.
 std::map<std::string, std::string> windows_environment();
 
