@@ -39,7 +39,7 @@ target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VER
 dlready_layer(dlready_windows windows
   src/windows/registry.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
-  src/windows/settings_probe.cpp)
+  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp)
 target_link_libraries(dlready_windows PUBLIC dlready_report version)
 
 add_executable(dlready src/windows/windows_main.cpp)

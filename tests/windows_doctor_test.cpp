@@ -290,6 +290,26 @@ TEST_F(WindowsDoctor, RedactHidesTheUserTheProfileAndTheComputer) {
   EXPECT_NE(md.out.find("> Redacted (`--redact`): "), std::string::npos) << md.out;
 }
 
+// CUDA toolkits from CUDA_PATH: one of another CUDA major than the wheel's is what breaks building
+// extensions (the wheel itself carries its runtime; the section says so when there is none).
+TEST_F(WindowsDoctor, AToolkitOfAnotherCudaMajorThanTheWheel) {
+  std::string tk = prefix() + "/drive_c/CUDA/v11.8";
+  ASSERT_EQ(run_command("mkdir -p '" + tk + "/bin'").status, 0);
+  std::ofstream(tk + "/version.json") << R"({"cuda": {"name": "CUDA SDK", "version": "11.8.0"}})";
+  std::ifstream exe(DLREADY_WINDOWS_FAKES "/empty_program.exe", std::ios::binary);
+  std::ofstream(tk + "/bin/nvcc.exe", std::ios::binary) << exe.rdbuf();
+  add_python_with_torch("2.5.1+cu124", "'12.4'");
+  auto run = run_command("CUDA_PATH='C:\\CUDA\\v11.8' WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " +
+                         wine_program() + " " + shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color 2>/dev/null");
+  remove_tree(prefix() + "/drive_c/CUDA");
+  EXPECT_NE(run.out.find("toolkit 11.8.0 at C:\\CUDA\\v11.8 (nvcc)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("[cuda-toolkit-torch-mismatch]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("uses CUDA 12.4"), std::string::npos) << run.out;
+  auto none = doctor("");
+  EXPECT_NE(none.out.find("no CUDA toolkit (CUDA_PATH unset): none is needed to run PyTorch"), std::string::npos)
+      << none.out;
+}
+
 // A driver that hangs in cuInit or crashes in it takes only the child: the doctor names it.
 TEST_F(WindowsDoctor, AHangingOrCrashingNvcudaIsNamedNotInherited) {
   add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");

@@ -96,6 +96,10 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   }
 }
 
+}  // namespace
+
+// On both platforms (Windows: rules_windows.cpp): a CUDA build of PyTorch and only toolkits of
+// another CUDA major, whose nvcc builds extensions that do not load.
 void toolkit_rules(const Facts& f, std::vector<Finding>& out) {
   const TorchInstall* t = primary_torch(f);
   if (!t || !t->cuda) return;
@@ -115,8 +119,6 @@ void toolkit_rules(const Facts& f, std::vector<Finding>& out) {
     return;
   }
 }
-
-}  // namespace
 
 // Only where the doctor looked for its own module (the machine it runs on, not another --root).
 void own_module_rules(const Facts& f, std::vector<Finding>& out) {

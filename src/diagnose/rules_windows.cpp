@@ -169,6 +169,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   torch_rules(f, d, out);
   driver_age_rule(f, d, out);
   settings_rules(f, out);
+  toolkit_rules(f, out);
 }
 
 }  // namespace dlready

@@ -199,7 +199,7 @@ Report diagnose(const Facts& facts) {
     rules_windows(facts, d, rep.findings);
     alloc_conf_rules(facts, rep.findings);
     rep.verdict = windows_verdict(facts, d, rep.findings);
-    rep.not_applicable = {"kernel-driver", "device-nodes", "cuda-libraries", "libtorch", "cpu-math"};
+    rep.not_applicable = {"kernel-driver", "device-nodes", "libtorch", "cpu-math"};
     if (facts.driver.status == ProbeStatus::not_run) rep.not_applicable.push_back("driver-api");
     if (!d.gpu_evidence) rep.not_applicable.push_back("driver-library");
     return rep;

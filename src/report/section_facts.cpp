@@ -205,6 +205,14 @@ void windows_driver_library(const Facts& f, std::vector<std::string>& out) {
                              : l->soname + ": not in " + join(l->searched, ", "));
 }
 
+// A wheel carries its own CUDA runtime: a toolkit matters only for building extensions.
+void windows_toolkits(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& tk : f.cuda_libs.toolkits)
+    out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
+  if (out.empty())
+    out.push_back("no CUDA toolkit (CUDA_PATH unset): none is needed to run PyTorch, whose wheel carries its own CUDA");
+}
+
 std::vector<std::string> windows_section(const Facts& f, const std::string& section) {
   std::vector<std::string> out;
   if (section == "system") windows_system(f, out);
@@ -212,6 +220,7 @@ std::vector<std::string> windows_section(const Facts& f, const std::string& sect
   else if (section == "driver-library") windows_driver_library(f, out);
   else if (section == "environment") facts_environment(f, out);
   else if (section == "pytorch") facts_pytorch(f, out);
+  else if (section == "cuda-libraries") windows_toolkits(f, out);
   else if (section == "driver-api" && f.driver.status != ProbeStatus::not_run) facts_driver_api(f, out);
   else if (section == "driver-api")
     out.push_back(f.libcuda.found() ? "cuInit: not run (--no-driver-probe)" : "cuInit: not run (no nvcuda.dll)");

@@ -35,6 +35,9 @@ WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& en
 // What --redact hides on Windows: the user (USERNAME), the profile folder (USERPROFILE), the
 // computer's and the domain's names, and the values of secret-looking variables.
 RedactionInputs windows_redaction_inputs(const std::map<std::string, std::string>& env);
+// CUDA toolkits: CUDA_PATH, CUDA_PATH_Vxx_y, the nvcc.exe folders on PATH; each with its
+// version.json version and whether it has nvcc.
+std::vector<CudaToolkit> probe_windows_toolkits(const std::map<std::string, std::string>& env);
 // The process's environment as UTF-8, names as Windows spells them.
 std::map<std::string, std::string> windows_environment();
 
