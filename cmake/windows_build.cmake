@@ -37,7 +37,7 @@ dlready_layer(dlready_report report
 target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
 dlready_layer(dlready_windows windows
-  src/windows/registry.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
+  src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
   src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp)
 target_link_libraries(dlready_windows PUBLIC dlready_report version)

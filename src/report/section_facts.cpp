@@ -19,6 +19,10 @@ std::string lib_line(const LibraryLocation& l) {
   return s;
 }
 
+std::string toolkit_line(const CudaToolkit& tk) {
+  return "toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : "");
+}
+
 void facts_system(const Facts& f, std::vector<std::string>& out) {
   std::string l = f.os.pretty_name.value_or("unknown OS") + ", kernel " + f.os.kernel.value_or("?") + ", glibc " +
                   f.os.glibc.value_or("?") + ", libstdc++ " + f.os.libstdcxx.value_or("?");
@@ -136,8 +140,7 @@ void facts_gpu_code(const Facts& f, std::vector<std::string>& out) {
 }
 
 void facts_cuda_libraries(const Facts& f, std::vector<std::string>& out) {
-  for (const auto& tk : f.cuda_libs.toolkits)
-    out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
+  for (const auto& tk : f.cuda_libs.toolkits) out.push_back(toolkit_line(tk));
   for (const auto& l : f.cuda_libs.libraries) out.push_back(lib_line(l));
   facts_gpu_code(f, out);
   for (const auto& b : f.binaries) {
@@ -207,8 +210,7 @@ void windows_driver_library(const Facts& f, std::vector<std::string>& out) {
 
 // A wheel carries its own CUDA runtime: a toolkit matters only for building extensions.
 void windows_toolkits(const Facts& f, std::vector<std::string>& out) {
-  for (const auto& tk : f.cuda_libs.toolkits)
-    out.push_back("toolkit " + tk.version.value_or("?") + " at " + tk.path + (tk.has_nvcc ? " (nvcc)" : ""));
+  for (const auto& tk : f.cuda_libs.toolkits) out.push_back(toolkit_line(tk));
   if (out.empty())
     out.push_back("no CUDA toolkit (CUDA_PATH unset): none is needed to run PyTorch, whose wheel carries its own CUDA");
 }

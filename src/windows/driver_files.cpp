@@ -1,5 +1,6 @@
 #include "core/text.hpp"
 #include "windows/registry.hpp"
+#include "windows/windows_files.hpp"
 #include "windows/windows_probes.hpp"
 
 namespace dlready {
@@ -9,11 +10,6 @@ std::string system_directory() {
   wchar_t dir[MAX_PATH];
   UINT n = ::GetSystemDirectoryW(dir, MAX_PATH);
   return n > 0 && n < MAX_PATH ? utf8_from_wide(std::wstring(dir, n)) : "C:\\Windows\\System32";
-}
-
-bool is_file(const std::string& path) {
-  DWORD attributes = ::GetFileAttributesW(wide_from_utf8(path).c_str());
-  return attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY);
 }
 
 // The file's version resource ("32.0.15.6094"), nullopt without one.

@@ -7,46 +7,11 @@
 #include "core/python_files.hpp"
 #include "core/text.hpp"
 #include "windows/registry.hpp"
+#include "windows/windows_files.hpp"
 #include "windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {
-
-std::optional<std::string> read_file(const std::string& path, size_t limit) {
-  HANDLE h = ::CreateFileW(wide_from_utf8(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
-  if (h == INVALID_HANDLE_VALUE) return std::nullopt;
-  LARGE_INTEGER size{};
-  std::optional<std::string> out;
-  if (::GetFileSizeEx(h, &size) && size.QuadPart >= 0 && static_cast<uint64_t>(size.QuadPart) <= limit) {
-    std::string bytes(static_cast<size_t>(size.QuadPart), '\0');
-    DWORD got = 0;
-    if (bytes.empty() || (::ReadFile(h, bytes.data(), static_cast<DWORD>(bytes.size()), &got, nullptr) && got == bytes.size()))
-      out = std::move(bytes);
-  }
-  ::CloseHandle(h);
-  return out;
-}
-
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  WIN32_FIND_DATAW found;
-  HANDLE h = ::FindFirstFileW(wide_from_utf8(dir + "\\*").c_str(), &found);
-  if (h == INVALID_HANDLE_VALUE) return names;
-  do {
-    std::string name = utf8_from_wide(found.cFileName);
-    if (name != "." && name != "..") names.push_back(name);
-  } while (::FindNextFileW(h, &found));
-  ::FindClose(h);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-FileSource windows_files() {
-  return {read_file,
-          [](const std::string& p) { return ::GetFileAttributesW(wide_from_utf8(p).c_str()) != INVALID_FILE_ATTRIBUTES; },
-          list_dir, '\\'};
-}
 
 struct Candidate {
   std::string prefix, kind;

@@ -2,6 +2,7 @@
 // `python` runs (the Microsoft Store's stub comes first on PATH on a fresh Windows).
 #include "core/text.hpp"
 #include "windows/registry.hpp"
+#include "windows/windows_files.hpp"
 #include "windows/windows_probes.hpp"
 
 namespace dlready {
@@ -14,7 +15,7 @@ WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& en
   std::string path = env.count("PATH") ? env.at("PATH") : env.count("Path") ? env.at("Path") : "";
   for (const auto& dir : split(path, ';')) {
     std::string exe = dir + (dir.back() == '\\' ? "" : "\\") + "python.exe";
-    if (::GetFileAttributesW(wide_from_utf8(exe).c_str()) != INVALID_FILE_ATTRIBUTES) w.python_on_path.push_back(exe);
+    if (path_exists(exe)) w.python_on_path.push_back(exe);
   }
   if (env.count("LOCALAPPDATA")) w.store_stub_dir = env.at("LOCALAPPDATA") + "\\Microsoft\\WindowsApps";
   return w;
