@@ -36,11 +36,14 @@ dlready_layer(dlready_report report
   src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp)
 target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
+# Of the formats, the PE reader (the rest needs libsodium and zlib and has no Windows use yet).
+dlready_layer(dlready_formats formats src/formats/pe_image.cpp)
+target_link_libraries(dlready_formats PUBLIC dlready_core)
 dlready_layer(dlready_windows windows
-  src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
+  src/windows/dll_search.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
   src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp)
-target_link_libraries(dlready_windows PUBLIC dlready_report version)
+target_link_libraries(dlready_windows PUBLIC dlready_report dlready_formats version)
 
 add_executable(dlready src/windows/windows_main.cpp)
 target_link_libraries(dlready PRIVATE dlready_windows)
@@ -57,3 +60,20 @@ target_link_options(fake_nvcuda PRIVATE -static-libgcc)
 add_executable(empty_program tests/windows/empty.c)
 set_target_properties(empty_program PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes")
 target_link_options(empty_program PRIVATE -static)
+
+# torch\lib's DLLs and the runtimes they import (the WinError 126 scenarios): c10.dll imports
+# vcruntime140_1.dll, fbgemm.dll imports libomp140.x86_64.dll, torch_cpu.dll imports c10.dll.
+function(fake_windows_dll target output source)
+  add_library(${target} SHARED ${source})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME "${output}" PREFIX "" RUNTIME_OUTPUT_DIRECTORY
+                        "${PROJECT_BINARY_DIR}/fakes" ARCHIVE_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes/lib")
+  target_link_options(${target} PRIVATE -static-libgcc)
+endfunction()
+fake_windows_dll(fake_vcruntime140_1 vcruntime140_1 tests/windows/fake_runtime.c)
+fake_windows_dll(fake_libomp140 libomp140.x86_64 tests/windows/fake_runtime.c)
+fake_windows_dll(fake_c10 c10 tests/windows/fake_torch_dll.c)
+target_link_libraries(fake_c10 PRIVATE fake_vcruntime140_1)
+fake_windows_dll(fake_fbgemm fbgemm tests/windows/fake_torch_dll.c)
+target_link_libraries(fake_fbgemm PRIVATE fake_libomp140)
+fake_windows_dll(fake_torch_cpu torch_cpu tests/windows/fake_torch_cpu.c)
+target_link_libraries(fake_torch_cpu PRIVATE fake_c10)

@@ -877,7 +877,8 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       // doctor_platform_scenarios_test.cpp; fatbin_test.cpp (ptx-jit-only: a library nvcc builds)
       "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",
       "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */,
-      "windows-nvcuda-missing", "windows-long-paths-disabled", "windows-python-store-stub" /* windows_doctor_test.cpp, under wine */};
+      "windows-nvcuda-missing", "windows-long-paths-disabled", "windows-python-store-stub", "windows-vc-runtime-missing", "windows-torch-dll-missing",
+      "windows-python-architecture-mismatch" /* windows_doctor_test.cpp, under wine */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -17,6 +17,8 @@
 
 #include "core/posix_fs.hpp"
 #include "core/text.hpp"
+#include "formats/pe_image.hpp"
+#include "pe_builder.hpp"
 
 namespace dlready::test {
 namespace {
@@ -68,6 +70,8 @@ class WindowsDoctor : public ::testing::Test {
     wine("reg delete \"HKCU\\Software\\Python\" /f");
     wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
     remove_tree(prefix() + "/drive_c/Python312");
+    // Wine's own copy of the Visual C++ runtime in System32 (a fresh Windows has none either).
+    remove_tree(system32() + "/vcruntime140_1.dll");
   }
 
   // A Python 3.12 the py launcher knows (C:\Python312), with the torch `version` in its site-packages.
@@ -77,6 +81,19 @@ class WindowsDoctor : public ::testing::Test {
     std::ofstream(sp + "/torch/version.py") << "from typing import Optional\n__version__ = '" << version
                                              << "'\ncuda: Optional[str] = " << cuda << "\n";
     wine("reg add \"HKCU\\Software\\Python\\PythonCore\\3.12\\InstallPath\" /ve /d \"C:\\Python312\" /f");
+  }
+
+  static std::string site_packages() { return prefix() + "/drive_c/Python312/Lib/site-packages"; }
+  // torch\lib's DLLs (the suite's mingw-built fakes: tests/windows/fake_torch_dll.c) and python.exe
+  // (the suite's empty x64 program) as a python.org install has them.
+  static void add_torch_dlls(const std::vector<std::string>& dlls) {
+    for (const auto& dll : dlls) copy_fake(dll, site_packages() + "/torch/lib/" + dll);
+    copy_fake("empty_program.exe", prefix() + "/drive_c/Python312/python.exe");
+  }
+  static void copy_fake(const std::string& fake, const std::string& to) {
+    std::ifstream src(std::string(DLREADY_WINDOWS_FAKES) + "/" + fake, std::ios::binary);
+    ASSERT_TRUE(src.good()) << fake;
+    std::ofstream(to, std::ios::binary) << src.rdbuf();
   }
 
   static std::string prefix() { return std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix"; }
@@ -330,6 +347,93 @@ TEST_F(WindowsDoctor, AHangingOrCrashingNvcudaIsNamedNotInherited) {
   auto refused = doctor("");
   EXPECT_NE(refused.out.find("[cuda-init-failed]"), std::string::npos) << refused.out;
   EXPECT_NE(refused.out.find("cuInit returned 100 CUDA_ERROR_NO_DEVICE"), std::string::npos) << refused.out;
+}
+
+// The WinError 126 scenario: c10.dll imports vcruntime140_1.dll, which neither Python's
+// folder nor System32 has; the doctor names the file the error message does not.
+TEST_F(WindowsDoctor, AMissingVcRuntimeIsNamedBehindWinError126) {
+  add_python_with_torch("2.5.1+cpu", "None");
+  add_torch_dlls({"c10.dll", "torch_cpu.dll"});
+  auto run = doctor("--json");
+  EXPECT_EQ(run.status, 1) << run.out.substr(0, 600);
+  auto j = parse(run);
+  ASSERT_TRUE(has_finding(j, "windows-vc-runtime-missing")) << j.at("findings").dump(1);
+  const auto& check = j.at("facts").at("windows").at("torch_dlls").at(0);
+  EXPECT_EQ(check.at("torch_lib"), "C:\\Python312\\Lib\\site-packages\\torch\\lib");
+  EXPECT_EQ(check.at("python_exe"), "C:\\Python312\\python.exe");
+  EXPECT_EQ(check.at("python_machine"), "x64");
+  EXPECT_EQ(check.at("torch_machine"), "x64");
+  EXPECT_EQ(check.at("dlls_read"), 2) << "c10.dll and torch_cpu.dll; torch_cpu.dll's c10.dll is torch\\lib's";
+  ASSERT_EQ(check.at("missing").size(), 1u) << check.dump(1);
+  EXPECT_EQ(check.at("missing")[0].at("name"), "vcruntime140_1.dll");
+  EXPECT_EQ(j.at("verdict").at("torch")[0].at("reason"), "import torch fails: vcruntime140_1.dll is missing (WinError 126)");
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("vcruntime140_1.dll, imported by C:\\Python312\\Lib\\site-packages\\torch\\lib\\c10.dll, is "
+                          "in none of the"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Error loading \"C:\\Python312\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its "
+                          "dependencies."),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("https://aka.ms/vs/17/release/vc_redist.x64.exe"), std::string::npos) << text.out;
+  // The runtime beside python.exe (where python.org's installer puts it): found there and followed.
+  copy_fake("vcruntime140_1.dll", prefix() + "/drive_c/Python312/vcruntime140_1.dll");
+  auto fixed = parse(doctor("--json"));
+  EXPECT_FALSE(has_finding(fixed, "windows-vc-runtime-missing"));
+  EXPECT_EQ(fixed.at("facts").at("windows").at("torch_dlls")[0].at("missing").size(), 0u);
+  EXPECT_EQ(fixed.at("facts").at("windows").at("torch_dlls")[0].at("dlls_read"), 3);
+  EXPECT_EQ(fixed.at("verdict").at("torch")[0].at("reason"), "CPU-only build (torch.version.cuda is None)");
+}
+
+// torch 2.4.0's fbgemm.dll imported LLVM's OpenMP, which no redistributable installs.
+TEST_F(WindowsDoctor, AMissingOpenMpDllIsNamedWithItsWayOut) {
+  add_python_with_torch("2.4.0+cpu", "None");
+  add_torch_dlls({"fbgemm.dll"});
+  auto run = doctor("");
+  EXPECT_EQ(run.status, 1) << run.out;
+  EXPECT_NE(run.out.find("[windows-torch-dll-missing]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("libomp140.x86_64.dll, imported by C:\\Python312\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("pytorch#131662"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("[windows-vc-runtime-missing]"), std::string::npos) << run.out;
+}
+
+// A 32-bit python.exe (PE32, machine x86: written by the suite) before torch's x64 DLLs.
+TEST_F(WindowsDoctor, A32BitPythonForA64BitTorchIsNamed) {
+  add_python_with_torch("2.5.1+cpu", "None");
+  add_torch_dlls({"c10.dll"});
+  copy_fake("vcruntime140_1.dll", prefix() + "/drive_c/Python312/vcruntime140_1.dll");
+  std::ofstream(prefix() + "/drive_c/Python312/python.exe", std::ios::binary)
+      << build_pe({0x14c, false, false, {"python312.dll", "KERNEL32.dll"}, {}});
+  auto j = parse(doctor("--json"));
+  ASSERT_TRUE(has_finding(j, "windows-python-architecture-mismatch")) << j.at("findings").dump(1);
+  EXPECT_EQ(j.at("facts").at("windows").at("torch_dlls")[0].at("python_machine"), "x86");
+  EXPECT_EQ(j.at("verdict").at("torch")[0].at("reason"), "import torch fails: python.exe is x86, torch's DLLs x64");
+  EXPECT_EQ(j.at("verdict").at("cpu_training_ok"), false);
+}
+
+// The PE reader on what a real compiler writes (mingw-w64's DLLs and program), no wine needed.
+TEST(PeImageOfMingwOutput, ImportsAndMachineOfTheSuitesDlls) {
+  auto read = [](const std::string& name) {
+    std::string bytes = read_text(std::string(DLREADY_WINDOWS_FAKES) + "/" + name);
+    return parse_pe(bytes_reader(bytes));
+  };
+  auto c10 = read("c10.dll");
+  ASSERT_TRUE(c10.image) << c10.error;
+  EXPECT_EQ(pe_machine_name(c10.image->machine), "x64");
+  EXPECT_TRUE(c10.image->is_dll);
+  EXPECT_EQ(c10.image->imports, (std::vector<std::string>{"KERNEL32.dll", "msvcrt.dll", "vcruntime140_1.dll"}));
+  auto exe = read("empty_program.exe");
+  ASSERT_TRUE(exe.image) << exe.error;
+  EXPECT_FALSE(exe.image->is_dll);
+  auto doctor_exe = parse_pe(bytes_reader(read_text(DLREADY_WINDOWS_EXE)));
+  ASSERT_TRUE(doctor_exe.image) << doctor_exe.error;
+  for (const auto& dll : doctor_exe.image->imports)
+    EXPECT_FALSE(starts_with(to_lower(dll), "libstdc++") || starts_with(to_lower(dll), "libgcc") ||
+                 starts_with(to_lower(dll), "libwinpthread"))
+        << "dlready.exe is static: it imports " << dll;
 }
 
 TEST_F(WindowsDoctor, TheLibTorchCommandsSayWhereTheyRun) {

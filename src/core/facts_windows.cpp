@@ -1,5 +1,7 @@
 #include "core/facts_windows.hpp"
 
+#include "core/fact_json.hpp"
+
 namespace dlready {
 
 const FactTable<WindowsFacts>& windows_fields() {
@@ -8,6 +10,32 @@ const FactTable<WindowsFacts>& windows_fields() {
       {"long_paths_enabled", &W::long_paths_enabled},
       {"python_on_path", &W::python_on_path},
       {"store_stub_dir", &W::store_stub_dir},
+      {"torch_dlls", +[](const W& w) { return fact_list_json(w.torch_dlls, torch_dll_check_fields()); }},
+  };
+  return kFields;
+}
+
+const FactTable<TorchDllCheck>& torch_dll_check_fields() {
+  using T = TorchDllCheck;
+  static const FactTable<T> kFields = {
+      {"torch_lib", &T::torch_lib},
+      {"python_exe", &T::python_exe},
+      {"python_machine", &T::python_machine},
+      {"torch_machine", &T::torch_machine},
+      {"search_path", &T::search_path},
+      {"dlls_read", &T::dlls_read},
+      {"missing", +[](const T& t) { return fact_list_json(t.missing, missing_dll_fields()); }},
+      {"unreadable", &T::unreadable},
+  };
+  return kFields;
+}
+
+const FactTable<MissingDll>& missing_dll_fields() {
+  using M = MissingDll;
+  static const FactTable<M> kFields = {
+      {"name", &M::name},
+      {"needed_by", &M::needed_by},
+      {"loading", &M::loading},
   };
   return kFields;
 }

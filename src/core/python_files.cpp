@@ -27,17 +27,22 @@ std::optional<std::pair<std::string, std::string>> split_dist_info(const std::st
   return std::make_pair(normalize_dist_name(stem.substr(0, dash)), stem.substr(dash + 1));
 }
 
-std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
-  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
+std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name) {
   auto cfg = fs.read(fs.join(prefix, "pyvenv.cfg"), 64 * 1024);
   if (!cfg) return std::nullopt;
   for (const auto& line : lines(*cfg)) {
     auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    auto key = trim(line.substr(0, eq));
+    if (eq != std::string::npos && trim(line.substr(0, eq)) == name) return trim(line.substr(eq + 1));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
+  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
+  for (const char* key : {"version", "version_info"}) {
     std::smatch m;
-    std::string value = trim(line.substr(eq + 1));
-    if ((key == "version" || key == "version_info") && std::regex_search(value, m, dotted)) return m.str();
+    std::string value = pyvenv_setting(fs, prefix, key).value_or("");
+    if (std::regex_search(value, m, dotted)) return m.str();
   }
   return std::nullopt;
 }

@@ -26,6 +26,9 @@ struct FileSource {
 std::string normalize_dist_name(std::string_view name);
 // "nvidia_cudnn_cu13-9.13.0.50.dist-info" -> {"nvidia-cudnn-cu13", "9.13.0.50"}
 std::optional<std::pair<std::string, std::string>> split_dist_info(const std::string& dir);
+// A venv's pyvenv.cfg setting ("home = C:\Python312": the Python it was made from); nullopt when the
+// file or the setting is not there.
+std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name);
 // A venv's pyvenv.cfg "version = 3.11.7" (or version_info).
 std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix);
 // The torch in `site_packages`; `cuda_library`: its CUDA library under torch/lib

@@ -54,6 +54,19 @@ const std::vector<CatalogueEntry>& catalogue() {
        "it installs nothing and runs nothing ('Python was not found; run without arguments to install from "
        "the Microsoft Store'), so `python -m pip install torch` and every script fail although a real Python "
        "may be installed."},
+      {"windows-vc-runtime-missing", S::error, "pytorch", "The Visual C++ runtime PyTorch needs is missing",
+       "A DLL of the Microsoft Visual C++ 2015-2022 runtime (vcruntime140.dll, vcruntime140_1.dll, "
+       "msvcp140.dll) that torch's DLLs import is in none of the folders Windows searches when torch loads "
+       "them: `import torch` fails with 'OSError: [WinError 126] The specified module could not be found. "
+       "Error loading \"...\\torch\\lib\\c10.dll\" or one of its dependencies.'"},
+      {"windows-torch-dll-missing", S::error, "pytorch", "A DLL torch loads is missing",
+       "A DLL that one of torch's DLLs imports (OpenMP's libomp140.x86_64.dll, a CUDA DLL such as "
+       "cudnn64_9.dll, or another) is in none of the folders Windows searches when torch loads it: `import "
+       "torch` fails with WinError 126 naming the torch DLL, not the missing file."},
+      {"windows-python-architecture-mismatch", S::error, "pytorch", "Python and PyTorch are built for different processors",
+       "python.exe is a 32-bit (x86) or ARM64 program and torch's DLLs are x64 (PyTorch publishes win_amd64 "
+       "wheels only): pip finds no torch for it ('No matching distribution found for torch'), and a torch "
+       "copied in fails to load ('[WinError 193] %1 is not a valid Win32 application')."},
       {"windows-nvcuda-missing", S::error, "driver-library", "Windows has no NVIDIA driver for the GPU",
        "An NVIDIA display adapter is there but nvcuda.dll, the CUDA driver NVIDIA's Windows driver puts in "
        "System32, is not: Windows runs the GPU on its Microsoft Basic Display driver, or the driver "

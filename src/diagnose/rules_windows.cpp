@@ -124,7 +124,116 @@ void settings_rules(const Facts& f, std::vector<Finding>& out) {
   }
 }
 
+// The Visual C++ 2015-2022 runtime's DLLs (the redistributable installs them into System32).
+bool vc_runtime_dll(const std::string& name) {
+  std::string n = to_lower(name);
+  return starts_with(n, "vcruntime140") || starts_with(n, "msvcp140") || n == "concrt140.dll" || n == "vcomp140.dll";
+}
+
+// The CUDA DLLs torch's CUDA wheels carry in torch\lib.
+bool cuda_dll(const std::string& name) {
+  std::string n = to_lower(name);
+  for (const char* p : {"cudart64", "cublas", "cudnn", "cufft", "curand", "cusparse", "cusolver", "nvrtc", "nvjitlink",
+                        "nvtoolsext", "cupti", "nccl", "caffe2_nvrtc", "zlibwapi"})
+    if (starts_with(n, p)) return true;
+  return false;
+}
+
+// The same torch again, whole: its version and the index of its build (2.5.1+cu124 -> cu124).
+std::string reinstall_torch_command(const TorchInstall* t) {
+  std::string version = t && t->version ? *t->version : "";
+  auto plus = version.find('+');
+  std::string variant = plus == std::string::npos ? (t && t->cuda ? "" : "cpu") : version.substr(plus + 1);
+  return "pip install --force-reinstall --no-cache-dir " +
+         (version.empty() ? std::string("torch") : "torch==" + version.substr(0, plus)) +
+         (variant.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + variant);
+}
+
+const TorchInstall* torch_of(const Facts& f, const TorchDllCheck& check) {
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch)
+      if (to_lower(t.site_packages + "\\torch\\lib") == to_lower(check.torch_lib)) return &t;
+  return nullptr;
+}
+
+std::string missing_line(const MissingDll& m, const TorchDllCheck& check) {
+  return m.name + ", imported by " + m.needed_by + ", is in none of the " + std::to_string(check.search_path.size()) +
+         " folders Windows searches for torch's DLLs (torch\\lib, python.exe's folder, torch's added folders, "
+         "System32, the Windows folder, PATH)";
+}
+
+std::string winerror_line(const MissingDll& m) {
+  return "import torch fails: OSError: [WinError 126] The specified module could not be found. Error loading \"" +
+         m.loading + "\" or one of its dependencies.";
+}
+
+// What to do about a missing DLL that is not the Visual C++ runtime.
+std::vector<std::string> missing_dll_fix(const Facts& f, const Derived& d, const MissingDll& m, const TorchInstall* t) {
+  std::string n = to_lower(m.name);
+  if (n == "libomp140.x86_64.dll")
+    return {"torch " + (t && t->version ? *t->version : std::string("?")) +
+                "'s DLLs import LLVM's OpenMP runtime, which no redistributable installs (torch 2.4.0's Windows "
+                "wheels did so by mistake: pytorch#131662): install another release: " + pip_install_command(f, d),
+            "or copy libomp140.x86_64.dll from a Visual Studio 2022 install with the C++ workload into " +
+                m.loading.substr(0, m.loading.find_last_of('\\'))};
+  if (cuda_dll(m.name))
+    return {"torch's CUDA wheels carry their CUDA DLLs in torch\\lib: this install is incomplete or mixed; "
+            "install it again, whole: " + reinstall_torch_command(t)};
+  return {"install torch again, whole: " + reinstall_torch_command(t),
+          "if " + m.name + " is not torch's own, install the program or package that provides it, or put its "
+          "folder on PATH"};
+}
+
+// Why `import torch` fails before any GPU question is asked: a DLL in no folder Windows searches
+// (the file behind WinError 126, which names only the torch DLL), or a python.exe built for
+// another processor than torch's DLLs.
+void torch_dll_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  if (!f.windows) return;
+  for (const auto& check : f.windows->torch_dlls) {
+    const TorchInstall* t = torch_of(f, check);
+    if (check.python_machine && check.torch_machine && *check.python_machine != *check.torch_machine) {
+      auto x = make_finding("windows-python-architecture-mismatch");
+      x.evidence.push_back(check.python_exe.value_or("python.exe") + " is an " + *check.python_machine + " program");
+      x.evidence.push_back("torch's DLLs in " + check.torch_lib + " are " + *check.torch_machine);
+      x.fix = {"install the 64-bit (x64) Python from https://www.python.org/downloads/windows/ ('Windows installer "
+               "(64-bit)')",
+               "make the environment again with it (py -3 -m venv .venv) and install torch there: " +
+                   pip_install_command(f, d)};
+      out.push_back(x);
+    }
+    std::vector<const MissingDll*> runtime, other;
+    for (const auto& m : check.missing) (vc_runtime_dll(m.name) ? runtime : other).push_back(&m);
+    if (!runtime.empty()) {
+      auto x = make_finding("windows-vc-runtime-missing");
+      for (const auto* m : runtime) x.evidence.push_back(missing_line(*m, check));
+      x.evidence.push_back(winerror_line(*runtime.front()));
+      x.fix = {"install the Visual C++ 2015-2022 Redistributable (x64): https://aka.ms/vs/17/release/vc_redist.x64.exe "
+               "(or in PowerShell: winget install Microsoft.VCRedist.2015+.x64), then open a new terminal"};
+      out.push_back(x);
+    }
+    for (const auto* m : other) {
+      auto x = make_finding("windows-torch-dll-missing");
+      x.evidence.push_back(missing_line(*m, check));
+      x.evidence.push_back(winerror_line(*m));
+      x.fix = missing_dll_fix(f, d, *m, t);
+      out.push_back(x);
+    }
+  }
+}
+
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
+// Why `import torch` fails for this torch, in a few words; empty when nothing says it does.
+std::string import_failure(const Facts& f, const TorchInstall& t) {
+  if (!f.windows) return "";
+  for (const auto& check : f.windows->torch_dlls) {
+    if (torch_of(f, check) != &t) continue;
+    if (check.python_machine && check.torch_machine && *check.python_machine != *check.torch_machine)
+      return "import torch fails: python.exe is " + *check.python_machine + ", torch's DLLs " + *check.torch_machine;
+    if (!check.missing.empty()) return "import torch fails: " + check.missing.front().name + " is missing (WinError 126)";
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -135,18 +244,21 @@ Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Find
     if (x.severity == Severity::error) errors.push_back(x.title + " [" + x.id + "]");
   const auto& drv = f.driver;
   const bool driver_ok = drv.status == ProbeStatus::ok && drv.init_result == 0 && drv.device_count.value_or(0) > 0;
-  // Each PyTorch found, and whether torch.cuda.is_available() would say True (the DLLs it loads
-  // are not read yet: the sentence says how to confirm).
+  // Each PyTorch found, whether `import torch` loads its DLLs (torch\lib read as files) and whether
+  // torch.cuda.is_available() would say True (the sentence says how to confirm).
+  v.cpu_training_ok = false;  // until a torch is found that imports
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {
       TorchVerdict tv{t.site_packages, t.version.value_or("unknown"), t.cuda, false, ""};
+      std::string import_fails = import_failure(f, t);
       tv.cuda_available = t.cuda && driver_ok && errors.empty();
-      tv.reason = !t.cuda ? "CPU-only build (torch.version.cuda is None)"
-                  : tv.cuda_available ? "CUDA " + *t.cuda + " build, the driver answers"
-                                      : "the driver does not answer";
+      tv.reason = !import_fails.empty() ? import_fails
+                  : !t.cuda             ? "CPU-only build (torch.version.cuda is None)"
+                  : tv.cuda_available   ? "CUDA " + *t.cuda + " build, the driver answers"
+                                        : "the driver does not answer";
       v.torch.push_back(tv);
+      if (import_fails.empty()) v.cpu_training_ok = true;
     }
-  v.cpu_training_ok = !v.torch.empty();
   const std::string ask_torch = "python -c \"import torch; print(torch.cuda.is_available())\" confirms it.";
   if (!errors.empty()) {
     v.cuda_usable = false;
@@ -167,6 +279,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   driver_rule(f, d, out);
   driver_answer_rule(f, out);
   torch_rules(f, d, out);
+  torch_dll_rules(f, d, out);
   driver_age_rule(f, d, out);
   settings_rules(f, out);
   toolkit_rules(f, out);

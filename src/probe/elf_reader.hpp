@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/byte_reader.hpp"
 #include "core/root_fs.hpp"
 
 namespace dlready {
@@ -35,8 +36,6 @@ struct ElfResult {
   std::string error;
 };
 
-// Returns up to `len` bytes at `offset` (short at end of file), nullopt when unreadable.
-using ByteReader = std::function<std::optional<std::string>(uint64_t offset, size_t len)>;
 
 // `sections`: also read the section table (a large read on big libraries; the loader needs none).
 ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sections = false);

@@ -215,13 +215,27 @@ void windows_toolkits(const Facts& f, std::vector<std::string>& out) {
     out.push_back("no CUDA toolkit (CUDA_PATH unset): none is needed to run PyTorch, whose wheel carries its own CUDA");
 }
 
+// PyTorch as on Linux, then what `import torch` would load: torch\lib's DLLs read as files.
+void windows_pytorch(const Facts& f, std::vector<std::string>& out) {
+  facts_pytorch(f, out);
+  if (!f.windows) return;
+  for (const auto& c : f.windows->torch_dlls) {
+    std::vector<std::string> missing;
+    for (const auto& m : c.missing) missing.push_back(m.name);
+    out.push_back(c.torch_lib + ": " + std::to_string(c.dlls_read) + " DLLs read" +
+                  (c.torch_machine ? " (" + *c.torch_machine + ")" : "") +
+                  (missing.empty() ? ", every import found" : ", missing: " + join(missing, ", ")) +
+                  (c.python_exe ? "; " + *c.python_exe + (c.python_machine ? " (" + *c.python_machine + ")" : "") : ""));
+  }
+}
+
 std::vector<std::string> windows_section(const Facts& f, const std::string& section) {
   std::vector<std::string> out;
   if (section == "system") windows_system(f, out);
   else if (section == "gpu") windows_gpu(f, out);
   else if (section == "driver-library") windows_driver_library(f, out);
   else if (section == "environment") facts_environment(f, out);
-  else if (section == "pytorch") facts_pytorch(f, out);
+  else if (section == "pytorch") windows_pytorch(f, out);
   else if (section == "cuda-libraries") windows_toolkits(f, out);
   else if (section == "driver-api" && f.driver.status != ProbeStatus::not_run) facts_driver_api(f, out);
   else if (section == "driver-api")

@@ -6,12 +6,6 @@
 namespace dlready {
 namespace {
 
-std::string system_directory() {
-  wchar_t dir[MAX_PATH];
-  UINT n = ::GetSystemDirectoryW(dir, MAX_PATH);
-  return n > 0 && n < MAX_PATH ? utf8_from_wide(std::wstring(dir, n)) : "C:\\Windows\\System32";
-}
-
 // The file's version resource ("32.0.15.6094"), nullopt without one.
 std::optional<std::string> file_version(const std::string& path) {
   std::wstring wide = wide_from_utf8(path);

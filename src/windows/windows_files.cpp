@@ -1,6 +1,7 @@
 #include "windows/windows_files.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "windows/registry.hpp"
 
@@ -46,6 +47,38 @@ std::vector<std::string> list_dir(const std::string& dir) {
   return names;
 }
 
+ByteReader file_ranges(const std::string& path) {
+  HANDLE h = ::CreateFileW(wide_from_utf8(path).c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return [](uint64_t, size_t) -> std::optional<std::string> { return std::nullopt; };
+  std::shared_ptr<void> file(h, ::CloseHandle);
+  bool disk = ::GetFileType(h) == FILE_TYPE_DISK;
+  return [file, disk](uint64_t offset, size_t len) -> std::optional<std::string> {
+    if (!disk || len > (1u << 24)) return std::nullopt;
+    std::string bytes(len, '\0');
+    OVERLAPPED at{};
+    at.Offset = static_cast<DWORD>(offset);
+    at.OffsetHigh = static_cast<DWORD>(offset >> 32);
+    DWORD got = 0;
+    if (!::ReadFile(file.get(), bytes.data(), static_cast<DWORD>(len), &got, &at) && ::GetLastError() != ERROR_HANDLE_EOF)
+      return std::nullopt;
+    bytes.resize(got);
+    return bytes;
+  };
+}
+
 FileSource windows_files() { return {read_file, path_exists, list_dir, '\\'}; }
+
+std::string system_directory() {
+  wchar_t dir[MAX_PATH];
+  UINT n = ::GetSystemDirectoryW(dir, MAX_PATH);
+  return n > 0 && n < MAX_PATH ? utf8_from_wide(std::wstring(dir, n)) : "C:\\Windows\\System32";
+}
+
+std::string windows_directory() {
+  wchar_t dir[MAX_PATH];
+  UINT n = ::GetWindowsDirectoryW(dir, MAX_PATH);
+  return n > 0 && n < MAX_PATH ? utf8_from_wide(std::wstring(dir, n)) : "C:\\Windows";
+}
 
 }  // namespace dlready

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_reader.hpp"
 #include "core/python_files.hpp"
 
 namespace dlready {
@@ -16,6 +17,12 @@ bool is_file(const std::string& path);  // exists and is not a folder
 // The whole file when it is a disk file of at most `limit` bytes; nullopt otherwise.
 std::optional<std::string> read_file(const std::string& path, size_t limit);
 std::vector<std::string> list_dir(const std::string& dir);  // sorted, without . and ..
+// A disk file read by ranges (the PE reader's: a DLL of a gigabyte costs a few small reads); the
+// file stays open while a copy of the reader lives. Every read answers nullopt when it cannot open.
+ByteReader file_ranges(const std::string& path);
 FileSource windows_files();
+// C:\Windows\System32 and C:\Windows as this Windows has them.
+std::string system_directory();
+std::string windows_directory();
 
 }  // namespace dlready

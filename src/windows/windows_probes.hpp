@@ -30,6 +30,9 @@ LibraryLocation probe_windows_library(const std::string& name, const std::map<st
 // Python environments (the active one, conda's, the py launcher's, venvs in the profile) and the
 // PyTorch in each, read as files.
 PythonFacts probe_windows_python(const std::map<std::string, std::string>& env);
+// For each PyTorch found: the DLLs `import torch` loads, followed through Windows' search for
+// them, and those no folder has (the file behind WinError 126); python.exe's machine and torch's.
+std::vector<TorchDllCheck> probe_torch_dlls(const PythonFacts& python, const std::map<std::string, std::string>& env);
 // LongPathsEnabled, and every python.exe on PATH in order.
 WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env);
 // What --redact hides on Windows: the user (USERNAME), the profile folder (USERPROFILE), the

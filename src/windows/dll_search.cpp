@@ -1,0 +1,151 @@
+// Why `import torch` fails with `OSError: [WinError 126] ... Error loading "...\torch\lib\c10.dll" or
+// one of its dependencies`, read as files. On Windows torch's __init__.py adds its folders with
+// os.add_dll_directory and loads every DLL in torch\lib with LoadLibraryExW(LOAD_LIBRARY_SEARCH_
+// DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR); when that fails it tries LoadLibraryW with those
+// folders first on PATH. So a DLL's import is found in the first of: the DLL's own folder, the
+// program's (python.exe's) folder, torch's added folders, System32, the Windows folder, PATH. The
+// imports of every DLL found outside Windows' own folders are followed the same way.
+#include <deque>
+#include <set>
+
+#include "core/python_files.hpp"
+#include "core/text.hpp"
+#include "formats/pe_image.hpp"
+#include "windows/windows_files.hpp"
+#include "windows/windows_probes.hpp"
+
+namespace dlready {
+namespace {
+
+constexpr size_t kMaxDlls = 512;  // torch 2.x's torch\lib holds about 60; its CUDA DLLs a few more
+
+struct Folder {
+  std::string path;
+  bool windows_own = false;  // System32 and the Windows folder: their imports are Windows' business
+  std::set<std::string> names;  // lower case
+};
+
+std::string env_or(const std::map<std::string, std::string>& env, const char* name, const std::string& fallback) {
+  auto it = env.find(name);
+  return it != env.end() && !it->second.empty() ? it->second : fallback;
+}
+
+// The python.exe the process runs: a venv's Scripts\python.exe starts the Python its pyvenv.cfg
+// names (`home`), so that Python's folder is the program's folder.
+std::string python_home(const PythonEnv& e) {
+  auto home = pyvenv_setting(windows_files(), e.prefix, "home");
+  return home ? *home : e.prefix;
+}
+
+bool any_named(const std::vector<Folder>& folders, const std::string& prefix, const std::string& suffix) {
+  for (const auto& f : folders)
+    for (const auto& n : f.names)
+      if (starts_with(n, prefix) && ends_with(n, suffix)) return true;
+  return false;
+}
+
+// torch's added folders (its _load_dll_libraries): Library\bin of the environment and of its base
+// Python, the user base's Library\bin, the environment's bin; NVIDIA's NvToolsExt and the CUDA
+// toolkit of torch's CUDA version when no folder before has their DLLs.
+std::vector<std::string> added_folders(const PythonEnv& e, const TorchInstall& t, const std::string& home,
+                                       const std::vector<Folder>& so_far, const std::map<std::string, std::string>& env) {
+  std::vector<std::string> dirs = {e.prefix + "\\Library\\bin"};
+  if (to_lower(home) != to_lower(e.prefix)) dirs.push_back(home + "\\Library\\bin");
+  if (env.count("APPDATA")) dirs.push_back(env.at("APPDATA") + "\\Python\\Library\\bin");
+  dirs.push_back(e.prefix + "\\bin");
+  std::string program_files = env_or(env, "ProgramFiles", "C:\\Program Files");
+  if (!any_named(so_far, "nvtoolsext64_1.dll", ""))
+    dirs.push_back(env_or(env, "NVTOOLSEXT_PATH", program_files + "\\NVIDIA Corporation\\NvToolsExt") + "\\bin\\x64");
+  if (t.cuda && !any_named(so_far, "cudart64", ".dll")) {
+    std::string v = *t.cuda;
+    std::string underscored = v;
+    for (auto& c : underscored) c = c == '.' ? '_' : c;
+    dirs.push_back(env_or(env, ("CUDA_PATH_V" + underscored).c_str(),
+                          program_files + "\\NVIDIA GPU Computing Toolkit\\CUDA\\v" + v) + "\\bin");
+  }
+  return dirs;
+}
+
+void add_folder(std::vector<Folder>& folders, const std::string& path, bool windows_own) {
+  if (path.empty()) return;
+  for (const auto& f : folders)
+    if (to_lower(f.path) == to_lower(path)) return;
+  auto names = list_dir(path);
+  if (names.empty() && !path_exists(path)) return;
+  Folder f{path, windows_own, {}};
+  for (const auto& n : names) f.names.insert(to_lower(n));
+  folders.push_back(std::move(f));
+}
+
+std::vector<Folder> search_folders(const PythonEnv& e, const TorchInstall& t, const std::string& torch_lib,
+                                   const std::string& home, const std::map<std::string, std::string>& env) {
+  std::vector<Folder> folders;
+  add_folder(folders, torch_lib, false);
+  add_folder(folders, home, false);
+  add_folder(folders, e.prefix + "\\Library\\bin", false);
+  for (const auto& dir : added_folders(e, t, home, folders, env)) add_folder(folders, dir, false);
+  add_folder(folders, system_directory(), true);
+  add_folder(folders, windows_directory(), true);
+  for (const auto& dir : split(env_or(env, "PATH", env_or(env, "Path", "")), ';'))
+    add_folder(folders, trim(dir), false);
+  return folders;
+}
+
+const Folder* holder(const std::vector<Folder>& folders, const std::string& lower_name) {
+  for (const auto& f : folders)
+    if (f.names.count(lower_name)) return &f;
+  return nullptr;
+}
+
+// Every DLL in torch\lib and, through their imports, every DLL they bring in from outside Windows'
+// folders; API sets (api-ms-*, ext-ms-*) are the loader's own names, not files.
+void follow_imports(TorchDllCheck& check, const std::vector<Folder>& folders) {
+  struct Load { std::string path, root; };
+  std::deque<Load> todo;
+  std::set<std::string> seen;  // lower-case file names already placed
+  for (const auto& n : list_dir(check.torch_lib))
+    if (ends_with(to_lower(n), ".dll")) todo.push_back({check.torch_lib + "\\" + n, n}), seen.insert(to_lower(n));
+  while (!todo.empty() && static_cast<size_t>(check.dlls_read) < kMaxDlls) {
+    Load load = todo.front();
+    todo.pop_front();
+    ++check.dlls_read;
+    auto pe = parse_pe(file_ranges(load.path));
+    if (!pe.image) {
+      check.unreadable.push_back(load.path + ": " + pe.error);
+      continue;
+    }
+    if (to_lower(load.path.substr(load.path.find_last_of('\\') + 1)) == "c10.dll") check.torch_machine = pe_machine_name(pe.image->machine);
+    for (const auto& name : pe.image->imports) {
+      std::string lower = to_lower(name);
+      if (starts_with(lower, "api-ms-") || starts_with(lower, "ext-ms-") || !seen.insert(lower).second) continue;
+      const Folder* f = holder(folders, lower);
+      if (!f) check.missing.push_back({name, load.path, check.torch_lib + "\\" + load.root});
+      else if (!f->windows_own) todo.push_back({f->path + "\\" + name, load.root});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<TorchDllCheck> probe_torch_dlls(const PythonFacts& python, const std::map<std::string, std::string>& env) {
+  std::vector<TorchDllCheck> out;
+  for (const auto& e : python.envs)
+    for (const auto& t : e.torch) {
+      TorchDllCheck check;
+      check.torch_lib = t.site_packages + "\\torch\\lib";
+      if (!path_exists(check.torch_lib)) continue;
+      std::string home = python_home(e);
+      auto folders = search_folders(e, t, check.torch_lib, home, env);
+      for (const auto& f : folders) check.search_path.push_back(f.path);
+      std::string exe = home + "\\python.exe";
+      if (is_file(exe)) {
+        check.python_exe = exe;
+        if (auto pe = parse_pe(file_ranges(exe)); pe.image) check.python_machine = pe_machine_name(pe.image->machine);
+      }
+      follow_imports(check, folders);
+      out.push_back(std::move(check));
+    }
+  return out;
+}
+
+}  // namespace dlready
