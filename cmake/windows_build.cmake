@@ -40,10 +40,10 @@ target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VER
 dlready_layer(dlready_formats formats src/formats/pe_image.cpp)
 target_link_libraries(dlready_formats PUBLIC dlready_core)
 dlready_layer(dlready_windows windows
-  src/windows/dll_search.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
+  src/windows/dll_search.cpp src/windows/graphics_probe.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
   src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp)
-target_link_libraries(dlready_windows PUBLIC dlready_report dlready_formats version)
+target_link_libraries(dlready_windows PUBLIC dlready_report dlready_formats version uuid)
 
 add_executable(dlready src/windows/windows_main.cpp)
 target_link_libraries(dlready PRIVATE dlready_windows)
@@ -76,4 +76,10 @@ target_link_libraries(fake_c10 PRIVATE fake_vcruntime140_1)
 fake_windows_dll(fake_fbgemm fbgemm tests/windows/fake_torch_dll.c)
 target_link_libraries(fake_fbgemm PRIVATE fake_libomp140)
 fake_windows_dll(fake_torch_cpu torch_cpu tests/windows/fake_torch_cpu.c)
+# dxgi.dll with the adapters a scenario names (loaded instead of wine's with WINEDLLOVERRIDES=dxgi=n).
+add_library(fake_dxgi SHARED tests/windows/fake_dxgi.cpp)
+set_target_properties(fake_dxgi PROPERTIES OUTPUT_NAME dxgi PREFIX "" RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes"
+                      ARCHIVE_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes/lib")
+target_link_libraries(fake_dxgi PRIVATE uuid)
+target_link_options(fake_dxgi PRIVATE -static)
 target_link_libraries(fake_torch_cpu PRIVATE fake_c10)

@@ -72,6 +72,10 @@ class WindowsDoctor : public ::testing::Test {
     remove_tree(prefix() + "/drive_c/Python312");
     // Wine's own copy of the Visual C++ runtime in System32 (a fresh Windows has none either).
     remove_tree(system32() + "/vcruntime140_1.dll");
+    if (::access((system32() + "/dxgi.dll.wine").c_str(), F_OK) == 0)
+      ::rename((system32() + "/dxgi.dll.wine").c_str(), (system32() + "/dxgi.dll").c_str());
+    remove_tree(system32() + "/dxgi.conf");
+    wine("reg delete \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /f");
   }
 
   // A Python 3.12 the py launcher knows (C:\Python312), with the torch `version` in its site-packages.
@@ -109,13 +113,26 @@ class WindowsDoctor : public ::testing::Test {
 
   // `wine <command>` in the suite's prefix: its exit status and stdout (with `stderr`: and what the
   // program wrote to stderr; wine's own chatter is off).
-  static CommandRun wine(const std::string& command, bool stderr_too = false, const std::string& path_first = "") {
+  static CommandRun wine(const std::string& command, bool stderr_too = false, const std::string& path_first = "",
+                         const std::string& dll_overrides = "") {
     return run_command("WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " +
-                       (path_first.empty() ? "" : "WINEPATH=" + shell_quote(path_first) + " ") + wine_program() + " " +
-                       command + (stderr_too ? " 2>&1" : " 2>/dev/null"));
+                       (path_first.empty() ? "" : "WINEPATH=" + shell_quote(path_first) + " ") +
+                       (dll_overrides.empty() ? "" : "WINEDLLOVERRIDES=" + shell_quote(dll_overrides) + " ") +
+                       wine_program() + " " + command + (stderr_too ? " 2>&1" : " 2>/dev/null"));
   }
-  static CommandRun doctor(const std::string& flags) {
-    return wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color " + flags);
+  // dxgi.dll is off unless a scenario brings its own: wine's DXGI, once loaded, brings up wine's
+  // display devices, which rewrite the display class keys the scenarios set.
+  static CommandRun doctor(const std::string& flags, const std::string& dll_overrides = "dxgi=") {
+    return wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --no-color " + flags, false, "", dll_overrides);
+  }
+  // The suite's dxgi.dll in System32 (wine's own kept beside it and put back by SetUp), with the
+  // adapters `conf` names; loaded instead of wine's only by a run with WINEDLLOVERRIDES=dxgi=n.
+  static void install_fake_dxgi(const std::string& conf) {
+    if (::access((system32() + "/dxgi.dll.wine").c_str(), F_OK) != 0) {
+      ASSERT_EQ(::rename((system32() + "/dxgi.dll").c_str(), (system32() + "/dxgi.dll.wine").c_str()), 0);
+    }
+    copy_fake("dxgi.dll", system32() + "/dxgi.dll");
+    std::ofstream(system32() + "/dxgi.conf", std::ios::binary) << conf;
   }
   static void add_adapter(const std::string& instance, const std::string& matching_id, const std::string& name,
                           const std::string& driver_version) {
@@ -412,6 +429,49 @@ TEST_F(WindowsDoctor, A32BitPythonForA64BitTorchIsNamed) {
   EXPECT_EQ(j.at("facts").at("windows").at("torch_dlls")[0].at("python_machine"), "x86");
   EXPECT_EQ(j.at("verdict").at("torch")[0].at("reason"), "import torch fails: python.exe is x86, torch's DLLs x64");
   EXPECT_EQ(j.at("verdict").at("cpu_training_ok"), false);
+}
+
+// The laptop: an NVIDIA GPU beside an integrated one, and Settings → Graphics set to
+// "Power saving" for python.exe (DXGI's answers from the suite's dxgi.dll).
+TEST_F(WindowsDoctor, PythonSetToThePowerSavingGpuOnALaptop) {
+  add_adapter("0000", "pci\\ven_10de&dev_28a0&subsys_0b2c1028", "NVIDIA GeForce RTX 4060 Laptop GPU", "32.0.15.6094");
+  add_adapter("0001", "pci\\ven_8086&dev_a7a0", "Intel(R) Iris(R) Xe Graphics", "31.0.101.4502");
+  install_fake_dxgi("adapters=3\nadapter0.name=Intel(R) Iris(R) Xe Graphics\nadapter0.vendor=0x8086\nadapter0.device=0xa7a0\n"
+                    "adapter0.memory_mib=128\nadapter1.name=NVIDIA GeForce RTX 4060 Laptop GPU\nadapter1.vendor=0x10de\n"
+                    "adapter1.device=0x28a0\nadapter1.memory_mib=8188\nadapter2.name=Microsoft Basic Render Driver\n"
+                    "adapter2.vendor=0x1414\nadapter2.device=0x8c\nadapter2.software=1\nhigh_performance=1\nminimum_power=0\n");
+  const std::string key = "\"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\"";
+  wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=1;\" /f");
+  wine("reg add " + key + " /v \"C:\\Games\\game.exe\" /d \"GpuPreference=2;\" /f");
+  auto j = parse(doctor("--json --no-driver-probe", "dxgi=n"));
+  const auto& w = j.at("facts").at("windows");
+  ASSERT_EQ(w.at("dxgi_adapters").size(), 3u) << w.dump(1);
+  EXPECT_EQ(w.at("dxgi_adapters")[1].at("name"), "NVIDIA GeForce RTX 4060 Laptop GPU");
+  EXPECT_EQ(w.at("dxgi_adapters")[1].at("vendor_id"), "10de");
+  EXPECT_EQ(w.at("dxgi_adapters")[1].at("dedicated_memory"), 8188ull << 20);
+  EXPECT_EQ(w.at("dxgi_adapters")[2].at("software"), true);
+  EXPECT_EQ(w.at("dxgi_high_performance"), w.at("dxgi_adapters")[1].at("luid"));
+  EXPECT_EQ(w.at("python_gpu_preferences").size(), 1u) << "only Python's choices are read: " << w.dump(1);
+  EXPECT_EQ(w.at("python_gpu_preferences").at("C:\\Python312\\python.exe"), "power-saving");
+  ASSERT_TRUE(has_finding(j, "windows-python-on-power-saving-gpu")) << j.at("findings").dump(1);
+  auto text = doctor("--no-driver-probe", "dxgi=n");
+  EXPECT_NE(text.out.find("DXGI: NVIDIA GeForce RTX 4060 Laptop GPU [10de:28a0], Windows' high-performance GPU"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Windows' power-saving GPU: Intel(R) Iris(R) Xe Graphics"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Settings → System → Display → Graphics: C:\\Python312\\python.exe → Options → High performance "
+                          "(NVIDIA GeForce RTX 4060 Laptop GPU) → Save"),
+            std::string::npos)
+      << text.out;
+  // Set to High performance: nothing to say.
+  wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=2;\" /f");
+  auto fixed = parse(doctor("--json --no-driver-probe", "dxgi=n"));
+  EXPECT_FALSE(has_finding(fixed, "windows-python-on-power-saving-gpu"));
+  // No DXGI to ask: said as a fact, and the registry's adapters still decide.
+  wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=1;\" /f");
+  auto no_dxgi = parse(doctor("--json --no-driver-probe"));
+  EXPECT_EQ(no_dxgi.at("facts").at("windows").at("dxgi_error"), "dxgi.dll could not be loaded");
+  EXPECT_TRUE(has_finding(no_dxgi, "windows-python-on-power-saving-gpu"));
 }
 
 // The PE reader on what a real compiler writes (mingw-w64's DLLs and program), no wine needed.

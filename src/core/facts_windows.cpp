@@ -11,6 +11,11 @@ const FactTable<WindowsFacts>& windows_fields() {
       {"python_on_path", &W::python_on_path},
       {"store_stub_dir", &W::store_stub_dir},
       {"torch_dlls", +[](const W& w) { return fact_list_json(w.torch_dlls, torch_dll_check_fields()); }},
+      {"dxgi_adapters", +[](const W& w) { return fact_list_json(w.dxgi_adapters, dxgi_adapter_fields()); }},
+      {"dxgi_high_performance", &W::dxgi_high_performance},
+      {"dxgi_minimum_power", &W::dxgi_minimum_power},
+      {"dxgi_error", &W::dxgi_error},
+      {"python_gpu_preferences", &W::python_gpu_preferences},
   };
   return kFields;
 }
@@ -36,6 +41,19 @@ const FactTable<MissingDll>& missing_dll_fields() {
       {"name", &M::name},
       {"needed_by", &M::needed_by},
       {"loading", &M::loading},
+  };
+  return kFields;
+}
+
+const FactTable<DxgiAdapter>& dxgi_adapter_fields() {
+  using A = DxgiAdapter;
+  static const FactTable<A> kFields = {
+      {"name", &A::name},
+      {"vendor_id", &A::vendor_id},
+      {"device_id", &A::device_id},
+      {"dedicated_memory", &A::dedicated_memory},
+      {"luid", &A::luid},
+      {"software", &A::software},
   };
   return kFields;
 }

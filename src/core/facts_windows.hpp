@@ -1,6 +1,8 @@
 // Facts only Windows has (src/windows/ fills them; null on Linux).
 // Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
 #pragma once
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,15 @@ struct TorchDllCheck {
   std::vector<std::string> unreadable;         // "<dll>: <why>" for DLLs that are not valid images
 };
 
+// A graphics adapter as DXGI (DirectX's adapter list) reports it.
+struct DxgiAdapter {
+  std::string name;
+  std::string vendor_id, device_id;  // lowercase hex: 10de, 2684
+  std::optional<uint64_t> dedicated_memory;
+  std::string luid;                  // the adapter's locally unique id: 0x00000000:0x0000d3a1
+  bool software = false;             // the Basic Render Driver (WARP)
+};
+
 struct WindowsFacts {
   // HKLM\SYSTEM\CurrentControlSet\Control\FileSystem LongPathsEnabled (missing = false: Windows'
   // default): off, paths over 260 characters fail, and torch's wheel has such paths.
@@ -40,10 +51,21 @@ struct WindowsFacts {
   std::vector<std::string> python_on_path;
   std::optional<std::string> store_stub_dir;  // %LOCALAPPDATA%\Microsoft\WindowsApps
   std::vector<TorchDllCheck> torch_dlls;      // one per PyTorch found
+  // DXGI's adapters, and the one it ranks first for high performance and for minimum power (the
+  // choice Windows makes for programs without a preference of their own); the error when DXGI
+  // could not be asked.
+  std::vector<DxgiAdapter> dxgi_adapters;
+  std::optional<std::string> dxgi_high_performance, dxgi_minimum_power;  // LUIDs
+  std::optional<std::string> dxgi_error;
+  // Settings → Graphics' per-app choices for Python (the values of the key
+  // HKCU\Software\Microsoft\DirectX\UserGpuPreferences): program -> power-saving,
+  // high-performance or let-windows-decide.
+  std::map<std::string, std::string> python_gpu_preferences;
 };
 
 const FactTable<WindowsFacts>& windows_fields();
 const FactTable<TorchDllCheck>& torch_dll_check_fields();
 const FactTable<MissingDll>& missing_dll_fields();
+const FactTable<DxgiAdapter>& dxgi_adapter_fields();
 
 }  // namespace dlready

@@ -67,6 +67,12 @@ const std::vector<CatalogueEntry>& catalogue() {
        "python.exe is a 32-bit (x86) or ARM64 program and torch's DLLs are x64 (PyTorch publishes win_amd64 "
        "wheels only): pip finds no torch for it ('No matching distribution found for torch'), and a torch "
        "copied in fails to load ('[WinError 193] %1 is not a valid Win32 application')."},
+      {"windows-python-on-power-saving-gpu", S::warning, "gpu", "Windows gives Python the power-saving GPU",
+       "Settings → System → Display → Graphics sets python.exe to 'Power saving' on a machine with an NVIDIA "
+       "GPU and another one (a laptop's integrated GPU): Windows runs Python's DirectX work (DirectML, "
+       "torch-directml, plot windows) on the integrated GPU. CUDA reaches the NVIDIA GPU through its own "
+       "driver either way; the second tutorial's advice for such laptops is to choose the high-performance "
+       "NVIDIA processor for Python."},
       {"windows-nvcuda-missing", S::error, "driver-library", "Windows has no NVIDIA driver for the GPU",
        "An NVIDIA display adapter is there but nvcuda.dll, the CUDA driver NVIDIA's Windows driver puts in "
        "System32, is not: Windows runs the GPU on its Microsoft Basic Display driver, or the driver "

@@ -124,6 +124,38 @@ void settings_rules(const Facts& f, std::vector<Finding>& out) {
   }
 }
 
+const DxgiAdapter* dxgi_adapter(const WindowsFacts& w, const std::optional<std::string>& luid) {
+  for (const auto& a : w.dxgi_adapters)
+    if (luid && a.luid == *luid) return &a;
+  return nullptr;
+}
+
+// A python.exe set to "Power saving" where there is an NVIDIA GPU and another to choose from.
+void gpu_preference_rule(const Facts& f, std::vector<Finding>& out) {
+  if (!f.windows || f.pci.nvidia.empty()) return;
+  const auto& w = *f.windows;
+  bool other_hardware = !f.pci.other_gpus.empty();
+  for (const auto& a : w.dxgi_adapters) other_hardware = other_hardware || (!a.software && a.vendor_id != "10de");
+  std::vector<std::string> power_saving;
+  for (const auto& [program, choice] : w.python_gpu_preferences)
+    if (choice == "power-saving") power_saving.push_back(program);
+  if (!other_hardware || power_saving.empty()) return;
+  auto x = make_finding("windows-python-on-power-saving-gpu");
+  for (const auto& p : power_saving)
+    x.evidence.push_back("HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences: " + p + " is set to Power saving "
+                         "(GpuPreference=1)");
+  if (const auto* a = dxgi_adapter(w, w.dxgi_minimum_power)) x.evidence.push_back("Windows' power-saving GPU: " + a->name);
+  const auto* fast = dxgi_adapter(w, w.dxgi_high_performance);
+  std::string nvidia = fast ? fast->name : f.pci.nvidia.front().name.value_or("the NVIDIA GPU");
+  if (fast) x.evidence.push_back("Windows' high-performance GPU: " + fast->name);
+  x.fix = {"Settings → System → Display → Graphics: " + power_saving.front() + " → Options → High performance (" +
+               nvidia + ") → Save",
+           "or in PowerShell: Set-ItemProperty -Path 'HKCU:\\Software\\Microsoft\\DirectX\\UserGpuPreferences' -Name '" +
+               power_saving.front() + "' -Value 'GpuPreference=2;'",
+           "NVIDIA Control Panel → Manage 3D settings → Program Settings → python.exe → High-performance NVIDIA processor"};
+  out.push_back(x);
+}
+
 // The Visual C++ 2015-2022 runtime's DLLs (the redistributable installs them into System32).
 bool vc_runtime_dll(const std::string& name) {
   std::string n = to_lower(name);
@@ -280,6 +312,7 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   driver_answer_rule(f, out);
   torch_rules(f, d, out);
   torch_dll_rules(f, d, out);
+  gpu_preference_rule(f, out);
   driver_age_rule(f, d, out);
   settings_rules(f, out);
   toolkit_rules(f, out);

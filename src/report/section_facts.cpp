@@ -200,6 +200,14 @@ void windows_gpu(const Facts& f, std::vector<std::string>& out) {
                     (g.driver ? ", driver " + *g.driver : ", no driver") +
                     (g.bar_sizes.empty() ? "" : ", " + human_bytes(g.bar_sizes.front()) + " dedicated memory"));
   if (out.empty()) out.push_back("no display adapter with a PCI id");
+  if (!f.windows) return;
+  const auto& w = *f.windows;
+  for (const auto& a : w.dxgi_adapters)
+    out.push_back("DXGI: " + a.name + " [" + a.vendor_id + ":" + a.device_id + "]" + (a.software ? ", software" : "") +
+                  (a.luid == w.dxgi_high_performance ? ", Windows' high-performance GPU" : "") +
+                  (a.luid == w.dxgi_minimum_power ? ", Windows' power-saving GPU" : ""));
+  if (w.dxgi_error) out.push_back("DXGI: " + *w.dxgi_error);
+  for (const auto& [program, choice] : w.python_gpu_preferences) out.push_back("Graphics setting: " + program + " → " + choice);
 }
 
 void windows_driver_library(const Facts& f, std::vector<std::string>& out) {

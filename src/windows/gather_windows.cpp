@@ -24,6 +24,7 @@ Facts gather_windows_facts(const WindowsGatherOptions& options) {
   f.python = probe_windows_python(env);
   f.windows = probe_windows_settings(env);
   f.windows->torch_dlls = probe_torch_dlls(f.python, env);
+  probe_windows_graphics(*f.windows);
   f.cuda_libs.toolkits = probe_windows_toolkits(env);
   f.libcuda = probe_windows_library("nvcuda.dll", env);
   f.libnvml = probe_windows_library("nvml.dll", env);

@@ -88,4 +88,19 @@ std::vector<std::string> registry_subkeys(HKEY hive, const std::string& key) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> registry_text_values(HKEY hive, const std::string& key) {
+  std::vector<std::pair<std::string, std::string>> out;
+  OpenKey k(hive, key);
+  if (!k.handle) return out;
+  for (DWORD i = 0; i < 4096; ++i) {
+    wchar_t name[16384];  // the longest value name the registry allows
+    DWORD len = 16384, type = 0;
+    if (::RegEnumValueW(k.handle, i, name, &len, nullptr, &type, nullptr, nullptr) != ERROR_SUCCESS) break;
+    if (type != REG_SZ && type != REG_EXPAND_SZ) continue;
+    std::string utf8 = utf8_from_wide(std::wstring(name, len));
+    if (auto text = registry_text(hive, key, utf8)) out.push_back({utf8, *text});
+  }
+  return out;
+}
+
 }  // namespace dlready

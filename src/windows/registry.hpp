@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlready {
@@ -21,5 +22,7 @@ std::optional<std::string> registry_text(HKEY hive, const std::string& key, cons
 std::optional<uint64_t> registry_number(HKEY hive, const std::string& key, const std::string& value);
 // The names of a key's subkeys, in the registry's order; empty when the key is missing.
 std::vector<std::string> registry_subkeys(HKEY hive, const std::string& key);
+// A key's text values (REG_SZ, REG_EXPAND_SZ) as (name, text), in the registry's order.
+std::vector<std::pair<std::string, std::string>> registry_text_values(HKEY hive, const std::string& key);
 
 }  // namespace dlready

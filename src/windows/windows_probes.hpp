@@ -33,6 +33,9 @@ PythonFacts probe_windows_python(const std::map<std::string, std::string>& env);
 // For each PyTorch found: the DLLs `import torch` loads, followed through Windows' search for
 // them, and those no folder has (the file behind WinError 126); python.exe's machine and torch's.
 std::vector<TorchDllCheck> probe_torch_dlls(const PythonFacts& python, const std::map<std::string, std::string>& env);
+// DXGI's adapters and its high-performance and minimum-power choices, and python.exe's per-app
+// GPU preference (Settings → Graphics).
+void probe_windows_graphics(WindowsFacts& w);
 // LongPathsEnabled, and every python.exe on PATH in order.
 WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env);
 // What --redact hides on Windows: the user (USERNAME), the profile folder (USERPROFILE), the
