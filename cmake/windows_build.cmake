@@ -76,6 +76,8 @@ target_link_libraries(fake_c10 PRIVATE fake_vcruntime140_1)
 fake_windows_dll(fake_fbgemm fbgemm tests/windows/fake_torch_dll.c)
 target_link_libraries(fake_fbgemm PRIVATE fake_libomp140)
 fake_windows_dll(fake_torch_cpu torch_cpu tests/windows/fake_torch_cpu.c)
+# nvml.dll from the Linux fake's source (tests/fake_driver/fake_nvml.c), answering from fake_driver.conf.
+fake_windows_dll(fake_nvml nvml tests/fake_driver/fake_nvml.c)
 # dxgi.dll with the adapters a scenario names (loaded instead of wine's with WINEDLLOVERRIDES=dxgi=n).
 add_library(fake_dxgi SHARED tests/windows/fake_dxgi.cpp)
 set_target_properties(fake_dxgi PROPERTIES OUTPUT_NAME dxgi PREFIX "" RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/fakes"

@@ -878,7 +878,8 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",
       "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */,
       "windows-nvcuda-missing", "windows-long-paths-disabled", "windows-python-store-stub", "windows-vc-runtime-missing", "windows-torch-dll-missing",
-      "windows-python-architecture-mismatch", "windows-python-on-power-saving-gpu" /* windows_doctor_test.cpp, under wine */};
+      "windows-python-architecture-mismatch", "windows-python-on-power-saving-gpu",
+      "windows-gpu-watchdog" /* windows_doctor_test.cpp, under wine */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -67,6 +67,9 @@ class WindowsDoctor : public ::testing::Test {
     for (const char* instance : {"0000", "0001"}) wine(std::string("reg delete \"") + kDisplayClass + "\\" + instance + "\" /f");
     remove_tree(system32() + "/nvcuda.dll");
     remove_tree(system32() + "/nvcuda.conf");
+    remove_tree(system32() + "/nvml.dll");
+    remove_tree(system32() + "/fake_driver.conf");
+    wine("reg delete \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /f");
     wine("reg delete \"HKCU\\Software\\Python\" /f");
     wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
     remove_tree(prefix() + "/drive_c/Python312");
@@ -472,6 +475,37 @@ TEST_F(WindowsDoctor, PythonSetToThePowerSavingGpuOnALaptop) {
   auto no_dxgi = parse(doctor("--json --no-driver-probe"));
   EXPECT_EQ(no_dxgi.at("facts").at("windows").at("dxgi_error"), "dxgi.dll could not be loaded");
   EXPECT_TRUE(has_finding(no_dxgi, "windows-python-on-power-saving-gpu"));
+}
+
+// NVML on Windows (the Linux fake's source built as nvml.dll): the driver model, Windows' watchdog
+// on a WDDM GPU, and NVML's device rules in Windows' words.
+TEST_F(WindowsDoctor, NvmlsDriverModelTheWatchdogAndTheComputeMode) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\n");
+  copy_fake("nvml.dll", system32() + "/nvml.dll");
+  std::ofstream(system32() + "/fake_driver.conf") << "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\ndev0.driver_model=0\n"
+                                                      "dev0.compute_mode=2\nnvml.driver=560.94\n";
+  auto j = parse(doctor("--json"));
+  const auto& nvml = j.at("facts").at("nvml");
+  EXPECT_EQ(nvml.at("status"), "ok") << nvml.dump(1);
+  ASSERT_EQ(nvml.at("devices").size(), 1u);
+  EXPECT_EQ(nvml.at("devices")[0].at("driver_model"), 0);
+  EXPECT_TRUE(has_finding(j, "windows-gpu-watchdog")) << j.at("findings").dump(1);
+  ASSERT_TRUE(has_finding(j, "compute-mode-prohibited"));
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("GPU 0 NVIDIA GeForce RTX 4090: driver model WDDM (a display device)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("GPU watchdog (TDR): 2 s (Windows' default)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TdrDelay is not set: Windows' default of 2 s applies"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("nvidia-smi -c DEFAULT (in a terminal opened as administrator)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("sudo"), std::string::npos) << "no Linux commands on Windows:\n" << text.out;
+  // A longer TdrDelay, or a GPU in TCC: nothing to say about the watchdog.
+  wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /t REG_DWORD /d 60 /f");
+  auto longer = parse(doctor("--json"));
+  EXPECT_EQ(longer.at("facts").at("windows").at("tdr_delay"), 60);
+  EXPECT_FALSE(has_finding(longer, "windows-gpu-watchdog"));
+  wine("reg delete \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /f");
+  std::ofstream(system32() + "/fake_driver.conf") << "devices=1\ndev0.name=NVIDIA RTX A6000\ndev0.driver_model=1\n";
+  EXPECT_FALSE(has_finding(parse(doctor("--json")), "windows-gpu-watchdog"));
 }
 
 // The PE reader on what a real compiler writes (mingw-w64's DLLs and program), no wine needed.

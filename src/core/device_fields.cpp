@@ -36,6 +36,7 @@ const std::vector<DeviceField<NvmlDevice>>& nvml_device_fields() {
       {"pcie_width_max", &NvmlDevice::pcie_width_max},
       {"bar1_total", &NvmlDevice::bar1_total},
       {"clocks_event_reasons", &NvmlDevice::clocks_event_reasons},
+      {"driver_model", &NvmlDevice::driver_model},
   };
   return kFields;
 }

@@ -91,6 +91,8 @@ NvmlDevice read_nvml_device(const nv::NvmlApi& api, nv::nvmlDevice_t dev) {
   unsigned long long reasons = 0;
   if (api.nvmlDeviceGetCurrentClocksEventReasons && api.nvmlDeviceGetCurrentClocksEventReasons(dev, &reasons) == 0)
     d.clocks_event_reasons = reasons;
+  int model = 0, pending_model = 0;
+  if (api.nvmlDeviceGetDriverModel && api.nvmlDeviceGetDriverModel(dev, &model, &pending_model) == 0) d.driver_model = model;
   return d;
 }
 
@@ -196,6 +198,8 @@ int nvml_calls(const SymbolLookup& lib, const Emit& emit) {
   DLREADY_NVML_OPTIONAL(nvmlDeviceGetBAR1MemoryInfo);
   if (!DLREADY_NVML_OPTIONAL(nvmlDeviceGetCurrentClocksEventReasons))
     load_symbol(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.nvmlDeviceGetCurrentClocksEventReasons, emit, false);
+  if (!load_symbol(lib, "nvmlDeviceGetDriverModel_v2", api.nvmlDeviceGetDriverModel, emit, false))
+    DLREADY_NVML_OPTIONAL(nvmlDeviceGetDriverModel);
 #undef DLREADY_NVML_OPTIONAL
   emit("init_started", "1");
   int rc = api.nvmlInit_v2();

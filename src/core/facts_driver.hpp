@@ -49,6 +49,9 @@ struct NvmlDevice {
   // nvmlDeviceGetCurrentClocksEventReasons: why the clocks are below their maximum now (a bit mask:
   // 0x1 idle, 0x4 power cap, 0x8 hardware slowdown, 0x20/0x40 thermal, 0x80 power brake)
   std::optional<uint64_t> clocks_event_reasons;
+  // nvmlDeviceGetDriverModel (Windows only): 0 WDDM (a display device: Windows' watchdog ends long
+  // kernels), 1 TCC, 2 MCDM (compute devices); unknown on Linux.
+  std::optional<int> driver_model;
 };
 
 struct NvmlFacts {

@@ -10,6 +10,8 @@ const FactTable<WindowsFacts>& windows_fields() {
       {"long_paths_enabled", &W::long_paths_enabled},
       {"python_on_path", &W::python_on_path},
       {"store_stub_dir", &W::store_stub_dir},
+      {"tdr_delay", &W::tdr_delay},
+      {"tdr_level", &W::tdr_level},
       {"torch_dlls", +[](const W& w) { return fact_list_json(w.torch_dlls, torch_dll_check_fields()); }},
       {"dxgi_adapters", +[](const W& w) { return fact_list_json(w.dxgi_adapters, dxgi_adapter_fields()); }},
       {"dxgi_high_performance", &W::dxgi_high_performance},

@@ -51,6 +51,10 @@ struct WindowsFacts {
   std::vector<std::string> python_on_path;
   std::optional<std::string> store_stub_dir;  // %LOCALAPPDATA%\Microsoft\WindowsApps
   std::vector<TorchDllCheck> torch_dlls;      // one per PyTorch found
+  // Windows' GPU watchdog (TDR: HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers): TdrDelay,
+  // the seconds a WDDM GPU may spend on one piece of work before Windows resets it, and TdrLevel
+  // (0: the watchdog is off); null when not set, and Windows' defaults apply (2 s, on).
+  std::optional<int> tdr_delay, tdr_level;
   // DXGI's adapters, and the one it ranks first for high performance and for minimum power (the
   // choice Windows makes for programs without a preference of their own); the error when DXGI
   // could not be asked.

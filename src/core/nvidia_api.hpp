@@ -64,6 +64,8 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetPersistenceMode)(nvmlDevice_t, int*) = nullptr;
   // Named ...ClocksThrottleReasons before driver 535; the same function and bits.
   nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  // Windows only (current, pending): _v2 since driver 555, the first name before.
+  nvmlReturn_t (*nvmlDeviceGetDriverModel)(nvmlDevice_t, int*, int*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkGeneration)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t, unsigned*) = nullptr;

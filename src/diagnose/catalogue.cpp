@@ -67,6 +67,11 @@ const std::vector<CatalogueEntry>& catalogue() {
        "python.exe is a 32-bit (x86) or ARM64 program and torch's DLLs are x64 (PyTorch publishes win_amd64 "
        "wheels only): pip finds no torch for it ('No matching distribution found for torch'), and a torch "
        "copied in fails to load ('[WinError 193] %1 is not a valid Win32 application')."},
+      {"windows-gpu-watchdog", S::info, "gpu", "Windows ends GPU work that runs longer than a few seconds",
+       "The NVIDIA GPU runs under WDDM (it is a display device, as every GeForce is) and Windows' watchdog (TDR) "
+       "resets a GPU that spends longer than TdrDelay seconds (2 by default) on one piece of work: a long kernel "
+       "(a large batch, a big model on a small GPU) ends with 'Display driver nvlddmkm stopped responding and has "
+       "successfully recovered' and CUDA's 'the launch timed out and was terminated'."},
       {"windows-python-on-power-saving-gpu", S::warning, "gpu", "Windows gives Python the power-saving GPU",
        "Settings → System → Display → Graphics sets python.exe to 'Power saving' on a machine with an NVIDIA "
        "GPU and another one (a laptop's integrated GPU): Windows runs Python's DirectX work (DirectML, "

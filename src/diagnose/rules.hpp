@@ -65,6 +65,8 @@ void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out)
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void toolkit_rules(const Facts& f, std::vector<Finding>& out);
+// What NVML says of each GPU (clocks slowed, compute mode, MIG, memory in use): both platforms.
+void nvml_device_rules(const Facts& f, std::vector<Finding>& out);
 // Windows (facts from src/windows/): the rules whose evidence or fix is Windows' own.
 void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);

@@ -247,7 +247,14 @@ void clock_rule(const Facts& f, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
-void device_rules(const Facts& f, std::vector<Finding>& out) {
+// nvidia-smi's changes need root on Linux and an administrator's terminal on Windows.
+std::string as_admin(const Facts& f, const std::string& command) {
+  return on_windows(f) ? command + " (in a terminal opened as administrator)" : "sudo " + command;
+}
+
+}  // namespace
+
+void nvml_device_rules(const Facts& f, std::vector<Finding>& out) {
   clock_rule(f, out);
   std::vector<std::string> prohibited, exclusive, busy;
   for (const auto& g : f.nvml.devices) {
@@ -257,16 +264,17 @@ void device_rules(const Facts& f, std::vector<Finding>& out) {
     if (g.mig_current == 1 && g.mig_instances == 0) {
       auto x = make_finding("mig-without-instances");
       x.evidence.push_back(label + ": MIG enabled, 0 GPU instances");
-      x.fix = {"create instances: sudo nvidia-smi mig -i " + std::to_string(g.index) + " -cgi 9,9 -C "
-               "(list profiles with: nvidia-smi mig -lgip)",
-               "or turn MIG off: sudo nvidia-smi -i " + std::to_string(g.index) + " -mig 0 && sudo nvidia-smi -i " +
-                   std::to_string(g.index) + " -r"};
+      x.fix = {"create instances: " + as_admin(f, "nvidia-smi mig -i " + std::to_string(g.index) + " -cgi 9,9 -C") +
+                   " (list profiles with: nvidia-smi mig -lgip)",
+               "or turn MIG off: " + as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -mig 0") + ", then " +
+                   as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -r")};
       out.push_back(x);
     }
     if (g.mig_current && g.mig_pending && *g.mig_current != *g.mig_pending) {
       auto x = make_finding("mig-pending-reset");
       x.evidence.push_back(label + ": MIG current " + std::to_string(*g.mig_current) + ", pending " + std::to_string(*g.mig_pending));
-      x.fix = {"sudo nvidia-smi -i " + std::to_string(g.index) + " -r (with no process on the GPU), or reboot"};
+      x.fix = {as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -r") + " with no process on the GPU, or restart "
+               "the machine"};
       out.push_back(x);
     }
     if (g.memory_total && g.memory_used && *g.memory_total > 0 && *g.memory_used * 2 > *g.memory_total)
@@ -279,24 +287,27 @@ void device_rules(const Facts& f, std::vector<Finding>& out) {
   if (!prohibited.empty()) {
     auto x = make_finding("compute-mode-prohibited");
     x.evidence = prohibited;
-    x.fix = {"sudo nvidia-smi -c DEFAULT (or -i N for one GPU)"};
+    x.fix = {as_admin(f, "nvidia-smi -c DEFAULT") + " (or -i N for one GPU)"};
     out.push_back(x);
   }
   if (!exclusive.empty()) {
     auto x = make_finding("compute-mode-exclusive");
     x.evidence = exclusive;
-    x.fix = {"to share the GPU between processes: sudo nvidia-smi -c DEFAULT"};
+    x.fix = {"to share the GPU between processes: " + as_admin(f, "nvidia-smi -c DEFAULT")};
     out.push_back(x);
   }
   if (!busy.empty()) {
     auto x = make_finding("gpu-memory-busy");
     x.evidence = busy;
     x.fix = {"see who holds it: nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-             "stop those processes, or train with a smaller batch / --amp bf16",
-             "fragmentation helps too: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"};
+             "stop those processes, or train with a smaller batch / --amp bf16"};
+    // Expandable segments are a Linux feature of PyTorch's allocator.
+    if (!on_windows(f)) x.fix.push_back("fragmentation helps too: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
     out.push_back(x);
   }
 }
+
+namespace {
 
 void visible_devices_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   auto cvd = f.env.get("CUDA_VISIBLE_DEVICES");
@@ -358,7 +369,7 @@ void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   open_nodes_rule(f, d, out);
   library_rules(f, d, out);
   init_rules(f, d, out);
-  device_rules(f, out);
+  nvml_device_rules(f, out);
   visible_devices_rules(f, d, out);
   driver_age_rules(f, d, out);
 }

@@ -130,6 +130,35 @@ const DxgiAdapter* dxgi_adapter(const WindowsFacts& w, const std::optional<std::
   return nullptr;
 }
 
+// Windows' watchdog on a WDDM GPU: a piece of GPU work over TdrDelay seconds resets the GPU.
+void watchdog_rule(const Facts& f, std::vector<Finding>& out) {
+  if (!f.windows || f.pci.nvidia.empty() || f.windows->tdr_level == 0) return;
+  const int delay = f.windows->tdr_delay.value_or(2);
+  if (delay >= 10) return;
+  std::vector<std::string> wddm;
+  bool model_known = false;
+  for (const auto& g : f.nvml.devices) {
+    model_known = model_known || g.driver_model.has_value();
+    if (g.driver_model == 0) wddm.push_back("GPU " + std::to_string(g.index) + " " + g.name.value_or("") + " runs under WDDM");
+  }
+  if (model_known && wddm.empty()) return;  // TCC or MCDM: no display watchdog
+  auto x = make_finding("windows-gpu-watchdog");
+  x.evidence = wddm;
+  if (!model_known)
+    x.evidence.push_back(f.pci.nvidia.front().name.value_or("the NVIDIA GPU") +
+                         ": its driver model could not be read (NVML did not answer); GeForce GPUs always run under WDDM");
+  x.evidence.push_back(f.windows->tdr_delay ? "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers TdrDelay is " +
+                                                  std::to_string(delay) + " s"
+                                            : "TdrDelay is not set: Windows' default of 2 s applies");
+  x.fix = {"for long GPU work, raise the limit (PowerShell as administrator): New-ItemProperty -Path "
+           "'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers' -Name TdrDelay -Value 60 -PropertyType DWORD "
+           "-Force, then restart Windows",
+           "or keep each step short: a smaller batch or model per step",
+           "on a data-center or professional GPU that drives no display: nvidia-smi -i 0 -dm 1 (TCC; MCDM is 2) in a "
+           "terminal opened as administrator, then restart Windows"};
+  out.push_back(x);
+}
+
 // A python.exe set to "Power saving" where there is an NVIDIA GPU and another to choose from.
 void gpu_preference_rule(const Facts& f, std::vector<Finding>& out) {
   if (!f.windows || f.pci.nvidia.empty()) return;
@@ -313,6 +342,8 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   torch_rules(f, d, out);
   torch_dll_rules(f, d, out);
   gpu_preference_rule(f, out);
+  watchdog_rule(f, out);
+  nvml_device_rules(f, out);
   driver_age_rule(f, d, out);
   settings_rules(f, out);
   toolkit_rules(f, out);

@@ -208,12 +208,19 @@ void windows_gpu(const Facts& f, std::vector<std::string>& out) {
                   (a.luid == w.dxgi_minimum_power ? ", Windows' power-saving GPU" : ""));
   if (w.dxgi_error) out.push_back("DXGI: " + *w.dxgi_error);
   for (const auto& [program, choice] : w.python_gpu_preferences) out.push_back("Graphics setting: " + program + " → " + choice);
+  out.push_back(w.tdr_level == 0 ? "GPU watchdog (TDR): off (TdrLevel 0)"
+                : w.tdr_delay  ? "GPU watchdog (TDR): " + std::to_string(*w.tdr_delay) + " s (TdrDelay)"
+                               : "GPU watchdog (TDR): 2 s (Windows' default)");
 }
 
 void windows_driver_library(const Facts& f, std::vector<std::string>& out) {
   for (const auto* l : {&f.libcuda, &f.libnvml})
     out.push_back(l->found() ? l->soname + " -> " + *l->path + (l->version ? " (" + *l->version + ")" : "")
                              : l->soname + ": not in " + join(l->searched, ", "));
+  static const char* const kModels[] = {"WDDM (a display device)", "TCC (a compute device)", "MCDM (a compute device)"};
+  for (const auto& g : f.nvml.devices)
+    if (g.driver_model && *g.driver_model >= 0 && *g.driver_model <= 2)
+      out.push_back("GPU " + std::to_string(g.index) + " " + g.name.value_or("") + ": driver model " + kModels[*g.driver_model]);
 }
 
 // A wheel carries its own CUDA runtime: a toolkit matters only for building extensions.

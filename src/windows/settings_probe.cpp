@@ -18,6 +18,9 @@ WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& en
     std::string exe = dir + (dir.back() == '\\' ? "" : "\\") + "python.exe";
     if (path_exists(exe)) w.python_on_path.push_back(exe);
   }
+  const std::string graphics = "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers";
+  if (auto delay = registry_number(HKEY_LOCAL_MACHINE, graphics, "TdrDelay")) w.tdr_delay = static_cast<int>(*delay);
+  if (auto level = registry_number(HKEY_LOCAL_MACHINE, graphics, "TdrLevel")) w.tdr_level = static_cast<int>(*level);
   if (env.count("LOCALAPPDATA")) w.store_stub_dir = env.at("LOCALAPPDATA") + "\\Microsoft\\WindowsApps";
   return w;
 }

@@ -124,3 +124,14 @@ nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t d, nvmlPciInfo_t* pci) {
   snprintf(pci->busId, sizeof pci->busId, "00000000:%02lX:00.0", i + 1);
   return 0;
 }
+
+/* dev<i>.driver_model: Windows' driver model (0 WDDM, 1 TCC, 2 MCDM); without it
+ * NVML_ERROR_NOT_SUPPORTED (3), as on Linux. */
+nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t d, int* current, int* pending) {
+  char key[64];
+  snprintf(key, sizeof key, "dev%ld.driver_model", idx(d));
+  long model = fake_conf_int(key, -1);
+  if (model < 0) return 3;
+  *current = *pending = (int)model;
+  return 0;
+}
