@@ -24,7 +24,8 @@ dlready_layer(dlready_core core
   src/core/edit_distance.cpp src/core/crc32c.cpp src/core/redact.cpp src/core/path_text.cpp src/core/facts.cpp
   src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
   src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
-  src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp)
+  src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp
+  src/core/bounded_file_win32.cpp src/core/atomic_file_win32.cpp)
 dlready_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
@@ -39,11 +40,15 @@ target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VER
 # Of the formats, the PE reader (the rest needs libsodium and zlib and has no Windows use yet).
 dlready_layer(dlready_formats formats src/formats/pe_image.cpp)
 target_link_libraries(dlready_formats PUBLIC dlready_core)
+# snapshot, diff and export (the multi-node comparison stays with `dlready launch`, Linux only).
+dlready_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
+  src/snapshot/export.cpp)
+target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose)
 dlready_layer(dlready_windows windows
   src/windows/dll_search.cpp src/windows/graphics_probe.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
-  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp)
-target_link_libraries(dlready_windows PUBLIC dlready_report dlready_formats version uuid)
+  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp src/windows/windows_snapshot.cpp)
+target_link_libraries(dlready_windows PUBLIC dlready_report dlready_snapshot dlready_formats version uuid)
 
 add_executable(dlready src/windows/windows_main.cpp)
 target_link_libraries(dlready PRIVATE dlready_windows)

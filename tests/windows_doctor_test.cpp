@@ -530,6 +530,52 @@ TEST(PeImageOfMingwOutput, ImportsAndMachineOfTheSuitesDlls) {
         << "dlready.exe is static: it imports " << dll;
 }
 
+// snapshot, diff and export on Windows: the same documents as on Linux, written atomically; a
+// Windows snapshot diffs against another and against a Linux one.
+TEST_F(WindowsDoctor, SnapshotDiffAndExportAsOnLinux) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\n");
+  add_python_with_torch("2.5.1+cu124", "'12.4'");
+  const std::string exe = shell_quote(DLREADY_WINDOWS_EXE);
+  remove_tree(prefix() + "/drive_c/before.json");
+  remove_tree(prefix() + "/drive_c/after.json");
+  auto snap = wine(exe + " snapshot --out 'C:\\before.json'", true);
+  ASSERT_EQ(snap.status, 0) << snap.out;
+  EXPECT_NE(snap.out.find("dlready snapshot: wrote C:\\before.json"), std::string::npos) << snap.out;
+  auto before = nlohmann::json::parse(read_text(prefix() + "/drive_c/before.json"), nullptr, false);
+  ASSERT_FALSE(before.is_discarded());
+  EXPECT_EQ(before.at("schema"), "dlready.snapshot/1");
+  EXPECT_EQ(before.at("facts").at("os").at("id"), "windows");
+  EXPECT_FALSE(before.at("snapshot").at("created").get<std::string>().empty());
+  // The same machine: no difference; then another torch.
+  ASSERT_EQ(wine(exe + " snapshot --out 'C:\\after.json'").status, 0);
+  auto same = wine(exe + " diff 'C:\\before.json' 'C:\\after.json'");
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_NE(same.out.find("no differences in what matters to a training job"), std::string::npos) << same.out;
+  add_python_with_torch("2.9.0+cu130", "'13.0'");
+  ASSERT_EQ(wine(exe + " snapshot --out 'C:\\after.json'").status, 0);
+  auto changed = wine(exe + " diff 'C:\\before.json' 'C:\\after.json'");
+  EXPECT_EQ(changed.status, 1) << changed.out;
+  EXPECT_NE(changed.out.find("2.9.0+cu130"), std::string::npos) << changed.out;
+  auto as_json = parse(wine(exe + " diff --json 'C:\\before.json' 'C:\\after.json'"));
+  EXPECT_EQ(as_json.at("schema"), "dlready.diff/1");
+  // Against a Linux machine's report (a golden of the Linux suite): the system differs.
+  auto linux_side = wine(exe + " diff " + shell_quote(std::string("Z:") + DLREADY_SOURCE_DIR + "/tests/golden/healthy-gpu.json") +
+                         " 'C:\\before.json'");
+  EXPECT_EQ(linux_side.status, 1) << linux_side.out;
+  EXPECT_NE(linux_side.out.find("system — "), std::string::npos) << linux_side.out;
+  auto lock = wine(exe + " export 'C:\\after.json'");
+  EXPECT_EQ(lock.status, 0) << lock.out;
+  EXPECT_NE(lock.out.find("torch==2.9.0"), std::string::npos) << lock.out;
+  // What is not a snapshot: one line, exit 2.
+  auto nothing = wine(exe + " diff 'C:\\missing.json' 'C:\\after.json'", true);
+  EXPECT_EQ(nothing.status, 2) << nothing.out;
+  EXPECT_NE(nothing.out.find("dlready diff: C:\\missing.json: cannot open"), std::string::npos) << nothing.out;
+  auto device = wine(exe + " export NUL", true);
+  EXPECT_EQ(device.status, 2) << device.out;
+  EXPECT_NE(device.out.find("a device or pipe, not a snapshot"), std::string::npos) << device.out;
+}
+
 TEST_F(WindowsDoctor, TheLibTorchCommandsSayWhereTheyRun) {
   auto run = wine(shell_quote(DLREADY_WINDOWS_EXE) + " train --epochs 1", true);
   EXPECT_EQ(run.status, 3);

@@ -15,7 +15,7 @@
 #include "probe/probes.hpp"
 #include "probe/scan_cache.hpp"
 #include "report/render.hpp"
-#include "snapshot/diff.hpp"
+#include "snapshot/diff_report.hpp"
 #include "snapshot/export.hpp"
 
 namespace dlready {
@@ -40,28 +40,7 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   exp->add_option("--out", e.out, "Write to FILE (atomically) instead of standard output");
 }
 
-ExitCode run_export(const ExportArgs& a) {
-  auto file = load_snapshot_file(a.snapshot);
-  if (!file.error.empty()) {
-    std::fprintf(stderr, "dlready export: %s\n", file.error.c_str());
-    return ExitCode::usage;
-  }
-  auto e = export_stack(file.doc, a.format);
-  if (!e.error.empty()) {
-    std::fprintf(stderr, "dlready export: %s: %s\n", a.snapshot.c_str(), e.error.c_str());
-    return e.not_a_snapshot ? ExitCode::usage : ExitCode::failed;
-  }
-  for (const auto& w : e.warnings) std::fprintf(stderr, "dlready export: warning: %s\n", w.c_str());
-  if (a.out.empty()) {
-    std::fwrite(e.text.data(), 1, e.text.size(), stdout);
-    return ExitCode::ok;
-  }
-  if (auto st = write_file_atomically(a.out, e.text); !st) {
-    std::fprintf(stderr, "dlready export: %s\n", st.error().c_str());
-    return ExitCode::failed;
-  }
-  return ExitCode::ok;
-}
+ExitCode run_export(const ExportArgs& a) { return run_export_command(a.snapshot, a.format, a.out); }
 
 namespace {
 
@@ -114,49 +93,6 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   return ExitCode::ok;
 }
 
-ExitCode run_diff(const DiffArgs& a) {
-  Stack before = read_stack(a.before), after = read_stack(a.after);
-  for (const Stack* s : {&before, &after})
-    if (!s->error.empty()) {
-      std::fprintf(stderr, "dlready diff: %s\n", s->error.c_str());
-      return ExitCode::usage;
-    }
-  auto changes = diff_stacks(before, after);
-  auto meaning = consequences(before, after);
-  auto name = [](const Stack& s, const std::string& path) {
-    return s.host.empty() ? path : path + " (" + s.host + (s.created.empty() ? "" : ", " + s.created) + ")";
-  };
-  if (a.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& c : changes)
-      rows.push_back({{"area", c.area}, {"key", c.key}, {"before", c.before}, {"after", c.after}});
-    nlohmann::json why = nlohmann::json::object();
-    for (const auto& c : changes) why[c.area] = why_it_matters(c.area);
-    nlohmann::json j = {{"schema", "dlready.diff/1"}, {"before", name(before, a.before)},
-                        {"after", name(after, a.after)}, {"changes", rows}, {"why", why},
-                        {"consequences", meaning}};
-    std::printf("%s\n", json_text(j, 2).c_str());
-    return changes.empty() ? ExitCode::ok : ExitCode::failed;
-  }
-  // Everything below comes from the two files: printed with control characters escaped.
-  std::printf("before: %s\nafter:  %s\n", printable(name(before, a.before)).c_str(), printable(name(after, a.after)).c_str());
-  if (changes.empty()) {
-    std::printf("\nno differences in what matters to a training job (%zu items compared)\n", before.items.size());
-    return ExitCode::ok;
-  }
-  std::string area;
-  for (const auto& c : changes) {
-    if (c.area != area) {
-      area = c.area;
-      std::printf("\n%s — %s\n", area.c_str(), why_it_matters(area).c_str());
-    }
-    std::printf("  %-34s %s -> %s\n", printable(c.key, 256).c_str(), c.before.empty() ? "(absent)" : printable(c.before, 512).c_str(),
-                c.after.empty() ? "(absent)" : printable(c.after, 512).c_str());
-  }
-  if (!meaning.empty()) std::printf("\nwhat this means\n");
-  for (const auto& m : meaning) std::printf("  %s\n", printable(m).c_str());
-  std::printf("\n%zu difference(s)\n", changes.size());
-  return ExitCode::failed;
-}
+ExitCode run_diff(const DiffArgs& a) { return run_diff_command(a.before, a.after, a.json); }
 
 }  // namespace dlready

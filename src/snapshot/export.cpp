@@ -1,13 +1,16 @@
 #include "snapshot/export.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <optional>
 
+#include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "snapshot/json_fields.hpp"
+#include "snapshot/stack.hpp"
 
 namespace dlready {
 namespace {
@@ -178,6 +181,29 @@ Exported export_stack(const json& snapshot, const std::string& format) {
     out.error = "unknown format '" + format + "' (requirements, conda or dockerfile)";
   }
   return out;
+}
+
+ExitCode run_export_command(const std::string& snapshot_path, const std::string& format, const std::string& out) {
+  auto file = load_snapshot_file(snapshot_path);
+  if (!file.error.empty()) {
+    std::fprintf(stderr, "dlready export: %s\n", file.error.c_str());
+    return ExitCode::usage;
+  }
+  auto e = export_stack(file.doc, format);
+  if (!e.error.empty()) {
+    std::fprintf(stderr, "dlready export: %s: %s\n", snapshot_path.c_str(), e.error.c_str());
+    return e.not_a_snapshot ? ExitCode::usage : ExitCode::failed;
+  }
+  for (const auto& w : e.warnings) std::fprintf(stderr, "dlready export: warning: %s\n", w.c_str());
+  if (out.empty()) {
+    std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+    return ExitCode::ok;
+  }
+  if (auto st = write_file_atomically(out, e.text); !st) {
+    std::fprintf(stderr, "dlready export: %s\n", st.error().c_str());
+    return ExitCode::failed;
+  }
+  return ExitCode::ok;
 }
 
 }  // namespace dlready

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_code.hpp"
+
 namespace dlready {
 
 struct Exported {
@@ -16,5 +18,9 @@ struct Exported {
 
 // format: requirements | conda | dockerfile
 Exported export_stack(const nlohmann::json& snapshot, const std::string& format);
+
+// `dlready export` whole: the snapshot read, the lock written to `out` atomically (or to standard
+// output when empty); what is wrong in one line on standard error.
+ExitCode run_export_command(const std::string& snapshot_path, const std::string& format, const std::string& out);
 
 }  // namespace dlready

@@ -33,22 +33,6 @@ bool read_value(HKEY hive, const std::string& key, const std::string& value, DWO
 
 }  // namespace
 
-std::string utf8_from_wide(const std::wstring& wide) {
-  if (wide.empty()) return "";
-  int n = ::WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr, 0, nullptr, nullptr);
-  std::string out(static_cast<size_t>(n > 0 ? n : 0), '\0');
-  if (n > 0) ::WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), out.data(), n, nullptr, nullptr);
-  return out;
-}
-
-std::wstring wide_from_utf8(const std::string& text) {
-  if (text.empty()) return L"";
-  int n = ::MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), nullptr, 0);
-  std::wstring out(static_cast<size_t>(n > 0 ? n : 0), L'\0');
-  if (n > 0) ::MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(text.size()), out.data(), n);
-  return out;
-}
-
 std::optional<std::string> registry_text(HKEY hive, const std::string& key, const std::string& value) {
   DWORD type = 0;
   std::vector<BYTE> bytes;

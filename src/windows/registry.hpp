@@ -9,11 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace dlready {
+#include "core/win32_text.hpp"
 
-// UTF-16 (Windows' own strings) to UTF-8 (every fact and report), and back.
-std::string utf8_from_wide(const std::wstring& wide);
-std::wstring wide_from_utf8(const std::string& text);
+namespace dlready {
 
 // A REG_SZ / REG_EXPAND_SZ value as text (unexpanded); nullopt when missing or of another type.
 std::optional<std::string> registry_text(HKEY hive, const std::string& key, const std::string& value);

@@ -14,6 +14,7 @@
 #include "core/redact.hpp"
 #include "diagnose/rules.hpp"
 #include "report/render.hpp"
+#include "windows/windows_commands.hpp"
 #include "windows/windows_probes.hpp"
 
 namespace dlready {
@@ -65,9 +66,6 @@ const char* const kLinuxOnly[][3] = {
     {"export-model", "Write a trained model for PyTorch", kNeedsLinuxTorch},
     {"launch", "Run a command as the ranks of a data-parallel job", kNeedsLinuxTorch},
     {"setup", "Install the PyTorch build that fits this machine", kNotYet},
-    {"snapshot", "Write the doctor's facts to a file", kNotYet},
-    {"diff", "Compare two snapshots", kNotYet},
-    {"export", "Write a lock file of this machine's stack", kNotYet},
     {"capture", "Write down everything the doctor read", kNotYet},
 };
 
@@ -99,6 +97,8 @@ int main(int argc, char** argv) {
   cmd->add_flag("--redact", doctor.redact,
                 "Replace the user name, profile folder, computer name and secret-looking values with placeholders "
                 "(for a public issue)");
+  WindowsSnapshotArgs snapshot;
+  add_windows_snapshot_commands(app, snapshot);
   for (const auto& [name, what, why] : kLinuxOnly) app.add_subcommand(name, what)->allow_extras();
   try {
     app.parse(argc, argv);
@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (cmd->parsed()) return to_int(run_windows_doctor(doctor));
+  for (const char* name : {"snapshot", "diff", "export"})
+    if (app.got_subcommand(name)) return to_int(run_windows_snapshot_command(app, snapshot));
   for (const auto& [name, what, why] : kLinuxOnly)
     if (app.got_subcommand(name)) {
       std::fprintf(stderr, "dlready %s: %s; here: dlready doctor\n", name, why);
