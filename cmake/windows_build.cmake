@@ -47,7 +47,7 @@ target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose)
 dlready_layer(dlready_windows windows
   src/windows/dll_search.cpp src/windows/graphics_probe.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
-  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp src/windows/windows_snapshot.cpp)
+  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp src/windows/windows_snapshot.cpp src/windows/windows_setup.cpp)
 target_link_libraries(dlready_windows PUBLIC dlready_report dlready_snapshot dlready_formats version uuid)
 
 add_executable(dlready src/windows/windows_main.cpp)

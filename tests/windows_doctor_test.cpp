@@ -576,6 +576,42 @@ TEST_F(WindowsDoctor, SnapshotDiffAndExportAsOnLinux) {
   EXPECT_NE(device.out.find("a device or pipe, not a snapshot"), std::string::npos) << device.out;
 }
 
+// setup --dry-run: the build for this machine (the driver's answer: an RTX 4090, driver 560.94;
+// the py launcher's Python 3.12) from Windows' floors, the commands in PowerShell's form.
+TEST_F(WindowsDoctor, SetupDryRunPlansTheWindowsWheelInPowerShell) {
+  const std::string exe = shell_quote(DLREADY_WINDOWS_EXE);
+  auto no_python = wine(exe + " setup --dry-run", true);
+  EXPECT_EQ(no_python.status, 2) << no_python.out;
+  EXPECT_NE(no_python.out.find("no Python found (py launcher, conda, venvs): give its version with --python X.Y"),
+            std::string::npos)
+      << no_python.out;
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\ndev0.cc_major=8\ndev0.cc_minor=9\n");
+  add_python_with_torch("2.5.1+cpu", "None");
+  auto plan = wine(exe + " setup --dry-run --with torchvision");
+  EXPECT_EQ(plan.status, 0) << plan.out;
+  EXPECT_NE(plan.out.find("seen: cuda:0 NVIDIA GeForce RTX 4090: compute capability 8.9 (driver)"), std::string::npos)
+      << plan.out;
+  EXPECT_NE(plan.out.find("win_amd64) from https://download.pytorch.org/whl/cu12"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("commands (PowerShell):\n    py -3.12 -m venv '.venv'\n    & '.venv\\Scripts\\python.exe' -m pip "
+                          "install 'torch=="),
+            std::string::npos)
+      << plan.out;
+  EXPECT_NE(plan.out.find("'torchvision' --index-url 'https://download.pytorch.org/whl/cu12"), std::string::npos) << plan.out;
+  auto j = parse(wine(exe + " setup --json"));
+  EXPECT_EQ(j.at("schema"), "dlready.setup-plan/1");
+  EXPECT_EQ(j.at("machine").at("platform"), "win-amd64");
+  EXPECT_EQ(j.at("machine").at("driver"), "560.94");
+  EXPECT_EQ(j.at("machine").at("python"), "3.12");
+  EXPECT_EQ(j.at("machine").at("gpus"), nlohmann::json::array({"sm_89"}));
+  // Windows' floor, not Linux's: 527.41 runs CUDA 12 on Linux's numbers (525.60.13) but not on Windows' (528.33).
+  auto old_driver = parse(wine(exe + " setup --json --gpu sm_89 --driver 527.41 --python 3.12"));
+  EXPECT_EQ(old_driver.at("variant"), "cu118") << old_driver.dump(1);
+  auto install = wine(exe + " setup", true);
+  EXPECT_EQ(install.status, 2) << install.out;
+  EXPECT_NE(install.out.find("add --dry-run"), std::string::npos) << install.out;
+}
+
 TEST_F(WindowsDoctor, TheLibTorchCommandsSayWhereTheyRun) {
   auto run = wine(shell_quote(DLREADY_WINDOWS_EXE) + " train --epochs 1", true);
   EXPECT_EQ(run.status, 3);

@@ -140,10 +140,16 @@ std::vector<TorchVariant> plannable_variants(const PlanMachine& m, const std::st
   return out;
 }
 
+// The oldest driver that runs a CUDA version on the machine's platform (Windows' driver versions
+// differ from Linux's: 528.33 where Linux needs 525.60.13 for 12.x).
+std::optional<std::string> driver_floor(const PlanMachine& m, const std::string& cuda) {
+  return m.platform == "win-amd64" ? min_windows_driver_for_cuda(cuda) : min_driver_for_cuda(cuda);
+}
+
 // Why a variant cannot serve this machine ("" when it can).
 std::string variant_misfit(const TorchVariant& v, const PlanMachine& m) {
   if (m.driver)
-    if (auto need = min_driver_for_cuda(v.cuda); need && compare_versions(*m.driver, *need) < 0)
+    if (auto need = driver_floor(m, v.cuda); need && compare_versions(*m.driver, *need) < 0)
       return v.variant + " needs driver >= " + *need;
   std::vector<std::string> missing;
   for (const auto& g : m.gpus)
@@ -240,8 +246,10 @@ namespace {
 
 // Why the machine cannot be planned for at all ("" when it can).
 std::string refuse_machine(const PlanMachine& m) {
-  if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64")
-    return "unknown platform " + m.platform + " (linux-x86_64 or linux-aarch64)";
+  // win-amd64: PyTorch builds its Windows wheels from the same CUDA variants as linux-x86_64 (uv's
+  // torch backend plans both from one list, with Windows' own driver floors).
+  if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64" && m.platform != "win-amd64")
+    return "unknown platform " + m.platform + " (linux-x86_64, linux-aarch64 or win-amd64)";
   // A driver newer than a GPU's last branch does not drive it: no wheel helps that machine.
   if (m.driver)
     for (const auto& [major, minor] : m.gpus)
@@ -313,7 +321,7 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
       p.why.push_back("CUDA " + p.cuda + " on a driver for CUDA " + *max + ": minor-version compatibility");
   if (!m.driver && !m.gpus.empty())
     p.warnings.push_back("the driver's version is unknown: the plan assumes it runs " + p.variant +
-                         " (needs >= " + min_driver_for_cuda(p.cuda).value_or("?") + "); give --driver to be sure");
+                         " (needs >= " + driver_floor(m, p.cuda).value_or("?") + "); give --driver to be sure");
 }
 
 }  // namespace
@@ -349,6 +357,28 @@ InstallPlan plan_install(const PlanMachine& m) {
   explain(m, skipped_python, misfits, p);
   choose_index(m, p);
   return p;
+}
+
+nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, const std::string& environment,
+                                 const std::vector<std::string>& with, const std::vector<std::string>& seen,
+                                 const std::vector<std::string>& commands) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back(sm(g));
+  return {{"schema", "dlready.setup-plan/1"},
+          {"ok", p.ok},
+          {"error", p.error},
+          {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
+                       {"python", m.python}, {"platform", m.platform}, {"seen", seen}}},
+          {"release", p.release},
+          {"variant", p.variant},
+          {"cuda", p.cuda},
+          {"requirement", p.requirement},
+          {"with", with},
+          {"index_url", p.index_url},
+          {"environment", environment},
+          {"why", p.why},
+          {"warnings", p.warnings},
+          {"commands", commands}};
 }
 
 }  // namespace dlready

@@ -5,6 +5,7 @@
 // (a variant the driver runs can still have no kernels for an old or a new GPU). Pure: the facts
 // come in, the plan goes out.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,7 +19,7 @@ struct PlanMachine {
   std::optional<std::string> driver;     // "550.54.15"; nullopt: unknown (no GPU, or not probed)
   std::vector<std::pair<int, int>> gpus;  // compute capability of every GPU; empty: a CPU-only machine
   std::string python = "3.11";           // the environment's Python, major.minor
-  std::string platform = "linux-x86_64";  // or linux-aarch64
+  std::string platform = "linux-x86_64";  // or linux-aarch64, win-amd64
   std::string torch;                      // a requested release ("2.5" or "2.5.1"); "" = the newest that fits
   // The index the user's tools are set to (--index-url, PIP_INDEX_URL, UV_INDEX_URL); "" = none.
   std::string index_url;
@@ -44,6 +45,12 @@ struct InstallPlan {
 };
 
 InstallPlan plan_install(const PlanMachine& m);
+
+// The plan as `dlready setup --json` writes it (schema dlready.setup-plan/1): the machine and what
+// was seen of it, the build, why, and the commands for `environment`.
+nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, const std::string& environment,
+                                 const std::vector<std::string>& with, const std::vector<std::string>& seen,
+                                 const std::vector<std::string>& commands);
 
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);

@@ -95,23 +95,7 @@ std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::s
 
 nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const SetupRequest& a,
                          const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : m.gpus) gpus.push_back("sm_" + std::to_string(g.first) + std::to_string(g.second));
-  return {{"schema", "dlready.setup-plan/1"},
-          {"ok", p.ok},
-          {"error", p.error},
-          {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
-                       {"python", m.python}, {"platform", m.platform}, {"seen", seen}}},
-          {"release", p.release},
-          {"variant", p.variant},
-          {"cuda", p.cuda},
-          {"requirement", p.requirement},
-          {"with", a.with},
-          {"index_url", p.index_url},
-          {"environment", a.env_dir},
-          {"why", p.why},
-          {"warnings", p.warnings},
-          {"commands", commands}};
+  return install_plan_json(p, m, a.env_dir, a.with, seen, commands);
 }
 
 // What installs the plan into ENV and proves it, as the tutorials do: a fresh environment, the
@@ -154,9 +138,6 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   if (const char* v = std::getenv("PIP_EXTRA_INDEX_URL"); v && *v) m.extra_index_url = v;
   for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
     if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
-  // What the indexes serve now (a day's cache); offline, the tables alone.
-  if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
-  else m.index_note = "--offline";
   // What the indexes serve now (a day's cache); offline, the tables alone.
   if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
   else m.index_note = "--offline";

@@ -1,7 +1,9 @@
-// The commands of dlready.exe beside the doctor (windows_main.cpp): snapshot, diff and export.
+// The commands of dlready.exe beside the doctor (windows_main.cpp): snapshot, diff, export and
+// setup --dry-run.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "core/exit_code.hpp"
 
@@ -20,5 +22,15 @@ void add_windows_snapshot_commands(CLI::App& app, WindowsSnapshotArgs& a);
 // Runs whichever of snapshot, diff and export was given.
 ExitCode run_windows_snapshot_command(CLI::App& app, const WindowsSnapshotArgs& a);
 ExitCode run_windows_snapshot(const WindowsSnapshotArgs& a);
+
+struct WindowsSetupArgs {
+  std::string env_dir = ".venv";
+  std::string python, torch, driver;
+  std::vector<std::string> with, gpus;
+  bool dry_run = false, json = false, no_gpu = false;
+};
+
+void add_windows_setup_command(CLI::App& app, WindowsSetupArgs& a);
+ExitCode run_windows_setup(const WindowsSetupArgs& a);
 
 }  // namespace dlready

@@ -65,7 +65,6 @@ const char* const kLinuxOnly[][3] = {
     {"quantize", "Quantize a trained model to int8", kNeedsLinuxTorch},
     {"export-model", "Write a trained model for PyTorch", kNeedsLinuxTorch},
     {"launch", "Run a command as the ranks of a data-parallel job", kNeedsLinuxTorch},
-    {"setup", "Install the PyTorch build that fits this machine", kNotYet},
     {"capture", "Write down everything the doctor read", kNotYet},
 };
 
@@ -99,6 +98,8 @@ int main(int argc, char** argv) {
                 "(for a public issue)");
   WindowsSnapshotArgs snapshot;
   add_windows_snapshot_commands(app, snapshot);
+  WindowsSetupArgs setup;
+  add_windows_setup_command(app, setup);
   for (const auto& [name, what, why] : kLinuxOnly) app.add_subcommand(name, what)->allow_extras();
   try {
     app.parse(argc, argv);
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (cmd->parsed()) return to_int(run_windows_doctor(doctor));
+  if (app.got_subcommand("setup")) return to_int(run_windows_setup(setup));
   for (const char* name : {"snapshot", "diff", "export"})
     if (app.got_subcommand(name)) return to_int(run_windows_snapshot_command(app, snapshot));
   for (const auto& [name, what, why] : kLinuxOnly)

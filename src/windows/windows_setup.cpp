@@ -1,0 +1,144 @@
+// `dlready.exe setup --dry-run`: the PyTorch build for this Windows machine (or another given by
+// flags) from dlready's tables — the win_amd64 wheels, Windows' driver floors — and the commands
+// that install and prove it, in PowerShell's form. The Windows build installs nothing itself.
+#include <cstdio>
+
+#include "core/json_text.hpp"
+#include "core/text.hpp"
+#include "diagnose/install_plan.hpp"
+#include "diagnose/rules.hpp"
+#include "windows/windows_commands.hpp"
+#include "windows/windows_probes.hpp"
+
+namespace dlready {
+namespace {
+
+// A PowerShell string literal: single quotes take everything as written ('' is one quote).
+std::string powershell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+// The GPUs and driver given on the command line ("" when they are fine).
+std::string machine_from_flags(const WindowsSetupArgs& a, PlanMachine& m, std::vector<std::string>& seen) {
+  if (a.no_gpu && (!a.gpus.empty() || !a.driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
+  if (!a.no_gpu && a.gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
+  for (const auto& g : a.gpus) {
+    auto cc = parse_compute_capability(g);
+    if (!cc) return "--gpu " + g + " is not a compute capability (sm_61, 8.6 or 90)";
+    m.gpus.push_back(*cc);
+  }
+  if (!a.driver.empty()) {
+    if (!parse_int(split(a.driver, '.').front())) return "--driver " + a.driver + " is not a driver version (560.94)";
+    m.driver = a.driver;
+  }
+  seen.push_back("the machine given: " + (a.no_gpu ? std::string("no GPU") : "GPUs " + join(a.gpus, ",")) +
+                 (a.driver.empty() ? "" : ", driver " + a.driver));
+  return "";
+}
+
+// This machine as the doctor sees it: the driver, each GPU's compute capability, the Python.
+std::string machine_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
+  WindowsGatherOptions options;
+  options.env = windows_environment();
+  Facts f = gather_windows_facts(options);
+  Derived d = derive(f);
+  m.driver = d.driver_version;
+  for (const auto& g : d.gpu_archs) {
+    m.gpus.push_back({g.major, g.minor});
+    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) + " (" +
+                   g.source + ")");
+  }
+  if (d.gpu_evidence && d.gpu_archs.empty())
+    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
+  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
+                                : "this machine: driver " + d.driver_version.value_or("unknown"));
+  for (const auto& e : f.python.envs)  // the active environment first, then the order found
+    if (e.python_version && (python.empty() || e.active)) python = *e.python_version;
+  return "";
+}
+
+std::vector<std::string> powershell_commands(const InstallPlan& p, const WindowsSetupArgs& a, const PlanMachine& m) {
+  if (!p.ok) return {};
+  const std::string py = powershell_quote(a.env_dir + "\\Scripts\\python.exe");
+  std::string install = "& " + py + " -m pip install " + powershell_quote(p.requirement);
+  for (const auto& w : a.with) install += " " + powershell_quote(w);
+  install += " --index-url " + powershell_quote(p.index_url);
+  // The proof as the tutorials give it; no double quote inside (Windows PowerShell 5.1 drops them
+  // from a native program's arguments).
+  return {"py -" + m.python + " -m venv " + powershell_quote(a.env_dir), install,
+          "& " + py + " -c \"import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
+                      "torch.backends.cudnn.version()); d = 'cuda' if torch.cuda.is_available() else 'cpu'; "
+                      "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))\"",
+          "$env:VIRTUAL_ENV = " + powershell_quote(a.env_dir) + "; dlready.exe doctor"};
+}
+
+void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
+  std::printf("dlready setup — the PyTorch build for this machine, and why\n");
+  for (const auto& s : seen) std::printf("  seen: %s\n", s.c_str());
+  if (!p.ok) {
+    std::printf("  no plan: %s\n", p.error.c_str());
+    return;
+  }
+  std::printf("  plan: %s (%s, win_amd64) from %s\n", p.requirement.c_str(), p.variant.c_str(), p.index_url.c_str());
+  for (const auto& w : p.why) std::printf("  why:  %s\n", w.c_str());
+  for (const auto& w : p.warnings) std::printf("  note: %s\n", w.c_str());
+  std::printf("  commands (PowerShell):\n");
+  for (const auto& c : commands) std::printf("    %s\n", c.c_str());
+}
+
+}  // namespace
+
+void add_windows_setup_command(CLI::App& app, WindowsSetupArgs& a) {
+  auto* cmd = app.add_subcommand("setup", "The PyTorch build that fits this machine and the PowerShell commands that "
+                                          "install and prove it (--dry-run; also for another machine)");
+  cmd->add_option("env", a.env_dir, "The virtual environment the commands make");
+  cmd->add_option("--python", a.python, "Python version X.Y (default: the active environment's, else the first found)");
+  cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");
+  cmd->add_option("--with", a.with, "Also install these (torchvision,torchaudio)")->delimiter(',');
+  cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing (the Windows build's only way)");
+  cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
+  cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
+  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")->delimiter(',');
+  cmd->add_flag("--no-gpu", a.no_gpu, "Plan for another machine without an NVIDIA GPU");
+}
+
+ExitCode run_windows_setup(const WindowsSetupArgs& a) {
+  if (!a.dry_run && !a.json) {
+    std::fprintf(stderr, "dlready setup: the Windows build plans and installs nothing: add --dry-run for the plan and "
+                         "the PowerShell commands that install it\n");
+    return ExitCode::usage;
+  }
+  PlanMachine m;
+  m.platform = "win-amd64";
+  m.torch = a.torch;
+  m.index_note = "the Windows build plans from dlready's tables";
+  std::vector<std::string> seen;
+  std::string python = a.python;
+  bool another = !a.driver.empty() || !a.gpus.empty() || a.no_gpu;
+  std::string found_python;
+  std::string err = another ? machine_from_flags(a, m, seen) : machine_from_doctor(m, seen, found_python);
+  if (python.empty()) python = found_python;
+  if (err.empty() && python.empty()) err = "no Python found (py launcher, conda, venvs): give its version with --python X.Y";
+  if (err.empty() && (split(python, '.').size() != 2 || !parse_int(split(python, '.')[0]) || !parse_int(split(python, '.')[1])))
+    err = "--python " + python + " is not X.Y (3.12)";
+  for (const auto& w : a.with)
+    if (err.empty() && (w.empty() || w.find_first_of(" '\"`$;&|") != std::string::npos)) err = "--with " + w + " is not a package name";
+  if (!err.empty()) {
+    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+    return ExitCode::usage;
+  }
+  m.python = python;
+  auto plan = plan_install(m);
+  auto commands = powershell_commands(plan, a, m);
+  if (a.json) {
+    std::string text = json_text(install_plan_json(plan, m, a.env_dir, a.with, seen, commands), 2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    print_plan(plan, seen, commands);
+  }
+  return plan.ok ? ExitCode::ok : ExitCode::failed;
+}
+
+}  // namespace dlready
