@@ -208,6 +208,7 @@ void windows_gpu(const Facts& f, std::vector<std::string>& out) {
                   (a.luid == w.dxgi_minimum_power ? ", Windows' power-saving GPU" : ""));
   if (w.dxgi_error) out.push_back("DXGI: " + *w.dxgi_error);
   for (const auto& [program, choice] : w.python_gpu_preferences) out.push_back("Graphics setting: " + program + " → " + choice);
+  if (f.pci.nvidia.empty()) return;
   out.push_back(w.tdr_level == 0 ? "GPU watchdog (TDR): off (TdrLevel 0)"
                 : w.tdr_delay  ? "GPU watchdog (TDR): " + std::to_string(*w.tdr_delay) + " s (TdrDelay)"
                                : "GPU watchdog (TDR): 2 s (Windows' default)");
