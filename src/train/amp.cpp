@@ -55,27 +55,33 @@ LossScaler::LossScaler(const torch::Device& device, Options o) : o_(o) {
   scale_ = torch::full({1}, o.init_scale, f);
   growth_tracker_ = torch::zeros({1}, f.dtype(torch::kInt));
   found_inf_ = torch::zeros({1}, f);
+  skipped_total_ = torch::zeros({1}, f);
 }
 
-bool LossScaler::unscale_and_update(std::vector<torch::Tensor>& grads) {
+const torch::Tensor& LossScaler::unscale_and_update_on_device(std::vector<torch::Tensor>& grads) {
   found_inf_.zero_();
   auto inv = scale_.to(torch::kDouble).reciprocal().to(torch::kFloat);
   at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf_, inv);
   at::_amp_update_scale_(scale_, growth_tracker_, found_inf_, o_.growth_factor, o_.backoff_factor,
                          o_.growth_interval);
-  bool ok = found_inf_.item<float>() == 0.0f;
-  if (!ok) ++skipped_;
-  return ok;
+  skipped_total_.add_(found_inf_);
+  return found_inf_;
+}
+
+bool LossScaler::unscale_and_update(std::vector<torch::Tensor>& grads) {
+  return unscale_and_update_on_device(grads).item<float>() == 0.0f;
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> LossScaler::state() const {
-  return {{"amp/scale", scale_}, {"amp/growth_tracker", growth_tracker_.to(torch::kFloat)}};
+  return {{"amp/scale", scale_}, {"amp/growth_tracker", growth_tracker_.to(torch::kFloat)},
+          {"amp/skipped_steps", skipped_total_}};
 }
 
 void LossScaler::load_state(const std::vector<std::pair<std::string, torch::Tensor>>& s) {
   for (const auto& [name, t] : s) {
     if (name == "amp/scale") scale_.copy_(t);
     else if (name == "amp/growth_tracker") growth_tracker_.copy_(t.to(torch::kInt));
+    else if (name == "amp/skipped_steps") skipped_total_.copy_(t);
   }
 }
 

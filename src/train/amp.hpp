@@ -40,19 +40,22 @@ class LossScaler {
   };
   LossScaler(const torch::Device& device, Options o);
   torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
-  // Unscales the gradients in place; true when every one is finite (the step may be taken).
-  // Then updates the scale. One host sync per step.
+  // Unscales the gradients in place and updates the scale, all on the device: no host sync, so it
+  // can run inside a captured CUDA graph. Returns the step's found-inf flag (1: an inf or NaN, skip
+  // the step; Optimizer::step takes it and skips on the device).
+  const torch::Tensor& unscale_and_update_on_device(std::vector<torch::Tensor>& grads);
+  // The same, answered on the host: true when every gradient is finite (one host sync).
   bool unscale_and_update(std::vector<torch::Tensor>& grads);
   double current_scale() const { return scale_.item<double>(); }
-  int64_t skipped_steps() const { return skipped_; }
-  // Checkpoint state: {scale, growth tracker}.
+  int64_t skipped_steps() const { return static_cast<int64_t>(skipped_total_.item<double>()); }
+  // Checkpoint state: {scale, growth tracker, steps skipped so far}: a resumed run goes on with the
+  // scale it had reached, not 65536 again (which would overflow and skip its first steps).
   std::vector<std::pair<std::string, torch::Tensor>> state() const;
   void load_state(const std::vector<std::pair<std::string, torch::Tensor>>& s);
 
  private:
   Options o_;
-  torch::Tensor scale_, growth_tracker_, found_inf_;
-  int64_t skipped_ = 0;
+  torch::Tensor scale_, growth_tracker_, found_inf_, skipped_total_;
 };
 
 }  // namespace dlready

@@ -63,14 +63,30 @@ Optimizer::Optimizer(OptimizerKind kind, double lr, double momentum, const Named
   }
 }
 
-void Optimizer::step(const std::vector<torch::Tensor>& grads) {
+void Optimizer::step(const std::vector<torch::Tensor>& grads, const torch::Tensor* found_inf) {
   torch::NoGradGuard no_grad;
   if (kind_ == OptimizerKind::adam) {
     // ATen's fused Adam (one kernel per tensor list): same maths as torch.optim.Adam(fused=True),
-    // which also bumps the step counters first (the kernel reads them; step 0 would divide by 0).
+    // which also bumps the step counters first (the kernel reads them; step 0 would divide by 0)
+    // and, given found_inf, leaves everything as it was and takes the bump back.
     at::_foreach_add_(steps_, 1);
     at::_fused_adam_(params_, grads, exp_avg_, exp_avg_sq_, {}, steps_, lr_, 0.9, 0.999, 0.0, 1e-8,
-                     /*amsgrad=*/false, /*maximize=*/false);
+                     /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/std::nullopt,
+                     found_inf ? std::optional<torch::Tensor>(*found_inf) : std::nullopt);
+    if (found_inf) at::_foreach_sub_(steps_, std::vector<torch::Tensor>(steps_.size(), found_inf->reshape({})));
+    return;
+  }
+  if (found_inf) {
+    // SGD skipped on the device: each new value chosen against the old by the flag.
+    auto skip = found_inf->to(torch::kBool);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      auto direction = grads[i];
+      if (momentum_ > 0) {
+        momentum_buf_[i].copy_(torch::where(skip, momentum_buf_[i], momentum_buf_[i] * momentum_ + grads[i]));
+        direction = momentum_buf_[i];
+      }
+      params_[i].copy_(torch::where(skip, params_[i], params_[i] - direction * lr_));
+    }
     return;
   }
   for (size_t i = 0; i < params_.size(); ++i) {

@@ -44,8 +44,10 @@ ReferenceModel make_model(ModelKind kind, const torch::Device& device);
 class Optimizer {
  public:
   Optimizer(OptimizerKind kind, double lr, double momentum, const NamedTensors& params);
-  // One update from the given gradients (same order as the parameters).
-  void step(const std::vector<torch::Tensor>& grads);
+  // One update from the given gradients (same order as the parameters). `found_inf` (fp16's loss
+  // scaler: 1 = the gradients overflowed) skips the update on the device, without a host sync, as
+  // torch.optim's fused optimizers do under GradScaler: parameters, moments and step counts stay.
+  void step(const std::vector<torch::Tensor>& grads, const torch::Tensor* found_inf = nullptr);
   NamedTensors state() const;                 // "exp_avg/<param>", "exp_avg_sq/<param>", "step/<param>", ...
   void load_state(const NamedTensors& saved);  // throws std::runtime_error naming what is missing
   OptimizerKind kind() const { return kind_; }

@@ -243,8 +243,9 @@ void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64
     dp_.average(grads);
     stop_.remove_request(grads);
   }
-  // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead).
-  if (!state_.scaler || state_.scaler->unscale_and_update(grads)) state_.optim.step(grads);
+  // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead), decided on the
+  // device: no host sync per step.
+  state_.optim.step(grads, state_.scaler ? &state_.scaler->unscale_and_update_on_device(grads) : nullptr);
   {
     torch::NoGradGuard ng;
     state_.loss_sum.add_(loss.detach(), static_cast<double>(bs));

@@ -61,6 +61,48 @@ TEST(Amp, LossScalerSkipsAndShrinksOnInfGrowsAfterGoodSteps) {
   EXPECT_EQ(t.current_scale(), 512);
 }
 
+// fp16's overflow skip decided on the device (what a CUDA graph needs: no .item() in the step):
+// the optimizer leaves parameters, moments and step counts as they were when found_inf is 1, and
+// takes exactly the plain step when it is 0; the scaler's state, skipped steps included, survives a
+// checkpoint round trip (a resumed run goes on with the scale it had reached).
+TEST(Amp, AnOverflowedStepIsSkippedOnTheDeviceByBothOptimizers) {
+  for (auto kind : {OptimizerKind::adam, OptimizerKind::sgd}) {
+    torch::manual_seed(7);
+    NamedTensors p1{{"w", torch::randn({4, 3})}, {"b", torch::randn({3})}};
+    NamedTensors p2{{"w", p1[0].second.clone()}, {"b", p1[1].second.clone()}};
+    Optimizer plain(kind, 0.01, 0.9, p1), masked(kind, 0.01, 0.9, p2);
+    LossScaler::Options o;
+    o.init_scale = 1024;
+    LossScaler scaler(torch::kCPU, o);
+    for (int step = 0; step < 4; ++step) {
+      std::vector<torch::Tensor> g{torch::randn({4, 3}), torch::randn({3})};
+      const double scale = scaler.current_scale();
+      std::vector<torch::Tensor> scaled{g[0] * scale, g[1] * scale};
+      if (step == 2) scaled[1][0] = std::numeric_limits<float>::infinity();  // this step overflows
+      auto before = p2[0].second.clone();
+      auto state_before = masked.state();
+      const torch::Tensor& found_inf = scaler.unscale_and_update_on_device(scaled);
+      masked.step(scaled, &found_inf);
+      if (step == 2) {
+        EXPECT_TRUE(torch::equal(p2[0].second, before)) << "skipped: the parameters stay";
+        auto state_after = masked.state();
+        for (size_t i = 0; i < state_after.size(); ++i)
+          EXPECT_TRUE(torch::equal(state_after[i].second, state_before[i].second)) << state_after[i].first;
+        EXPECT_EQ(scaler.current_scale(), 512);
+      } else {
+        plain.step(g);
+        EXPECT_TRUE(torch::allclose(p1[0].second, p2[0].second, 1e-6, 1e-7)) << "step " << step;
+        EXPECT_TRUE(torch::allclose(p1[1].second, p2[1].second, 1e-6, 1e-7)) << "step " << step;
+      }
+    }
+    EXPECT_EQ(scaler.skipped_steps(), 1);
+    LossScaler resumed(torch::kCPU, LossScaler::Options{});
+    resumed.load_state(scaler.state());
+    EXPECT_EQ(resumed.current_scale(), 512);
+    EXPECT_EQ(resumed.skipped_steps(), 1) << "the count of skipped steps goes on across a resume";
+  }
+}
+
 TEST(Amp, Bf16TrainingReachesFp32AccuracyWithinOnePoint) {
   const std::string dir = "/usr/share/datasets/fashion-mnist";
   auto ds = load_mnist(dir);
