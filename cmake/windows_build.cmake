@@ -34,7 +34,8 @@ dlready_layer(dlready_diagnose diagnose
   src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
 target_link_libraries(dlready_diagnose PUBLIC dlready_core)
 dlready_layer(dlready_report report
-  src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp)
+  src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp
+  src/report/plan_text.cpp)
 target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
 # Of the formats, the PE reader (the rest needs libsodium and zlib and has no Windows use yet).

@@ -3,26 +3,10 @@
 #include <cstdio>
 
 #include "core/json_text.hpp"
+#include "report/render.hpp"
 #include "setup/setup_install.hpp"
 
 namespace dlready {
-namespace {
-
-void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
-  std::printf("dlready setup — the PyTorch build for this machine, and why\n");
-  for (const auto& s : seen) std::printf("  seen: %s\n", s.c_str());
-  if (!p.ok) {
-    std::printf("  no plan: %s\n", p.error.c_str());
-    return;
-  }
-  std::printf("  plan: %s (%s) from %s\n", p.requirement.c_str(), p.variant.c_str(), p.index_url.c_str());
-  for (const auto& w : p.why) std::printf("  why:  %s\n", w.c_str());
-  for (const auto& w : p.warnings) std::printf("  note: %s\n", w.c_str());
-  if (!commands.empty()) std::printf("  commands:\n");
-  for (const auto& c : commands) std::printf("    %s\n", c.c_str());
-}
-
-}  // namespace
 
 void add_setup_command(CLI::App& app, SetupArgs& a) {
   auto* cmd = app.add_subcommand("setup", "Install the PyTorch that fits this machine into a virtual environment and "
@@ -68,7 +52,7 @@ ExitCode run_setup(const SetupArgs& a) {
     std::string text = json_text(plan_json(plan, m, a, seen, commands), 2) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    print_plan(plan, seen, a.dry_run ? commands : std::vector<std::string>{});
+    std::fputs(render_plan_text(plan, seen, a.dry_run ? commands : std::vector<std::string>{}).c_str(), stdout);
   }
   if (!plan.ok) return ExitCode::failed;
   if (a.dry_run || a.json) return ExitCode::ok;

@@ -80,17 +80,7 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
     hide.hosts.push_back(host_name());  // the snapshot names the machine it was taken on, under --root too
     snapshot = Redactor(hide).apply(snapshot);
   }
-  std::string text = json_text(snapshot, 2) + "\n";
-  if (a.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return ExitCode::ok;
-  }
-  if (auto st = write_file_atomically(a.out, text); !st) {
-    std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
-    return ExitCode::failed;
-  }
-  std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", a.out.c_str());
-  return ExitCode::ok;
+  return write_snapshot(snapshot, a.out);
 }
 
 ExitCode run_diff(const DiffArgs& a) { return run_diff_command(a.before, a.after, a.json); }

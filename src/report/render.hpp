@@ -7,6 +7,7 @@
 
 #include "core/facts.hpp"
 #include "core/findings.hpp"
+#include "diagnose/install_plan.hpp"
 
 namespace dlready {
 
@@ -21,6 +22,14 @@ nlohmann::json report_json(const Facts& f, const Report& r);  // schema dlready.
 std::string render_markdown(const Facts& f, const Report& r, const std::string& redacted = "");
 // docs/findings.md content, generated from the catalogue.
 std::string render_findings_catalogue_markdown();
+
+// How a platform's plan says where it installs: ", win_amd64" after the variant, " (PowerShell)"
+// after "commands"; empty on Linux.
+struct PlanWording {
+  std::string platform, shell;
+};
+std::string render_plan_text(const InstallPlan& p, const std::vector<std::string>& seen,
+                             const std::vector<std::string>& commands, const PlanWording& words = {});
 
 // The fields of `python -m torch.utils.collect_env`, label and value, in its order (collect_env_fields.cpp).
 std::vector<std::pair<std::string, std::string>> collect_env_fields(const Facts& f, const Report& r);

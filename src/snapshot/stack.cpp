@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "core/fact_json.hpp"
 #include "core/facts.hpp"
@@ -202,6 +203,20 @@ json make_snapshot(json doctor_report, const std::string& host, const std::strin
   doctor_report["schema"] = "dlready.snapshot/1";
   doctor_report["snapshot"] = {{"host", host}, {"created", created}, {"report_schema", "dlready.doctor/1"}};
   return doctor_report;
+}
+
+ExitCode write_snapshot(const nlohmann::json& snapshot, const std::string& out) {
+  std::string text = json_text(snapshot, 2) + "\n";
+  if (out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return ExitCode::ok;
+  }
+  if (auto st = write_file_atomically(out, text); !st) {
+    std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
+    return ExitCode::failed;
+  }
+  std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", out.c_str());
+  return ExitCode::ok;
 }
 
 }  // namespace dlready

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_code.hpp"
+
 namespace dlready {
 
 struct StackItem {
@@ -50,5 +52,8 @@ Stack read_stack(const std::string& path);  // errors name the file and what is 
 
 // The snapshot document: the doctor's JSON report plus who/when, schema dlready.snapshot/1.
 nlohmann::json make_snapshot(nlohmann::json doctor_report, const std::string& host, const std::string& created);
+// The snapshot to `out` (atomically; a line on stderr says where) or to standard output when empty;
+// a write that fails is one line and exit 1, never reported as written.
+ExitCode write_snapshot(const nlohmann::json& snapshot, const std::string& out);
 
 }  // namespace dlready

@@ -7,6 +7,7 @@
 #include "core/text.hpp"
 #include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
+#include "report/render.hpp"
 #include "windows/windows_commands.hpp"
 #include "windows/windows_probes.hpp"
 
@@ -74,20 +75,6 @@ std::vector<std::string> powershell_commands(const InstallPlan& p, const Windows
           "$env:VIRTUAL_ENV = " + powershell_quote(a.env_dir) + "; dlready.exe doctor"};
 }
 
-void print_plan(const InstallPlan& p, const std::vector<std::string>& seen, const std::vector<std::string>& commands) {
-  std::printf("dlready setup — the PyTorch build for this machine, and why\n");
-  for (const auto& s : seen) std::printf("  seen: %s\n", s.c_str());
-  if (!p.ok) {
-    std::printf("  no plan: %s\n", p.error.c_str());
-    return;
-  }
-  std::printf("  plan: %s (%s, win_amd64) from %s\n", p.requirement.c_str(), p.variant.c_str(), p.index_url.c_str());
-  for (const auto& w : p.why) std::printf("  why:  %s\n", w.c_str());
-  for (const auto& w : p.warnings) std::printf("  note: %s\n", w.c_str());
-  std::printf("  commands (PowerShell):\n");
-  for (const auto& c : commands) std::printf("    %s\n", c.c_str());
-}
-
 }  // namespace
 
 void add_windows_setup_command(CLI::App& app, WindowsSetupArgs& a) {
@@ -136,7 +123,7 @@ ExitCode run_windows_setup(const WindowsSetupArgs& a) {
     std::string text = json_text(install_plan_json(plan, m, a.env_dir, a.with, seen, commands), 2) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    print_plan(plan, seen, commands);
+    std::fputs(render_plan_text(plan, seen, commands, {", win_amd64", " (PowerShell)"}).c_str(), stdout);
   }
   return plan.ok ? ExitCode::ok : ExitCode::failed;
 }

@@ -2,7 +2,6 @@
 // against a Linux one, and its lock rebuilds the environment there), written atomically.
 #include <cstdio>
 
-#include "core/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
@@ -43,17 +42,7 @@ ExitCode run_windows_snapshot(const WindowsSnapshotArgs& a) {
   std::string host = options.env.count("COMPUTERNAME") ? options.env.at("COMPUTERNAME") : "";
   nlohmann::json snapshot = make_snapshot(report_json(facts, diagnose(facts)), host, utc_now());
   if (a.redact) snapshot = Redactor(windows_redaction_inputs(options.env)).apply(snapshot);
-  std::string text = json_text(snapshot, 2) + "\n";
-  if (a.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return ExitCode::ok;
-  }
-  if (auto st = write_file_atomically(a.out, text); !st) {
-    std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
-    return ExitCode::failed;
-  }
-  std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", a.out.c_str());
-  return ExitCode::ok;
+  return write_snapshot(snapshot, a.out);
 }
 
 ExitCode run_windows_snapshot_command(CLI::App& app, const WindowsSnapshotArgs& a) {
