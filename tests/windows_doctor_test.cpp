@@ -506,6 +506,12 @@ TEST_F(WindowsDoctor, NvmlsDriverModelTheWatchdogAndTheComputeMode) {
   wine("reg delete \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers\" /v TdrDelay /f");
   std::ofstream(system32() + "/fake_driver.conf") << "devices=1\ndev0.name=NVIDIA RTX A6000\ndev0.driver_model=1\n";
   EXPECT_FALSE(has_finding(parse(doctor("--json")), "windows-gpu-watchdog"));
+  // An nvml.dll that crashes in nvmlInit: its child ends with the exception, the doctor goes on.
+  std::ofstream(system32() + "/fake_driver.conf") << "nvml.behaviour=crash\n";
+  auto crashed = parse(doctor("--json"));
+  EXPECT_EQ(crashed.at("facts").at("nvml").at("status"), "crashed") << crashed.at("facts").at("nvml").dump(1);
+  EXPECT_EQ(crashed.at("facts").at("driver_api").at("status"), "ok");
+  ASSERT_TRUE(has_finding(crashed, "driver-probe-crash")) << crashed.at("findings").dump(1);
 }
 
 // The PE reader on what a real compiler writes (mingw-w64's DLLs and program), no wine needed.

@@ -26,7 +26,7 @@ struct TorchDllCheck {
   std::string torch_lib;                       // ...\site-packages\torch\lib
   std::optional<std::string> python_exe;       // the python.exe the process runs (a venv's base)
   std::optional<std::string> python_machine;   // its PE machine: x64, x86, arm64
-  std::optional<std::string> torch_machine;    // c10.dll's
+  std::optional<std::string> torch_machine;    // c10.dll's (else torch\lib's first DLL's)
   std::vector<std::string> search_path;        // the folders searched, in Windows' order
   int dlls_read = 0;                           // DLLs whose import tables were read
   std::vector<MissingDll> missing;

@@ -44,13 +44,18 @@ void driver_answer_rule(const Facts& f, std::vector<Finding>& out) {
       "reinstall NVIDIA's driver for this GPU (https://www.nvidia.com/Download/index.aspx, with 'Perform a clean "
       "installation'), then restart Windows",
       "Event Viewer → Windows Logs → System: errors from nvlddmkm name what the driver hit"};
-  std::string dll = drv.library.value_or("nvcuda.dll");
-  if (drv.status == ProbeStatus::timeout || drv.status == ProbeStatus::crashed) {
-    auto x = make_finding(drv.status == ProbeStatus::timeout ? "driver-probe-hang" : "driver-probe-crash");
-    x.evidence.push_back(dll + ": " + drv.detail + " (in a child process of the doctor, which was ended)");
-    x.fix = reinstall;
-    out.push_back(x);
-  } else if (drv.status == ProbeStatus::ok && drv.init_result && *drv.init_result != 0) {
+  // nvcuda.dll's and nvml.dll's children alike: a hang or a crash ended the child, not the doctor.
+  const std::pair<const ProbeStatus*, std::string> children[] = {
+      {&drv.status, drv.library.value_or("nvcuda.dll") + ": " + drv.detail},
+      {&f.nvml.status, f.nvml.library.value_or("nvml.dll") + ": " + f.nvml.detail}};
+  for (const auto& [status, what] : children)
+    if (*status == ProbeStatus::timeout || *status == ProbeStatus::crashed) {
+      auto x = make_finding(*status == ProbeStatus::timeout ? "driver-probe-hang" : "driver-probe-crash");
+      x.evidence.push_back(what + " (in a child process of the doctor, which was ended)");
+      x.fix = reinstall;
+      out.push_back(x);
+    }
+  if (drv.status == ProbeStatus::ok && drv.init_result && *drv.init_result != 0) {
     auto x = make_finding("cuda-init-failed");
     x.evidence.push_back("cuInit returned " + std::to_string(*drv.init_result) + " " + drv.init_error_name.value_or(""));
     x.fix = reinstall;

@@ -114,7 +114,9 @@ void follow_imports(TorchDllCheck& check, const std::vector<Folder>& folders) {
       check.unreadable.push_back(load.path + ": " + pe.error);
       continue;
     }
-    if (to_lower(load.path.substr(load.path.find_last_of('\\') + 1)) == "c10.dll") check.torch_machine = pe_machine_name(pe.image->machine);
+    // torch's machine is c10.dll's (every torch DLL is built for one); else the first DLL's.
+    if (!check.torch_machine || to_lower(load.path.substr(load.path.find_last_of('\\') + 1)) == "c10.dll")
+      check.torch_machine = pe_machine_name(pe.image->machine);
     for (const auto& name : pe.image->imports) {
       std::string lower = to_lower(name);
       if (starts_with(lower, "api-ms-") || starts_with(lower, "ext-ms-") || !seen.insert(lower).second) continue;
