@@ -68,7 +68,8 @@ set_target_properties(empty_program PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJE
 target_link_options(empty_program PRIVATE -static)
 
 # torch\lib's DLLs and the runtimes they import (the WinError 126 scenarios): c10.dll imports
-# vcruntime140_1.dll, fbgemm.dll imports libomp140.x86_64.dll, torch_cpu.dll imports c10.dll.
+# vcruntime140_1.dll, fbgemm.dll imports libomp140.x86_64.dll, torch_cpu.dll imports c10.dll,
+# torch_cuda.dll imports cudnn64_9.dll.
 function(fake_windows_dll target output source)
   add_library(${target} SHARED ${source})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME "${output}" PREFIX "" RUNTIME_OUTPUT_DIRECTORY
@@ -82,6 +83,9 @@ target_link_libraries(fake_c10 PRIVATE fake_vcruntime140_1)
 fake_windows_dll(fake_fbgemm fbgemm tests/windows/fake_torch_dll.c)
 target_link_libraries(fake_fbgemm PRIVATE fake_libomp140)
 fake_windows_dll(fake_torch_cpu torch_cpu tests/windows/fake_torch_cpu.c)
+fake_windows_dll(fake_cudnn cudnn64_9 tests/windows/fake_runtime.c)
+fake_windows_dll(fake_torch_cuda torch_cuda tests/windows/fake_torch_dll.c)
+target_link_libraries(fake_torch_cuda PRIVATE fake_cudnn)
 # nvml.dll from the Linux fake's source (tests/fake_driver/fake_nvml.c), answering from fake_driver.conf.
 fake_windows_dll(fake_nvml nvml tests/fake_driver/fake_nvml.c)
 # dxgi.dll with the adapters a scenario names (loaded instead of wine's with WINEDLLOVERRIDES=dxgi=n).

@@ -420,6 +420,28 @@ TEST_F(WindowsDoctor, AMissingOpenMpDllIsNamedWithItsWayOut) {
   EXPECT_EQ(run.out.find("[windows-vc-runtime-missing]"), std::string::npos) << run.out;
 }
 
+// A CUDA wheel whose torch_cuda.dll imports a cuDNN DLL the install lost; and a DLL in torch\lib
+// that is no image at all (a download cut short).
+TEST_F(WindowsDoctor, AMissingCudaDllAndADamagedDllInTorchLib) {
+  add_python_with_torch("2.5.1+cu124", "'12.4'");
+  add_torch_dlls({"torch_cuda.dll"});
+  auto run = doctor("");
+  EXPECT_EQ(run.status, 1) << run.out;
+  EXPECT_NE(run.out.find("[windows-torch-dll-missing]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("cudnn64_9.dll, imported by C:\\Python312\\Lib\\site-packages\\torch\\lib\\torch_cuda.dll"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("pip install --force-reinstall --no-cache-dir torch==2.5.1 --index-url "
+                         "https://download.pytorch.org/whl/cu124"),
+            std::string::npos)
+      << run.out;
+  std::ofstream(site_packages() + "/torch/lib/c10.dll", std::ios::binary) << "<html>404 Not Found</html>";
+  auto damaged = parse(doctor("--json"));
+  ASSERT_TRUE(has_finding(damaged, "torch-library-damaged")) << damaged.at("findings").dump(1);
+  EXPECT_EQ(damaged.at("facts").at("windows").at("torch_dlls")[0].at("unreadable")[0],
+            "C:\\Python312\\Lib\\site-packages\\torch\\lib\\c10.dll: not a Windows executable or DLL (no MZ header)");
+}
+
 // A 32-bit python.exe (PE32, machine x86: written by the suite) before torch's x64 DLLs.
 TEST_F(WindowsDoctor, A32BitPythonForA64BitTorchIsNamed) {
   add_python_with_torch("2.5.1+cpu", "None");

@@ -258,7 +258,8 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"torch-library-damaged", S::error, "cuda-libraries", "A PyTorch library is damaged",
        "A library of an installed PyTorch (libtorch_cuda.so) is there but its ELF headers cannot be read: "
        "the file is cut short or overwritten (an interrupted download or install, a full disk). import torch "
-       "fails with a loader error such as 'invalid ELF header' or 'file too short'."},
+       "fails with a loader error such as 'invalid ELF header' or 'file too short' (on Windows: a DLL in "
+       "torch\\lib that is no valid image, and '[WinError 193] %1 is not a valid Win32 application')."},
       {"libtorch-cuda-not-linked", S::error, "libtorch", "A LibTorch program lost libtorch_cuda to --as-needed",
        "The program links libtorch_cpu but not libtorch_cuda, although its LibTorch has one: the linker's "
        "--as-needed (Ubuntu's default) dropped it because no symbol is referenced, so CUDA kernels never "

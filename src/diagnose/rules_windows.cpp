@@ -267,6 +267,12 @@ void torch_dll_rules(const Facts& f, const Derived& d, std::vector<Finding>& out
                    pip_install_command(f, d)};
       out.push_back(x);
     }
+    if (!check.unreadable.empty()) {
+      auto x = make_finding("torch-library-damaged");
+      x.evidence = check.unreadable;
+      x.fix = {"install torch again, whole: " + reinstall_torch_command(t)};
+      out.push_back(x);
+    }
     std::vector<const MissingDll*> runtime, other;
     for (const auto& m : check.missing) (vc_runtime_dll(m.name) ? runtime : other).push_back(&m);
     if (!runtime.empty()) {
@@ -297,6 +303,7 @@ std::string import_failure(const Facts& f, const TorchInstall& t) {
     if (check.python_machine && check.torch_machine && *check.python_machine != *check.torch_machine)
       return "import torch fails: python.exe is " + *check.python_machine + ", torch's DLLs " + *check.torch_machine;
     if (!check.missing.empty()) return "import torch fails: " + check.missing.front().name + " is missing (WinError 126)";
+    if (!check.unreadable.empty()) return "import torch fails: a DLL in torch\\lib is damaged";
   }
   return "";
 }
