@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
@@ -397,6 +398,12 @@ TEST_F(WindowsDoctor, AMissingVcRuntimeIsNamedBehindWinError126) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("https://aka.ms/vs/17/release/vc_redist.x64.exe"), std::string::npos) << text.out;
+  // A PATH folder on a server that is gone: named, not read (the doctor does not wait on the network).
+  auto unc = parse(wine(shell_quote(DLREADY_WINDOWS_EXE) + " doctor --json", false, "\\\\nosuchserver\\share", "dxgi="));
+  const auto& searched = unc.at("facts").at("windows").at("torch_dlls")[0].at("search_path");
+  EXPECT_NE(std::find(searched.begin(), searched.end(), "\\\\nosuchserver\\share (a network folder: not read)"),
+            searched.end())
+      << searched.dump(1);
   // The runtime beside python.exe (where python.org's installer puts it): found there and followed.
   copy_fake("vcruntime140_1.dll", prefix() + "/drive_c/Python312/vcruntime140_1.dll");
   auto fixed = parse(doctor("--json"));

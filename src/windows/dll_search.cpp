@@ -70,6 +70,10 @@ void add_folder(std::vector<Folder>& folders, const std::string& path, bool wind
   if (path.empty()) return;
   for (const auto& f : folders)
     if (to_lower(f.path) == to_lower(path)) return;
+  if (on_network(path)) {  // searched by the loader, not read here: named as such, holding nothing
+    folders.push_back({path + " (a network folder: not read)", false, {}});
+    return;
+  }
   auto names = list_dir(path);
   if (names.empty() && !path_exists(path)) return;
   Folder f{path, windows_own, {}};

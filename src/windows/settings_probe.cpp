@@ -14,7 +14,7 @@ WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& en
           .value_or(0) != 0;
   std::string path = env.count("PATH") ? env.at("PATH") : env.count("Path") ? env.at("Path") : "";
   for (const auto& dir : split(path, ';')) {
-    if (dir.empty()) continue;  // "a;;b": PATH's empty entries name no folder
+    if (dir.empty() || on_network(dir)) continue;  // "a;;b": no folder; a network share: not waited for
     std::string exe = dir + (dir.back() == '\\' ? "" : "\\") + "python.exe";
     if (path_exists(exe)) w.python_on_path.push_back(exe);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/text.hpp"
 #include "windows/registry.hpp"
 
 namespace dlready {
@@ -68,6 +69,13 @@ ByteReader file_ranges(const std::string& path) {
 }
 
 FileSource windows_files() { return {read_file, path_exists, list_dir, '\\'}; }
+
+bool on_network(const std::string& path) {
+  if (starts_with(path, "\\\\") || starts_with(path, "//")) return true;
+  if (path.size() < 2 || path[1] != ':') return false;
+  const std::wstring root = wide_from_utf8(path.substr(0, 2) + "\\");
+  return ::GetDriveTypeW(root.c_str()) == DRIVE_REMOTE;
+}
 
 std::string system_directory() {
   wchar_t dir[MAX_PATH];

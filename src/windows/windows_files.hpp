@@ -21,6 +21,10 @@ std::vector<std::string> list_dir(const std::string& dir);  // sorted, without .
 // file stays open while a copy of the reader lives. Every read answers nullopt when it cannot open.
 ByteReader file_ranges(const std::string& path);
 FileSource windows_files();
+// A folder on another machine (\\server\share, or a drive letter mapped to one): reading it can
+// wait for the network's time-out (tens of seconds for a server that is gone), so the probes that
+// walk PATH leave such folders unread and say so.
+bool on_network(const std::string& path);
 // C:\Windows\System32 and C:\Windows as this Windows has them.
 std::string system_directory();
 std::string windows_directory();
