@@ -74,6 +74,7 @@ class WindowsDoctor : public ::testing::Test {
     wine("reg delete \"HKCU\\Software\\Python\" /f");
     wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
     remove_tree(prefix() + "/drive_c/Python312");
+    remove_tree(prefix() + "/drive_c/\u5f20\u4e09");  // 张三: PathsWithChineseCharacters...
     // Wine's own copy of the Visual C++ runtime in System32 (a fresh Windows has none either).
     remove_tree(system32() + "/vcruntime140_1.dll");
     if (::access((system32() + "/dxgi.dll.wine").c_str(), F_OK) == 0)
@@ -119,7 +120,8 @@ class WindowsDoctor : public ::testing::Test {
   // program wrote to stderr; wine's own chatter is off).
   static CommandRun wine(const std::string& command, bool stderr_too = false, const std::string& path_first = "",
                          const std::string& dll_overrides = "") {
-    return run_command("WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " +
+    // LANG: wine maps Unix file names and arguments through the locale's encoding (UTF-8 here).
+    return run_command("LANG=C.UTF-8 WINEPREFIX=" + shell_quote(prefix()) + " WINEDEBUG=-all " +
                        (path_first.empty() ? "" : "WINEPATH=" + shell_quote(path_first) + " ") +
                        (dll_overrides.empty() ? "" : "WINEDLLOVERRIDES=" + shell_quote(dll_overrides) + " ") +
                        wine_program() + " " + command + (stderr_too ? " 2>&1" : " 2>/dev/null"));
@@ -447,6 +449,32 @@ TEST_F(WindowsDoctor, AMissingCudaDllAndADamagedDllInTorchLib) {
   ASSERT_TRUE(has_finding(damaged, "torch-library-damaged")) << damaged.at("findings").dump(1);
   EXPECT_EQ(damaged.at("facts").at("windows").at("torch_dlls")[0].at("unreadable")[0],
             "C:\\Python312\\Lib\\site-packages\\torch\\lib\\c10.dll: not a Windows executable or DLL (no MZ header)");
+}
+
+// The tutorials' readers: a Chinese name in the path of the Python, of torch and of its DLLs,
+// read through the UTF-16 calls and written as UTF-8 in every report.
+TEST_F(WindowsDoctor, PathsWithChineseCharactersAreReadAndWrittenAsUtf8) {
+  const std::string name = "\u5f20\u4e09";  // 张三
+  const std::string root = prefix() + "/drive_c/" + name + "/Python312";
+  ASSERT_EQ(run_command("mkdir -p " + shell_quote(root + "/Lib/site-packages/torch/lib")).status, 0);
+  std::ofstream(root + "/Lib/site-packages/torch/version.py") << "__version__ = '2.5.1+cpu'\ncuda = None\n";
+  copy_fake("c10.dll", root + "/Lib/site-packages/torch/lib/c10.dll");
+  copy_fake("empty_program.exe", root + "/python.exe");
+  const std::string windows_root = "C:\\" + name + "\\Python312";
+  ASSERT_EQ(wine("reg add 'HKCU\\Software\\Python\\PythonCore\\3.12\\InstallPath' /ve /d " + shell_quote(windows_root) +
+                 " /f")
+                .status,
+            0);
+  auto j = parse(doctor("--json"));
+  ASSERT_EQ(j.at("facts").at("python_envs").size(), 1u) << j.at("facts").at("python_envs").dump(1);
+  EXPECT_EQ(j.at("facts").at("python_envs")[0].at("prefix"), windows_root);
+  const auto& check = j.at("facts").at("windows").at("torch_dlls").at(0);
+  EXPECT_EQ(check.at("python_exe"), windows_root + "\\python.exe");
+  ASSERT_EQ(check.at("missing").size(), 1u) << check.dump(1);
+  EXPECT_EQ(check.at("missing")[0].at("needed_by"), windows_root + "\\Lib\\site-packages\\torch\\lib\\c10.dll");
+  auto text = doctor("");
+  EXPECT_NE(text.out.find("torch 2.5.1+cpu (CPU) in " + windows_root + "\\Lib\\site-packages"), std::string::npos)
+      << text.out;
 }
 
 // A 32-bit python.exe (PE32, machine x86: written by the suite) before torch's x64 DLLs.
