@@ -527,6 +527,14 @@ TEST_F(WindowsDoctor, PythonSetToThePowerSavingGpuOnALaptop) {
   wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=2;\" /f");
   auto fixed = parse(doctor("--json --no-driver-probe", "dxgi=n"));
   EXPECT_FALSE(has_finding(fixed, "windows-python-on-power-saving-gpu"));
+  // A program name with a terminal escape in it (any program may write HKCU): escaped in the fix
+  // line as in the evidence, never sent to the terminal.
+  wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=2;\" /f");
+  wine("reg add " + key + " /v " + shell_quote("C:\\Evil\x1b[2J\\python.exe") + " /d \"GpuPreference=1;\" /f");
+  auto hostile = doctor("--no-driver-probe", "dxgi=n");
+  EXPECT_EQ(hostile.out.find('\x1b'), std::string::npos) << "an escape reached the terminal";
+  EXPECT_NE(hostile.out.find("Graphics: C:\\Evil\\x1b[2J\\python.exe → Options"), std::string::npos) << hostile.out;
+  wine("reg delete " + key + " /v " + shell_quote("C:\\Evil\x1b[2J\\python.exe") + " /f");
   // No DXGI to ask: said as a fact, and the registry's adapters still decide.
   wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=1;\" /f");
   auto no_dxgi = parse(doctor("--json --no-driver-probe"));

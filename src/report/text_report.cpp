@@ -86,14 +86,17 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
     for (const auto& x : r.findings) {
       out += mark(x.severity, p) + " " + p("1", x.title) + "  [" + x.id + "]\n";
       for (const auto& e : x.evidence) out += "    · " + printable(e, 1024) + "\n";
-      for (const auto& c : x.fix) out += "    " + p("32", "→ " + c) + "\n";
+      // Fix lines and the verdict carry paths and names read from the machine: escaped as the
+      // evidence is (a control character in a file or registry name never reaches the terminal).
+      for (const auto& c : x.fix) out += "    " + p("32", "→ " + printable(c, 4096)) + "\n";
     }
     out += "\n";
   }
-  out += p("1", "Verdict") + "\n    " + r.verdict.summary + "\n";
+  out += p("1", "Verdict") + "\n    " + printable(r.verdict.summary, 4096) + "\n";
   for (const auto& t : r.verdict.torch)
-    out += std::string("    torch ") + t.version + " (" + t.location + "): torch.cuda.is_available() would be " +
-           (t.cuda_available ? "True" : "False") + " — " + t.reason + "\n";
+    out += "    torch " + printable(t.version, 256) + " (" + printable(t.location, 1024) +
+           "): torch.cuda.is_available() would be " + (t.cuda_available ? "True" : "False") + " — " +
+           printable(t.reason, 1024) + "\n";
   if (!r.recommendations.empty()) {
     out += "\n" + p("1", "Recommended install") + "\n";
     for (const auto& rec : r.recommendations) {
