@@ -534,6 +534,9 @@ TEST_F(WindowsDoctor, PythonSetToThePowerSavingGpuOnALaptop) {
   auto hostile = doctor("--no-driver-probe", "dxgi=n");
   EXPECT_EQ(hostile.out.find('\x1b'), std::string::npos) << "an escape reached the terminal";
   EXPECT_NE(hostile.out.find("Graphics: C:\\Evil\\x1b[2J\\python.exe → Options"), std::string::npos) << hostile.out;
+  auto markdown = doctor("--markdown --no-driver-probe", "dxgi=n");
+  EXPECT_EQ(markdown.out.find('\x1b'), std::string::npos) << "an escape reached the Markdown report";
+  EXPECT_NE(markdown.out.find("or in PowerShell: `Set-ItemProperty -Path"), std::string::npos) << markdown.out;
   wine("reg delete " + key + " /v " + shell_quote("C:\\Evil\x1b[2J\\python.exe") + " /f");
   // No DXGI to ask: said as a fact, and the registry's adapters still decide.
   wine("reg add " + key + " /v \"C:\\Python312\\python.exe\" /d \"GpuPreference=1;\" /f");

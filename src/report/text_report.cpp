@@ -41,7 +41,9 @@ bool starts_with_command(const std::string& text) {
   static const char* const kCommands[] = {
       "sudo", "pip", "pip3", "uv", "python", "python3", "dlready", "export", "unset", "conda", "apt", "apt-get",
       "nvidia-smi", "ldconfig", "modprobe", "systemctl", "update-alternatives", "usermod", "chmod", "chown", "ln",
-      "ls", "cat", "mkdir", "cmake", "git", ".", "source", "echo", "nvcc", "docker", "rm", "env", "mount"};
+      "ls", "cat", "mkdir", "cmake", "git", ".", "source", "echo", "nvcc", "docker", "rm", "env", "mount",
+      // Windows (PowerShell)
+      "py", "winget", "New-ItemProperty", "Set-ItemProperty", "&"};
   std::string first = text.substr(0, text.find(' '));
   for (const char* c : kCommands)
     if (first == c) return true;
@@ -114,11 +116,14 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
                             "names, home directories, host names, addresses and secret-looking values with "
                             "placeholders.\n\n"
                           : "> Redacted (`--redact`): " + redacted + " replaced with placeholders.\n\n";
-  out += "**Verdict:** " + r.verdict.summary + "\n\n";
+  // Every line that carries what was read from the machine is escaped as in the text report.
+  out += "**Verdict:** " + printable(r.verdict.summary, 4096) + "\n\n";
   out += "| check | status | facts |\n|---|---|---|\n";
   for (const auto& sec : check_sections()) {
     auto worst = worst_severity(r, sec.id);
-    std::string facts = join(section_facts(f, sec.id), "<br>");
+    std::vector<std::string> lines;
+    for (const auto& l : section_facts(f, sec.id)) lines.push_back(printable(l, 512));
+    std::string facts = join(lines, "<br>");
     std::string cell;
     for (char c : facts) cell += c == '|' ? std::string("\\|") : std::string(1, c);
     std::string status = worst ? to_string(*worst) : not_applicable(r, sec.id) ? "n/a" : "ok";
@@ -129,10 +134,10 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
     out += "### Findings\n\n";
     for (const auto& x : r.findings) {
       out += std::string("- **") + to_string(x.severity) + "** `" + x.id + "`: " + x.title + "\n";
-      for (const auto& e : x.evidence) out += "  - " + e + "\n";
+      for (const auto& e : x.evidence) out += "  - " + printable(e, 1024) + "\n";
       if (!x.fix.empty()) {
         out += "  - fix:\n";
-        for (const auto& c : x.fix) out += "    - " + markdown_fix(c) + "\n";
+        for (const auto& c : x.fix) out += "    - " + markdown_fix(printable(c, 4096)) + "\n";
       }
     }
     out += "\n";
@@ -140,8 +145,8 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
   if (!r.verdict.torch.empty()) {
     out += "### PyTorch\n\n";
     for (const auto& t : r.verdict.torch)
-      out += "- torch " + t.version + " (`" + t.location + "`): is_available() " + (t.cuda_available ? "True" : "False") +
-             " — " + t.reason + "\n";
+      out += "- torch " + printable(t.version, 256) + " (`" + printable(t.location, 1024) + "`): is_available() " +
+             (t.cuda_available ? "True" : "False") + " — " + printable(t.reason, 1024) + "\n";
     out += "\n";
   }
   out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n```\n";
