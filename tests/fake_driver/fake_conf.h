@@ -18,6 +18,11 @@
 
 #include "fake_conf_lookup.h"
 
+/* The conf's file name beside the library (the Windows nvcuda.dll fake reads nvcuda.conf). */
+#ifndef FAKE_CONF_FILE
+#define FAKE_CONF_FILE "fake_driver.conf"
+#endif
+
 static char fake_conf_text[65536];
 static int fake_conf_loaded;
 
@@ -45,7 +50,7 @@ static void fake_conf_load(void) {
   char* backslash = strrchr(path, '\\');
   if (backslash > slash) slash = backslash;
   if (!slash) return;
-  snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "fake_driver.conf");
+  snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", FAKE_CONF_FILE);
   FILE* f = fopen(path, "r");
   if (!f) return;
   size_t n = fread(fake_conf_text, 1, sizeof fake_conf_text - 1, f);
