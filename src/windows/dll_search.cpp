@@ -6,6 +6,8 @@
 // program's (python.exe's) folder, torch's added folders, System32, the Windows folder, PATH. The
 // imports of every DLL found outside Windows' own folders are followed the same way.
 #include <deque>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/python_files.hpp"
@@ -19,10 +21,14 @@ namespace {
 
 constexpr size_t kMaxDlls = 512;  // torch 2.x's torch\lib holds about 60; its CUDA DLLs a few more
 
+// Each folder's file names (lower case), read once for every PyTorch found (System32 and PATH's
+// folders are searched for each); nullopt for a folder that is not there.
+using Listings = std::map<std::string, std::optional<std::set<std::string>>>;
+
 struct Folder {
   std::string path;
   bool windows_own = false;  // System32 and the Windows folder: their imports are Windows' business
-  std::set<std::string> names;  // lower case
+  const std::set<std::string>* names = nullptr;  // in the Listings; none for a network folder
 };
 
 std::string env_or(const std::map<std::string, std::string>& env, const char* name, const std::string& fallback) {
@@ -39,8 +45,9 @@ std::string python_home(const PythonEnv& e) {
 
 bool any_named(const std::vector<Folder>& folders, const std::string& prefix, const std::string& suffix) {
   for (const auto& f : folders)
-    for (const auto& n : f.names)
-      if (starts_with(n, prefix) && ends_with(n, suffix)) return true;
+    if (f.names)
+      for (const auto& n : *f.names)
+        if (starts_with(n, prefix) && ends_with(n, suffix)) return true;
   return false;
 }
 
@@ -66,38 +73,44 @@ std::vector<std::string> added_folders(const PythonEnv& e, const TorchInstall& t
   return dirs;
 }
 
-void add_folder(std::vector<Folder>& folders, const std::string& path, bool windows_own) {
+void add_folder(std::vector<Folder>& folders, Listings& listings, const std::string& path, bool windows_own) {
   if (path.empty()) return;
+  const std::string key = to_lower(path);
   for (const auto& f : folders)
-    if (to_lower(f.path) == to_lower(path)) return;
+    if (to_lower(f.path) == key) return;
   if (on_network(path)) {  // searched by the loader, not read here: named as such, holding nothing
-    folders.push_back({path + " (a network folder: not read)", false, {}});
+    folders.push_back({path + " (a network folder: not read)", false, nullptr});
     return;
   }
-  auto names = list_dir(path);
-  if (names.empty() && !path_exists(path)) return;
-  Folder f{path, windows_own, {}};
-  for (const auto& n : names) f.names.insert(to_lower(n));
-  folders.push_back(std::move(f));
+  auto [at, fresh] = listings.try_emplace(key);
+  if (fresh) {
+    auto names = list_dir(path);
+    if (!names.empty() || path_exists(path)) {
+      at->second.emplace();
+      for (const auto& n : names) at->second->insert(to_lower(n));
+    }
+  }
+  if (at->second) folders.push_back({path, windows_own, &*at->second});
 }
 
 std::vector<Folder> search_folders(const PythonEnv& e, const TorchInstall& t, const std::string& torch_lib,
-                                   const std::string& home, const std::map<std::string, std::string>& env) {
+                                   const std::string& home, const std::map<std::string, std::string>& env,
+                                   Listings& listings) {
   std::vector<Folder> folders;
-  add_folder(folders, torch_lib, false);
-  add_folder(folders, home, false);
-  add_folder(folders, e.prefix + "\\Library\\bin", false);
-  for (const auto& dir : added_folders(e, t, home, folders, env)) add_folder(folders, dir, false);
-  add_folder(folders, system_directory(), true);
-  add_folder(folders, windows_directory(), true);
+  add_folder(folders, listings, torch_lib, false);
+  add_folder(folders, listings, home, false);
+  add_folder(folders, listings, e.prefix + "\\Library\\bin", false);
+  for (const auto& dir : added_folders(e, t, home, folders, env)) add_folder(folders, listings, dir, false);
+  add_folder(folders, listings, system_directory(), true);
+  add_folder(folders, listings, windows_directory(), true);
   for (const auto& dir : split(env_or(env, "PATH", env_or(env, "Path", "")), ';'))
-    add_folder(folders, trim(dir), false);
+    add_folder(folders, listings, trim(dir), false);
   return folders;
 }
 
 const Folder* holder(const std::vector<Folder>& folders, const std::string& lower_name) {
   for (const auto& f : folders)
-    if (f.names.count(lower_name)) return &f;
+    if (f.names && f.names->count(lower_name)) return &f;
   return nullptr;
 }
 
@@ -135,13 +148,14 @@ void follow_imports(TorchDllCheck& check, const std::vector<Folder>& folders) {
 
 std::vector<TorchDllCheck> probe_torch_dlls(const PythonFacts& python, const std::map<std::string, std::string>& env) {
   std::vector<TorchDllCheck> out;
+  Listings listings;
   for (const auto& e : python.envs)
     for (const auto& t : e.torch) {
       TorchDllCheck check;
       check.torch_lib = t.site_packages + "\\torch\\lib";
       if (!path_exists(check.torch_lib)) continue;
       std::string home = python_home(e);
-      auto folders = search_folders(e, t, check.torch_lib, home, env);
+      auto folders = search_folders(e, t, check.torch_lib, home, env, listings);
       for (const auto& f : folders) check.search_path.push_back(f.path);
       std::string exe = home + "\\python.exe";
       if (is_file(exe)) {
