@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/rules.hpp"
 
 namespace dlready {
 namespace {
@@ -379,6 +380,41 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"why", p.why},
           {"warnings", p.warnings},
           {"commands", commands}};
+}
+
+std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
+                               PlanMachine& m, std::vector<std::string>& seen) {
+  if (no_gpu && (!gpus.empty() || !driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
+  if (!no_gpu && gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
+  for (const auto& g : gpus) {
+    for (const auto& one : split(g, ',')) {
+      auto cc = parse_compute_capability(one);
+      if (!cc) return "--gpu " + one + " is not a compute capability (sm_61, 8.6 or 90)";
+      m.gpus.push_back(*cc);
+    }
+  }
+  if (!driver.empty()) {
+    if (!parse_int(split(driver, '.').front())) return "--driver " + driver + " is not a driver version (550.54.15)";
+    m.driver = driver;
+  }
+  seen.push_back("the machine given: " + (no_gpu ? std::string("no GPU") : "GPUs " + join(gpus, ",")) +
+                 (driver.empty() ? "" : ", driver " + driver));
+  return "";
+}
+
+std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen) {
+  Derived d = derive(f);
+  m.driver = d.driver_version;
+  for (const auto& g : d.gpu_archs) {
+    m.gpus.push_back({g.major, g.minor});
+    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) +
+                   " (" + g.source + ")");
+  }
+  if (d.gpu_evidence && d.gpu_archs.empty())
+    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
+  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
+                                : "this machine: driver " + d.driver_version.value_or("unknown"));
+  return "";
 }
 
 }  // namespace dlready

@@ -52,6 +52,15 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
                                  const std::vector<std::string>& with, const std::vector<std::string>& seen,
                                  const std::vector<std::string>& commands);
 
+// Another machine as `setup --gpu/--driver/--no-gpu` give it, into `m` (and a line for `seen`);
+// "" when the flags describe one, else what is wrong with them (a usage error).
+std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
+                               PlanMachine& m, std::vector<std::string>& seen);
+
+// This machine as the doctor's facts describe it: the driver and each GPU's compute capability,
+// into `m` (with what was seen); "" when the plan can go on, else why not.
+std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen);
+
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 

@@ -54,41 +54,13 @@ namespace {
 
 // The machine to plan for: the flags', or this one as the doctor sees it. "" when it can be read.
 std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
-  if (plans_another_machine(a)) {
-    if (a.no_gpu && (!a.gpus.empty() || !a.driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
-    if (!a.no_gpu && a.gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
-    for (const auto& g : a.gpus) {
-      for (const auto& one : split(g, ',')) {
-        auto cc = parse_compute_capability(one);
-        if (!cc) return "--gpu " + one + " is not a compute capability (sm_61, 8.6 or 90)";
-        m.gpus.push_back(*cc);
-      }
-    }
-    if (!a.driver.empty()) {
-      if (!parse_int(split(a.driver, '.').front())) return "--driver " + a.driver + " is not a driver version (550.54.15)";
-      m.driver = a.driver;
-    }
-    seen.push_back("the machine given: " + (a.no_gpu ? std::string("no GPU") : "GPUs " + join(a.gpus, ",")) +
-                   (a.driver.empty() ? "" : ", driver " + a.driver));
-    return "";
-  }
+  if (plans_another_machine(a)) return machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen);
   GatherOptions opt;
   opt.root = a.root;
   opt.env = process_environment();
   auto e = examine(opt);
   if (!e.error.empty()) return e.error;
-  Derived d = derive(e.facts);
-  m.driver = d.driver_version;
-  for (const auto& g : d.gpu_archs) {
-    m.gpus.push_back({g.major, g.minor});
-    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) +
-                   " (" + g.source + ")");
-  }
-  if (d.gpu_evidence && d.gpu_archs.empty())
-    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
-  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
-                                : "this machine: driver " + d.driver_version.value_or("unknown"));
-  return "";
+  return machine_from_facts(e.facts, m, seen);
 }
 
 }  // namespace

@@ -21,40 +21,12 @@ std::string powershell_quote(const std::string& s) {
   return out + "'";
 }
 
-// The GPUs and driver given on the command line ("" when they are fine).
-std::string machine_from_flags(const WindowsSetupArgs& a, PlanMachine& m, std::vector<std::string>& seen) {
-  if (a.no_gpu && (!a.gpus.empty() || !a.driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
-  if (!a.no_gpu && a.gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
-  for (const auto& g : a.gpus) {
-    auto cc = parse_compute_capability(g);
-    if (!cc) return "--gpu " + g + " is not a compute capability (sm_61, 8.6 or 90)";
-    m.gpus.push_back(*cc);
-  }
-  if (!a.driver.empty()) {
-    if (!parse_int(split(a.driver, '.').front())) return "--driver " + a.driver + " is not a driver version (560.94)";
-    m.driver = a.driver;
-  }
-  seen.push_back("the machine given: " + (a.no_gpu ? std::string("no GPU") : "GPUs " + join(a.gpus, ",")) +
-                 (a.driver.empty() ? "" : ", driver " + a.driver));
-  return "";
-}
-
 // This machine as the doctor sees it: the driver, each GPU's compute capability, the Python.
 std::string machine_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
   WindowsGatherOptions options;
   options.env = windows_environment();
   Facts f = gather_windows_facts(options);
-  Derived d = derive(f);
-  m.driver = d.driver_version;
-  for (const auto& g : d.gpu_archs) {
-    m.gpus.push_back({g.major, g.minor});
-    seen.push_back(g.label + ": compute capability " + std::to_string(g.major) + "." + std::to_string(g.minor) + " (" +
-                   g.source + ")");
-  }
-  if (d.gpu_evidence && d.gpu_archs.empty())
-    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
-  seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
-                                : "this machine: driver " + d.driver_version.value_or("unknown"));
+  if (auto err = machine_from_facts(f, m, seen); !err.empty()) return err;
   for (const auto& e : f.python.envs)  // the active environment first, then the order found
     if (e.python_version && (python.empty() || e.active)) python = *e.python_version;
   return "";
@@ -105,7 +77,8 @@ ExitCode run_windows_setup(const WindowsSetupArgs& a) {
   std::string python = a.python;
   bool another = !a.driver.empty() || !a.gpus.empty() || a.no_gpu;
   std::string found_python;
-  std::string err = another ? machine_from_flags(a, m, seen) : machine_from_doctor(m, seen, found_python);
+  std::string err = another ? machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen)
+                            : machine_from_doctor(m, seen, found_python);
   if (python.empty()) python = found_python;
   if (err.empty() && python.empty()) err = "no Python found (py launcher, conda, venvs): give its version with --python X.Y";
   if (err.empty() && (split(python, '.').size() != 2 || !parse_int(split(python, '.')[0]) || !parse_int(split(python, '.')[1])))
