@@ -68,7 +68,7 @@ TEST(Capture, ThisMachineReplaysToItsOwnReport) {
   std::string tarball = scratch.root + "/machine.tar.gz", dir = scratch.root + "/machine";
   auto made = run("", "capture --no-redact " + tarball);
   ASSERT_EQ(made.status, 0) << made.out;
-  EXPECT_NE(made.out.find("replay it: mkdir machine && tar -xzf"), std::string::npos) << made.out;
+  EXPECT_NE(made.out.find("replay it: mkdir machine && tar --no-same-owner --no-same-permissions -xzf"), std::string::npos) << made.out;
   struct stat st {};
   ASSERT_EQ(::stat(tarball.c_str(), &st), 0);
   EXPECT_LE(st.st_size, 2 << 20) << "a capture is small enough to attach to an issue";
@@ -102,7 +102,7 @@ TEST(Capture, DriverAnswersReplayWithoutLoadingTheDriver) {
   healthy_gpu_machine(f);
   Fixture out;
   std::string dir = out.root + "/h100";
-  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --no-redact --root " + f.root + " " + dir);
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --load-root-drivers --no-redact --root " + f.root + " " + dir);
   ASSERT_EQ(made.status, 0) << made.out;
   auto manifest = json_file(dir + "/.dlready-capture/capture.json");
   ASSERT_TRUE(manifest["children"].contains("cuda")) << manifest.dump(2);
@@ -129,7 +129,7 @@ TEST(Capture, AGpuMachineKeepsItsGpuCodeNotItsFatBinaries) {
   if (::link(wheel.c_str(), f.host(lib).c_str()) != 0) f.copy(wheel, lib);
   Fixture out;
   std::string tarball = out.root + "/gpu.tar.gz", dir = out.root + "/gpu";
-  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice", "capture --no-redact --root " + f.root + " " + tarball);
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice", "capture --load-root-drivers --no-redact --root " + f.root + " " + tarball);
   ASSERT_EQ(made.status, 0) << made.out;
   struct stat st {};
   ASSERT_EQ(::stat(tarball.c_str(), &st), 0);
@@ -150,9 +150,9 @@ TEST(Capture, DeviceNodesReplayWithTheirOwnersAndModes) {
   ASSERT_EQ(::chmod(f.host("/dev/nvidia0").c_str(), 0600), 0);  // root's alone: alice cannot open it
   Fixture out;
   std::string dir = out.root + "/m";
-  ASSERT_EQ(run("env -i PATH=/usr/bin:/bin", "capture --no-redact --root " + f.root + " " + dir).status, 0);
+  ASSERT_EQ(run("env -i PATH=/usr/bin:/bin", "capture --load-root-drivers --no-redact --root " + f.root + " " + dir).status, 0);
   auto original = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice",
-                      "doctor --no-cache --json --user alice --root " + f.root);
+                      "doctor --load-root-drivers --no-cache --json --user alice --root " + f.root);
   auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --json --user alice --root " + dir);
   auto a = nlohmann::json::parse(original.out), b = nlohmann::json::parse(replay.out);
   EXPECT_EQ(a["facts"]["device_nodes"], b["facts"]["device_nodes"]);
@@ -165,7 +165,7 @@ TEST(Capture, RedactedCaptureHoldsNoNameAndStillReplays) {
   f.write("/etc/hostname", "gpu-node-7.lab.example.com\n");
   Fixture out;
   std::string dir = out.root + "/m";
-  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --root " + f.root + " " + dir);
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice", "capture --load-root-drivers --root " + f.root + " " + dir);
   ASSERT_EQ(made.status, 0) << made.out;
   EXPECT_NE(made.out.find("hidden: "), std::string::npos) << made.out;
   std::string everything = all_text_under(dir);

@@ -44,7 +44,7 @@ TEST(Cli, HealthyExit0ErrorExit1WarningTightens) {
   Fixture f;
   healthy_gpu_machine(f);
   std::string base = "env -u CUDA_VISIBLE_DEVICES -u LD_LIBRARY_PATH VIRTUAL_ENV=/home/alice/venv HOME=/home/alice "
-                     "PATH=/usr/bin " + std::string(DLREADY_BINARY) + " doctor --user alice --root " + f.root;
+                     "PATH=/usr/bin " + std::string(DLREADY_BINARY) + " doctor --load-root-drivers --user alice --root " + f.root;
   auto sh = [](const std::string& c) { return WEXITSTATUS(std::system((c + " >/dev/null 2>&1").c_str())); };
   EXPECT_EQ(sh(base), 0);
   write_driver_conf(f, "devices=1\ndev0.cc=9.0\ndev0.memory_used_mib=80000\n");

@@ -324,7 +324,7 @@ TEST(Scenario, GpuClocksSlowedByTheHardware) {
   EXPECT_NE(x.evidence[0].find("hardware thermal slowdown"), std::string::npos) << x.evidence[0];
   EXPECT_NE(x.fix.at(0).find("nvidia-smi -q -d PERFORMANCE"), std::string::npos);
   // Through the binary: the fact is in the JSON as NVML gave it.
-  auto out = command_output(std::string(DLREADY_BINARY) + " doctor --json --root " + f.root + " 2>&1");
+  auto out = command_output(std::string(DLREADY_BINARY) + " doctor --json --load-root-drivers --root " + f.root + " 2>&1");
   EXPECT_NE(out.find("\"clocks_event_reasons\": 72"), std::string::npos) << out.substr(0, 400);
 }
 

@@ -60,6 +60,7 @@ GatherOptions Fixture::options() const {
   o.env = env;
   if (!user.empty()) o.user = user;
   o.probe_timeout_ms = timeout_ms;
+  o.load_root_drivers = true;  // the suite built this root and its fake driver libraries
   return o;
 }
 

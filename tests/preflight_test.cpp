@@ -404,6 +404,28 @@ TEST(NodePort, IdleAndOversizedConnectionsDoNotHoldTheMeeting) {
   EXPECT_NE(out.find("no job token: anyone who can reach port 29644"), std::string::npos) << out;
 }
 
+// 40 connections that each send one byte would hold every slot until --dist-timeout (issue 45,
+// defect 4): a launcher of the job still gets in at once (the oldest silent one makes room).
+TEST(NodePort, SlotsHeldByteByByteDoNotTurnTheJobsNodesAway) {
+  Fixture a, b, logs;
+  healthy_gpu_machine(a), healthy_gpu_machine(b);
+  auto n0 = start_launcher(node_args(a, 0, 2, 29661, 120) + kRankCommand, logs.root + "/n0.log");
+  std::vector<int> slow;
+  for (int i = 0; i < 40; ++i) {
+    int fd = connect_when_listening(29662);
+    ASSERT_GE(fd, 0);
+    EXPECT_TRUE(send_all(fd, std::string(1, '\0')));
+    slow.push_back(fd);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto n1 = start_launcher(node_args(b, 1, 2, 29661, 120) + kRankCommand, logs.root + "/n1.log");
+  EXPECT_EQ(wait_exit(n1, 60), 0) << read_text(n1.log);
+  EXPECT_LT(seconds_since(t0), 20) << "the silent connections kept node 1 out";
+  EXPECT_EQ(wait_exit(n0), 0) << read_text(n0.log);
+  for (int fd : slow) ::close(fd);
+  EXPECT_NE(read_text(n0.log).find("[rank 0] rank=0 of 2"), std::string::npos) << read_text(n0.log);
+}
+
 // With a job token, a hello without it (or with another token) is refused, and the job runs.
 TEST(NodePort, WithAJobTokenOnlyItsLaunchersJoin) {
   Fixture a, b, logs;

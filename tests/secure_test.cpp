@@ -483,6 +483,30 @@ TEST(AuditLog, ALogWhoseEndWasCutOffIsNamed) {
   EXPECT_NE(old.notes.back().find("no head file"), std::string::npos) << old.notes.back();
 }
 
+// `dlready audit verify` on a log whose end was cut off, or whose head file was edited, says NOT
+// intact and exits 1 (issue 45, defect 14: it exited 2, the unreadable status, with record 0).
+TEST(AuditLog, VerifyExitsOneForALogWithABadHead) {
+  Fixture f;
+  const std::string p = f.root + "/audit.jsonl";
+  write_log(p, 6);
+  auto good = lines_of(p);
+  write_lines(p, {good[0], good[1], good[2]});
+  auto verify = [&](const std::string& log) {
+    return run_command(std::string(DLREADY_BINARY) + " audit verify --json " + log + " 2>&1");
+  };
+  auto cut = verify(p);
+  EXPECT_EQ(cut.status, 1) << cut.out;
+  auto j = nlohmann::json::parse(cut.out);
+  EXPECT_EQ(j["intact"], false);
+  EXPECT_EQ(j["first_bad_record"], 4) << cut.out;
+  spit(p + ".head", "{\"seq\": \"x\"}");
+  auto edited = verify(p);
+  EXPECT_EQ(edited.status, 1) << edited.out;
+  EXPECT_NE(edited.out.find("not a head file"), std::string::npos) << edited.out;
+  auto missing = verify(f.root + "/no-such.jsonl");
+  EXPECT_EQ(missing.status, 2) << missing.out;
+}
+
 // A record that does not fit is not half written: the log stays as it was and says so.
 TEST(AuditLog, AFailedAppendLeavesTheLogWhole) {
   Fixture f;

@@ -281,8 +281,13 @@ TEST(SetupIndex, TheDoctorRecommendsWhatSetupLastReadOfTheIndex) {
   ASSERT_FALSE(j["recommendations"].empty());
   EXPECT_EQ(j["recommendations"][0]["title"],
             "PyTorch 2.16 cu132 is on the index, newer than dlready's tables (" + std::string(kCompatTableDate) + ")");
-  EXPECT_EQ(j["recommendations"][0]["commands"][1], "pip install torch torchvision --index-url " + s.index.url() +
-                                                         "whl/cu132");
+  // Read under --root (another machine, or a capture made by a stranger), the summary says which
+  // releases exist but never where to install from: the advice keeps PyTorch's own index and the
+  // mirror is named as not used (on this machine itself, the mirror setup read is the advice's).
+  EXPECT_EQ(j["recommendations"][0]["commands"][1], "pip install torch torchvision --index-url "
+                                                    "https://download.pytorch.org/whl/cu132");
+  EXPECT_NE(j["facts"]["torch_index"].dump().find("its mirror " + s.index.url() + "whl/ is not used"), std::string::npos)
+      << j["facts"]["torch_index"];
   ASSERT_TRUE(j["facts"]["torch_index"].is_object());
   EXPECT_EQ(j["facts"]["torch_index"]["releases"][0]["version"], "2.16.0");
 }

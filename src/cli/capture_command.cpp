@@ -30,6 +30,8 @@ void add_capture_command(CLI::App& app, CaptureArgs& a) {
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
+                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_option("--binary", a.binaries, "Also capture this program's shared libraries as ld.so resolves them");
@@ -82,7 +84,12 @@ ExitCode run_capture(const CaptureArgs& a) {
     return ExitCode::usage;
   }
   std::string error;
-  if (capture_under(RootFs(a.root), error) || !error.empty()) {
+  bool is_capture = capture_under(RootFs(a.root), error).has_value();
+  if (!error.empty()) {  // a capture that lost its manifest, or a damaged one
+    say_error(error);
+    return ExitCode::usage;
+  }
+  if (is_capture) {
     say_error("--root " + printable(a.root) + " is a capture already: replay it with dlready doctor --root " +
               shell_quote(a.root));
     return ExitCode::usage;
@@ -93,6 +100,7 @@ ExitCode run_capture(const CaptureArgs& a) {
   opt.env = process_environment();
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
+  opt.load_root_drivers = a.load_root_drivers;
   opt.binaries = a.binaries;
   opt.record = &log;  // and no scan cache: a cached answer would leave its files out of the capture
   if (opt.root == "/") opt.own_module = train_module_path();
@@ -129,7 +137,7 @@ ExitCode run_capture(const CaptureArgs& a) {
               stats.files, stats.folders, stats.links);
   std::printf("  %s\n", redactor ? ("hidden: " + redactor->summary()).c_str()
                                  : "not redacted (--no-redact): it holds this machine's names");
-  std::string replay = is_tarball(a.out) ? "mkdir machine && tar -xzf " + shell_quote(a.out) +
+  std::string replay = is_tarball(a.out) ? "mkdir machine && tar --no-same-owner --no-same-permissions -xzf " + shell_quote(a.out) +
                                                " -C machine && dlready doctor --root machine"
                                          : "dlready doctor --root " + shell_quote(a.out);
   std::printf("  replay it: %s\n", replay.c_str());

@@ -14,6 +14,7 @@ struct CaptureArgs {
   std::string out;
   std::string root = "/";
   bool no_redact = false, no_driver_probe = false;
+  bool load_root_drivers = false;
   int timeout_ms = 10000;
   std::vector<std::string> binaries;
 };

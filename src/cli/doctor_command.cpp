@@ -29,6 +29,8 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
+                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
   cmd->add_option("--binary", a.binaries, "Also resolve this program's shared libraries like ld.so (repeatable)");
   cmd->add_flag("--no-cache", a.no_cache,
                 "Neither read nor write the cache of library scans ($XDG_CACHE_HOME/dlready, else ~/.cache/dlready)");
@@ -49,6 +51,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   if (!a.user.empty()) opt.user = a.user;
   opt.probe_timeout_ms = a.timeout_ms;
   opt.driver_probe = !a.no_driver_probe;
+  opt.load_root_drivers = a.load_root_drivers;
   opt.binaries = a.binaries;
   // A relative --binary is relative to where the user is (on this machine; under --root, to the root).
   char cwd[4096];

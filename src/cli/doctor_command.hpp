@@ -11,6 +11,7 @@ struct DoctorArgs {
   std::string root = "/";
   bool json = false, markdown = false, no_color = false, list_findings = false, no_driver_probe = false;
   bool no_cache = false;
+  bool load_root_drivers = false;
   bool redact = false;  // hide user names, homes, hosts, addresses, secret values (core/redact.hpp)
   std::string fail_on = "error";
   std::string user;

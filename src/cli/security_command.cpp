@@ -109,7 +109,7 @@ ExitCode rekey(const SecurityArgs& a) {
 
 ExitCode audit_verify(const SecurityArgs& a) {
   auto v = verify_audit_log(a.audit_path, a.public_key);
-  const bool unreadable = !v.intact && v.first_bad == 0;
+  const bool unreadable = v.unreadable;
   if (a.json) {
     nlohmann::json j = {{"schema", "dlready.audit-verify/1"}, {"log", a.audit_path}, {"intact", v.intact},
                         {"records", v.records}, {"signed", !a.public_key.empty()}, {"notes", v.notes}};

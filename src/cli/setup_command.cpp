@@ -36,6 +36,8 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64"}));
   cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (test seam)")
       ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
+                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
 }
 
 

@@ -26,6 +26,8 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
       ->check(CLI::ExistingDirectory);
   snap->add_flag("--no-driver-probe", s.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
+  snap->add_flag("--load-root-drivers", s.load_root_drivers,
+                 "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
   snap->add_flag("--redact", s.redact,
                  "Replace user names, home directories, host names, addresses and secret-looking values with "
                  "placeholders (dlready diff still compares two redacted snapshots)");
@@ -55,6 +57,7 @@ GatherOptions gather_options(const SnapshotArgs& a) {
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
+  opt.load_root_drivers = a.load_root_drivers;
   opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
   if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
   return opt;

@@ -15,6 +15,7 @@ struct SnapshotArgs {
   std::string root = "/";
   std::string out;  // "" = standard output
   bool no_driver_probe = false;
+  bool load_root_drivers = false;
   bool redact = false;  // as doctor --redact
 };
 struct ExportArgs {

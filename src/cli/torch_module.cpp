@@ -1,12 +1,14 @@
 #include "cli/torch_module.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "cli/cuda_preload.hpp"
+#include "core/posix_fs.hpp"
 #include "core/root_fs.hpp"
 #include "doctor/examine.hpp"
 #include "module_api/module_abi.hpp"
@@ -66,6 +68,12 @@ void explain_load_failure(const std::string& command, const std::string& path, c
 // The module's run function once its ABI version is the one this binary speaks; else nullptr.
 ModuleRunFn load_module(const std::string& command) {
   std::string path = train_module_path();
+  // Opening a FIFO waits for a writer forever (dlopen and the preload's ELF read both open it).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    explain_load_failure(command, path, std::string(file_kind(st.st_mode)) + ", not a library: nothing was opened", false);
+    return nullptr;
+  }
   // The wheel's CUDA libraries first, by absolute path (cli/cuda_preload.hpp); then the module,
   // which exports only its two entry points (src/module/exports.map), into the global scope as a
   // program linked against LibTorch has them.

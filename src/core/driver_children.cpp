@@ -269,7 +269,12 @@ NvmlFacts nvml_from(const ChildResult& r) {
   NvmlFacts f;
   classify_child(r, f.status, f.detail);
   f.init_result = int_value(r, "init");
+  // The version goes into advice and commands ("for driver 580.65.06"): only a version's
+  // characters are one (a capture's answer can hold anything).
   f.driver_version = str_value(r, "driver_version");
+  if (f.driver_version && (f.driver_version->empty() || f.driver_version->size() > 32 ||
+                           f.driver_version->find_first_not_of("0123456789.") != std::string::npos))
+    f.driver_version.reset();
   f.cuda_driver_version = int_value(r, "cuda_driver_version");
   f.device_count = int_value(r, "count");
   for (int i = 0; i < f.device_count.value_or(0) && i < 64; ++i)

@@ -1,5 +1,9 @@
 #include "core/json_text.hpp"
 
+#include "core/text.hpp"
+
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -51,8 +55,32 @@ nlohmann::json parse_json_bounded(std::string_view text, std::string* error, Jso
 }
 
 std::string json_text(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  // C1 controls and the bidirectional overrides are valid UTF-8 that nlohmann writes raw; a terminal
+  // or a viewer acts on them (U+202E reverses what follows). Outside strings a dump is ASCII, so
+  // each one found is inside a string and becomes its \u escape.
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    unsigned cp = 0;
+    size_t n = 0;
+    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0)
+      cp = static_cast<unsigned char>(text[i + 1]) & 0x3F, cp |= 0x80, n = 2;
+    else if (auto bidi = bidi_control_at(text, i))
+      cp = *bidi, n = 3;
+    if (!n) {
+      out += text[i];
+      continue;
+    }
+    char esc[8];
+    std::snprintf(esc, sizeof esc, "\\u%04x", cp);
+    out += esc;
+    i += n - 1;
+  }
+  return out;
 }
+
 
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;

@@ -43,6 +43,7 @@ std::map<std::string, FileStat> parse_stat_table(const std::string& text) {
     st.size = std::strtoull(f[3].c_str(), nullptr, 10);
     st.is_dir = S_ISDIR(st.mode);
     st.is_char_device = S_ISCHR(st.mode);
+    st.is_regular = S_ISREG(st.mode);
     out[line.substr(a)] = st;
   }
   return out;
@@ -85,8 +86,35 @@ std::string RootFs::opened(const std::string& path) const {
   return resolved ? host(*resolved) : std::string();
 }
 
+// The host path of `path` with every directory above it resolved inside the root and the last
+// component left as it is (what lstat and readlink ask about).
+std::string RootFs::unfollowed(const std::string& path) const {
+  if (is_host_root()) return path;
+  std::string normal = path_normalize(path);
+  if (normal == "/") return root_;
+  auto parent = resolve(path_dirname(normal));
+  return parent ? path_join(host(*parent), path_basename(normal)) : std::string();
+}
+
+// A file descriptor for reading `path`, or -1. Under another root only a regular file is opened: a
+// device node, FIFO or socket there is a stranger's (an archive extracted as root keeps them), and
+// opening one can block, rewind a tape or read without end.
+int RootFs::open_for_reading(const std::string& path) const {
+  std::string file = opened(path);
+  if (file.empty()) return -1;
+  if (is_host_root()) return ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {  // swapped since the lstat
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
-  int fd = ::open(opened(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = open_for_reading(path);
   if (fd < 0) return std::nullopt;
   std::string out;
   char buf[8192];
@@ -110,7 +138,7 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
 
 std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t offset,
                                            size_t len) const {
-  int fd = ::open(opened(path).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = open_for_reading(path);
   if (fd < 0) return std::nullopt;
   std::string out(len, '\0');
   size_t got = 0;
@@ -143,7 +171,8 @@ std::optional<std::string> RootFs::read_line(const std::string& path) const {
 bool RootFs::exists(const std::string& path) const {
   note(path);
   struct stat st {};
-  return ::lstat(host(path).c_str(), &st) == 0;
+  std::string file = unfollowed(path);
+  return !file.empty() && ::lstat(file.c_str(), &st) == 0;
 }
 
 bool RootFs::can_list(const std::string& path) const {
@@ -169,6 +198,7 @@ std::optional<FileStat> RootFs::stat(const std::string& path) const {
   fs.gid = st.st_gid;
   fs.is_dir = S_ISDIR(st.st_mode);
   fs.is_char_device = S_ISCHR(st.st_mode);
+  fs.is_regular = S_ISREG(st.st_mode);
   fs.size = static_cast<uint64_t>(st.st_size);
   return fs;
 }
@@ -176,8 +206,9 @@ std::optional<FileStat> RootFs::stat(const std::string& path) const {
 std::optional<std::string> RootFs::readlink(const std::string& path) const {
   note(path);
   char buf[4096];
-  ssize_t n = ::readlink(host(path).c_str(), buf, sizeof buf - 1);
-  if (n < 0) return std::nullopt;
+  std::string file = unfollowed(path);
+  ssize_t n = file.empty() ? -1 : ::readlink(file.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
   return std::string(buf, static_cast<size_t>(n));
 }
 
@@ -217,8 +248,12 @@ std::optional<std::string> RootFs::resolve(const std::string& path) const {
     if (::lstat(host(candidate).c_str(), &st) != 0) return std::nullopt;
     if (S_ISLNK(st.st_mode)) {
       if (++links > 40) return std::nullopt;
-      auto target = readlink(candidate);
-      if (!target) return std::nullopt;
+      // `done` is resolved already: the link itself is read where it lies.
+      note(candidate);
+      char buf[4096];
+      ssize_t n = ::readlink(host(candidate).c_str(), buf, sizeof buf - 1);
+      if (n <= 0) return std::nullopt;
+      auto target = std::optional<std::string>(std::string(buf, static_cast<size_t>(n)));
       std::string base = target->front() == '/' ? *target : path_join(done, *target);
       todo = path_normalize(base + rest);
       done = "/";

@@ -20,6 +20,7 @@ struct FileStat {
   gid_t gid = 0;
   bool is_dir = false;
   bool is_char_device = false;
+  bool is_regular = false;
   uint64_t size = 0;
 };
 
@@ -61,6 +62,8 @@ class RootFs {
 
  private:
   std::string opened(const std::string& path) const;
+  std::string unfollowed(const std::string& path) const;
+  int open_for_reading(const std::string& path) const;
   void note(const std::string& path) const;
   std::string root_;
   AccessLog* log_ = nullptr;

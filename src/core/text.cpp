@@ -115,6 +115,16 @@ std::string human_bytes(unsigned long long bytes) {
 
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
+std::optional<unsigned> bidi_control_at(std::string_view s, size_t i) {
+  if (i + 2 >= s.size() || static_cast<unsigned char>(s[i]) != 0xE2) return std::nullopt;
+  auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+  unsigned cp = 0x2000u | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+  if ((b1 >> 6) != 2 || (b2 >> 6) != 2) return std::nullopt;
+  // U+200E/F marks, U+202A..E embeddings and overrides, U+2066..9 isolates.
+  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
+  return std::nullopt;
+}
+
 std::string printable(std::string_view s, size_t max_bytes) {
   std::string out;
   auto hex = [&](unsigned char c) {
@@ -140,6 +150,8 @@ std::string printable(std::string_view s, size_t max_bytes) {
     for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 0x2;
     // C1 controls (U+0080..U+009F) act on some terminals like ESC sequences.
     if (ok && n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) ok = false;
+    // Bidirectional controls reorder what a terminal shows after them ("gpu\u202Egnp.exe").
+    if (ok && n == 3 && bidi_control_at(s, i)) ok = false;
     if (!ok) {
       hex(c);
       ++i;

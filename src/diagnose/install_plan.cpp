@@ -39,9 +39,12 @@ bool in_tables(const std::string& release) {
   return std::find(all.begin(), all.end(), release) != all.end();
 }
 
-// The lines of the tables and of the index, the newest first.
+// The release lines that can be planned, the newest first: what the index lists when one was read
+// (a release it does not serve cannot be installed from it, whatever the tables know), else the
+// tables'.
 std::vector<std::string> candidate_releases(const PlanMachine& m) {
-  auto out = releases_newest_first();
+  std::vector<std::string> out;
+  if (!m.index) out = releases_newest_first();
   if (m.index)
     for (const auto& r : m.index->releases)
       if (std::find(out.begin(), out.end(), release_line(r.version)) == out.end()) out.push_back(release_line(r.version));
@@ -332,6 +335,11 @@ InstallPlan plan_install(const PlanMachine& m) {
   if (p.error = refuse_machine(m); !p.error.empty()) return p;
   std::vector<std::string> releases;
   auto known = candidate_releases(m);
+  if (known.empty()) {  // only an index can list nothing
+    p.error = "the index lists no torch wheel for " + m.platform + " (" + join(m.index->sources, "; ") +
+              "): check --torch-index, or plan from dlready's tables with --offline";
+    return p;
+  }
   for (const auto& r : known)
     if (m.torch.empty() || r == release_line(m.torch)) releases.push_back(r);
   if (releases.empty()) {

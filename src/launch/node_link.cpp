@@ -41,7 +41,11 @@ std::string str_of(const json& m, const char* key, const std::string& fallback =
 }
 int int_of(const json& m, const char* key, int fallback) {
   const json& v = field(m, key);
-  return v.is_number_integer() ? v.get<int>() : fallback;
+  if (!v.is_number_integer()) return fallback;
+  // 4294967297 is not node 1: a number outside int's range is no node number at all.
+  if (v.is_number_unsigned()) return v.get<uint64_t>() <= INT32_MAX ? static_cast<int>(v.get<uint64_t>()) : fallback;
+  int64_t n = v.get<int64_t>();
+  return n >= INT32_MIN && n <= INT32_MAX ? static_cast<int>(n) : fallback;
 }
 bool bool_of(const json& m, const char* key) {
   const json& v = field(m, key);
@@ -54,25 +58,27 @@ json hello_of(const LaunchOptions& o, const json& snapshot) {
           {"host", this_host()}, {"snapshot", snapshot}};  // null with --no-preflight
 }
 
-// A launcher's hello: a node rank and the node count at least (else it is no launcher of ours).
+}  // namespace
+
 bool is_hello(const json& h) {
   return str_of(h, "type") == "hello" && field(h, "node").is_number_integer() && field(h, "nnodes").is_number_integer();
 }
 
-// Why a launcher's hello cannot join this job ("" when it can).
-std::string refuse_hello(const json& h, const LaunchOptions& o, const std::set<int>& seen, const std::string& from) {
+std::string hello_refusal(const json& h, int nnodes_here, const std::set<int>& seen, const std::string& from) {
   int node = int_of(h, "node", -1), nnodes = int_of(h, "nnodes", -1);
-  if (nnodes != o.nnodes)
+  if (nnodes != nnodes_here)
     return "node " + std::to_string(node) + " (" + from + ") was started with --nnodes " + std::to_string(nnodes) +
-           ", node 0 with --nnodes " + std::to_string(o.nnodes) + ": give every node the same --nnodes";
-  if (node < 1 || node >= o.nnodes)
+           ", node 0 with --nnodes " + std::to_string(nnodes_here) + ": give every node the same --nnodes";
+  if (node < 1 || node >= nnodes_here)
     return "the launcher at " + from + " says it is node " + std::to_string(node) + ", outside 1.." +
-           std::to_string(o.nnodes - 1) + ": check its --node-rank";
+           std::to_string(nnodes_here - 1) + ": check its --node-rank";
   if (seen.count(node))
     return "two launchers say they are node " + std::to_string(node) + " (the second from " + from +
            "): give each node its own --node-rank";
   return "";
 }
+
+namespace {
 
 // `message` with the MAC a node checks (its own nonce) when the job has a token.
 json signed_for(json message, const std::optional<std::string>& token, const std::string& nonce) {
@@ -148,6 +154,9 @@ class Node0Meeting {
   };
   static constexpr size_t kMaxGuests = 32;
   static constexpr std::chrono::seconds kFirstBytes{3};
+  // A launcher sends its whole hello at once (a few KB): a slot held longer, byte by byte, is a
+  // stranger's, and would keep the job's own nodes out until --dist-timeout.
+  static constexpr std::chrono::seconds kWholeHello{10};
 
   void accept_guests();
   // What a guest sent: its hello (it joins, is refused, or stops the job), or how it failed.
@@ -186,12 +195,14 @@ void Node0Meeting::accept_guests() {
   for (;;) {
     NodeConnection c;
     if (auto st = listener_.accept(c, Clock::now()); !st) return;  // nothing more waiting
-    Guest g{std::move(c), new_nonce(), Clock::now() + kFirstBytes, deadline_};
+    Guest g{std::move(c), new_nonce(), Clock::now() + kFirstBytes, std::min(deadline_, Clock::now() + kWholeHello)};
     g.conn.set_max_message(kMaxNodeMessage);
-    if (guests_.size() >= kMaxGuests) {
-      ignore(g, "too many connections at once");
-      continue;
-    }
+    // Every slot taken: the one waiting longest for a hello makes room (a launcher of this job
+    // sends its hello within milliseconds of connecting, so the newcomer is never the one to go).
+    auto open = [](const Guest& x) { return x.conn.open(); };
+    if (static_cast<size_t>(std::count_if(guests_.begin(), guests_.end(), open)) >= kMaxGuests)
+      ignore(*std::find_if(guests_.begin(), guests_.end(), open),
+             std::to_string(kMaxGuests) + " connections at once: the oldest without a hello made room");
     if (auto st = g.conn.send({{"type", "challenge"}, {"nonce", g.nonce}}, Clock::now() + std::chrono::seconds(1)); !st) {
       ignore(g, st.error());
       continue;
@@ -211,14 +222,14 @@ void Node0Meeting::on_hello(Guest& g, json& h) {
     std::string why = "its hello does not carry this job's token (--job-token-file / DLREADY_JOB_TOKEN)";
     return ignore(g, why, refusal(why));
   }
-  std::string why = refuse_hello(h, o_, seen_, from);
+  std::string why = hello_refusal(h, o_.nnodes, seen_, from);
   if (!why.empty()) {
     // A launcher that proved it belongs to this job but was started wrongly stops the job; an
     // unproven one is only refused (it may be anyone).
     if (authentic) stop_ = why;
     return ignore(g, why, refusal(why));
   }
-  int node = h["node"].get<int>();
+  int node = int_of(h, "node", -1);  // in 1..nnodes-1: hello_refusal said so
   seen_.insert(node);
   addresses_[static_cast<size_t>(node)] = from;
   NodeWatch::Peer p;
@@ -267,7 +278,7 @@ NodeMeeting Node0Meeting::run(const json& hello0, Clock::time_point t0) {
       return stop_job(std::string("got ") + ::strsignal(sig) + " while waiting for the other nodes", 128 + sig);
     if (fds[0].revents & POLLIN) accept_guests();
     for (size_t i = 0; i < guests_.size() && i + 2 < fds.size(); ++i)
-      if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) on_guest(guests_[i]);
+      if (guests_[i].conn.open() && (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR))) on_guest(guests_[i]);
     auto now = Clock::now();
     for (auto& g : guests_)
       if (g.conn.open() && now > (g.conn.has_partial_input() ? g.whole_by : g.first_bytes_by))

@@ -1,6 +1,7 @@
 // `dlready train` in the module: loads the data, picks the device (asking the doctor why CUDA is
 // not usable before touching CUDA), joins the data-parallel session when asked to, trains, prints
 // and writes the summary.
+#include <optional>
 #include <unistd.h>
 
 #include <chrono>
@@ -135,6 +136,17 @@ void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r
       o.out.c_str(), sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str(), o.out.c_str());
 }
 
+// Why the data cannot feed the models (28×28 images), or nullopt.
+std::optional<std::string> image_size_problem(const MnistDataset& ds) {
+  for (const auto* split : {&ds.train, &ds.test}) {
+    const auto& d = split->images.dims;
+    if (d.size() == 3 && (d[1] != 28 || d[2] != 28))
+      return split->images_path + ": images are " + std::to_string(d[1]) + "×" + std::to_string(d[2]) +
+             "; the models take 28×28 (Fashion-MNIST's size): give --data a folder of 28×28 IDX files";
+  }
+  return std::nullopt;
+}
+
 ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
                       std::chrono::steady_clock::time_point t0, const std::string& thread_note) {
   SealingKey* key = security.key.get();
@@ -163,14 +175,27 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
   hooks.audit = audit.audit->hook();
   hooks.key = key;
   TrainResult r;
+  // The models take 28×28 images (784 inputs): other sizes would fail deep in LibTorch ("mat1 and
+  // mat2 shapes cannot be multiplied"). Said in one line, and recorded as the run's failure.
+  if (auto wrong = image_size_problem(ds)) {
+    r.status = ExitCode::failed;
+    r.error = *wrong;
+    static_cast<void>(audit.audit->end(r));
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), r.error.c_str());
+    return r.status;
+  }
   set_fatal_signal_stage("training (the first convolution or matmul loads cuDNN / cuBLAS kernels)");
   try {
     r = train(o, data, p.device, hooks, dp);
   } catch (const std::exception& e) {
     console.end_progress();
-    if (!p.session) throw;
-    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), first_line(e.what()).c_str());
-    std::_Exit(to_int(ExitCode::failed));  // a dead peer can leave c10d threads that never join: do not wait
+    r.status = ExitCode::failed;
+    r.error = first_line(e.what());
+    static_cast<void>(audit.audit->end(r));  // the log says the run failed, and why
+    std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), r.error.c_str());
+    // A dead peer can leave c10d threads that never join: do not wait for them.
+    if (p.session) std::_Exit(to_int(ExitCode::failed));
+    return r.status;
   }
   console.end_progress();
   set_fatal_signal_stage("writing the run's records");

@@ -30,32 +30,31 @@ std::optional<std::string> string_at(const std::string& table, uint64_t off) {
   return table.substr(off, end - off);
 }
 
-// The dynamic string table, read a page at a time where a string is asked for: libtorch_cpu.so's
-// is megabytes of symbol names, and the loader's questions need a few dozen of them (a capture of
-// the machine keeps only what was read).
-class StringTable {
+// A window of the file read a page at a time, each page once (a capture keeps only the pages read).
+class PagedWindow {
  public:
-  StringTable(const ByteReader& read, uint64_t offset, uint64_t size) : read_(read), offset_(offset), size_(size) {}
+  PagedWindow(const ByteReader& read, uint64_t offset, uint64_t size) : read_(read), offset_(offset), size_(size) {}
 
-  // The NUL-terminated string at `off`; nullopt when it starts or runs outside the table.
-  std::optional<std::string> at(uint64_t off) const {
-    if (off >= size_) return std::nullopt;
-    std::string out;
-    for (uint64_t pos = off; pos < size_ && out.size() <= kMaxString;) {
-      const std::string* bytes = page(pos / kPage);
+  static constexpr uint64_t kPage = 4096;
+  uint64_t size() const { return size_; }
+
+  template <typename T>
+  bool get(uint64_t off, T& out) const {
+    if (off > size_ || size_ - off < sizeof(T)) return false;
+    auto* bytes = reinterpret_cast<char*>(&out);
+    for (size_t done = 0; done < sizeof(T);) {
+      uint64_t pos = off + done;
+      const std::string* p = page(pos / kPage);
       size_t in = static_cast<size_t>(pos % kPage);
-      if (!bytes || in >= bytes->size()) return std::nullopt;
-      size_t nul = bytes->find('\0', in);
-      if (nul != std::string::npos) return out.append(*bytes, in, nul - in);
-      out.append(*bytes, in, std::string::npos);
-      pos += bytes->size() - in;
+      if (!p || in >= p->size()) return false;
+      size_t n = std::min(sizeof(T) - done, p->size() - in);
+      std::memcpy(bytes + done, p->data() + in, n);
+      done += n;
     }
-    return std::nullopt;
+    return true;
   }
 
- private:
-  static constexpr uint64_t kPage = 4096;
-  static constexpr size_t kMaxString = 64 * 1024;
+  // Page n of the window (short at its end); nullptr when it cannot be read.
   const std::string* page(uint64_t n) const {
     auto it = pages_.find(n);
     if (it == pages_.end()) {
@@ -66,9 +65,39 @@ class StringTable {
     }
     return &it->second;
   }
+
+ private:
   const ByteReader& read_;
   uint64_t offset_, size_;
   mutable std::map<uint64_t, std::string> pages_;
+};
+
+// The dynamic string table, read a page at a time where a string is asked for: libtorch_cpu.so's
+// is megabytes of symbol names, and the loader's questions need a few dozen of them (a capture of
+// the machine keeps only what was read).
+class StringTable {
+ public:
+  StringTable(const ByteReader& read, uint64_t offset, uint64_t size) : window_(read, offset, size) {}
+
+  // The NUL-terminated string at `off`; nullopt when it starts or runs outside the table.
+  std::optional<std::string> at(uint64_t off) const {
+    if (off >= window_.size()) return std::nullopt;
+    std::string out;
+    for (uint64_t pos = off; pos < window_.size() && out.size() <= kMaxString;) {
+      const std::string* bytes = window_.page(pos / PagedWindow::kPage);
+      size_t in = static_cast<size_t>(pos % PagedWindow::kPage);
+      if (!bytes || in >= bytes->size()) return std::nullopt;
+      size_t nul = bytes->find('\0', in);
+      if (nul != std::string::npos) return out.append(*bytes, in, nul - in);
+      out.append(*bytes, in, std::string::npos);
+      pos += bytes->size() - in;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static constexpr size_t kMaxString = 64 * 1024;
+  PagedWindow window_;
 };
 
 // Program headers: PT_DYNAMIC, and the PT_LOADs to map DT_STRTAB's address
@@ -87,19 +116,25 @@ Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::v
 }
 
 // Symbol versioning (.gnu.version_r / .gnu.version_d, found through DT_VERNEED / DT_VERDEF): the
-// versions each needed file must define, and the ones this object defines. A chain that leaves
-// the file or loops is cut where it goes wrong: versions are advice for a finding, not required.
-constexpr unsigned kMaxVersionEntries = 4096;
+// versions each needed file must define, and the ones this object defines. Each table is a bounded
+// window whose pages are read once, walked with one budget of records for the whole table, so
+// counts of 4096 × 4096 cost 4096 records, not 16 M reads. A chain that leaves the window
+// or loops is cut where it goes wrong: versions are advice for a finding, not required.
+constexpr unsigned kMaxVersionRecords = 4096;
+constexpr uint64_t kMaxVersionBytes = 1u << 20;
 
-void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, const StringTable& strtab, ElfInfo& info) {
-  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
+
+void read_version_needs(const PagedWindow& table, uint64_t count, const StringTable& strtab, ElfInfo& info) {
+  unsigned budget = kMaxVersionRecords;
+  uint64_t off = 0;
+  for (uint64_t i = 0; i < count && budget > 0; ++i, --budget) {
     Elf64_Verneed vn;
-    if (!read_struct(read, off, vn)) return;
+    if (!table.get(off, vn)) return;
     auto file = strtab.at(vn.vn_file);
     uint64_t aux = off + vn.vn_aux;
-    for (unsigned k = 0; k < std::min<unsigned>(vn.vn_cnt, kMaxVersionEntries) && file; ++k) {
+    for (unsigned k = 0; k < vn.vn_cnt && file && budget > 0; ++k, --budget) {
       Elf64_Vernaux va;
-      if (!read_struct(read, aux, va)) break;
+      if (!table.get(aux, va)) break;
       if (auto name = strtab.at(va.vna_name)) info.version_needs.emplace_back(*file, *name);
       if (va.vna_next == 0) break;
       aux += va.vna_next;
@@ -109,17 +144,21 @@ void read_version_needs(const ByteReader& read, uint64_t off, uint64_t count, co
   }
 }
 
-void read_version_defs(const ByteReader& read, uint64_t off, uint64_t count, const StringTable& strtab, ElfInfo& info) {
-  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionEntries); ++i) {
+void read_version_defs(const PagedWindow& table, uint64_t count, const StringTable& strtab, ElfInfo& info) {
+  uint64_t off = 0;
+  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionRecords); ++i) {
     Elf64_Verdef vd;
-    if (!read_struct(read, off, vd)) return;
+    if (!table.get(off, vd)) return;
     Elf64_Verdaux va;  // the first aux names the version itself; the base entry names the file
-    if (!(vd.vd_flags & VER_FLG_BASE) && read_struct(read, off + vd.vd_aux, va))
+    if (!(vd.vd_flags & VER_FLG_BASE) && table.get(off + vd.vd_aux, va))
       if (auto name = strtab.at(va.vda_name)) info.version_defs.push_back(*name);
     if (vd.vd_next == 0) return;
     off += vd.vd_next;
   }
 }
+
+// A library needs a few dozen files (libtorch_cuda.so: 20); more than this is no library's.
+constexpr size_t kMaxNeeded = 1024;
 
 // The dynamic section's DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH and DF_1_NODEFLIB into info.
 Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs, const Elf64_Phdr& p,
@@ -128,6 +167,14 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
     for (const auto& q : phdrs)
       if (q.p_type == PT_LOAD && va >= q.p_vaddr && va - q.p_vaddr < q.p_filesz) return q.p_offset + (va - q.p_vaddr);
     return std::nullopt;
+  };
+  // A version table: the bytes from its start to its segment's end, at most kMaxVersionBytes.
+  auto version_table = [&](uint64_t va) -> PagedWindow {
+    for (const auto& q : phdrs)
+      if (q.p_type == PT_LOAD && va >= q.p_vaddr && va - q.p_vaddr < q.p_filesz)
+        return PagedWindow(read, q.p_offset + (va - q.p_vaddr),
+                           std::min<uint64_t>(q.p_filesz - (va - q.p_vaddr), kMaxVersionBytes));
+    return PagedWindow(read, 0, 0);
   };
   if (p.p_filesz > kMaxTable) return Status::failure("dynamic section too large");
   auto dyn_bytes = read(p.p_offset, p.p_filesz);
@@ -153,6 +200,11 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
   auto last = read(*off + strsz - 1, 1);  // the whole table is in the file
   if (!last || last->empty()) return Status::failure("truncated dynamic string table");
   StringTable table(read, *off, strsz);
+  size_t needed = 0;
+  for (size_t i = 0; i < dyn.size() && dyn[i].d_tag != DT_NULL; ++i) needed += dyn[i].d_tag == DT_NEEDED;
+  if (needed > kMaxNeeded)
+    return Status::failure(std::to_string(needed) + " DT_NEEDED entries (a library needs a few dozen; more than " +
+                           std::to_string(kMaxNeeded) + " are not followed)");
   for (const auto& d : dyn) {
     if (d.d_tag == DT_NULL) break;
     if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME && d.d_tag != DT_RPATH && d.d_tag != DT_RUNPATH) continue;
@@ -163,8 +215,8 @@ Status read_dynamic(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs
     if (d.d_tag == DT_RPATH) info.rpath = *s;
     if (d.d_tag == DT_RUNPATH) info.runpath = *s;
   }
-  if (auto at = verneed ? vaddr_to_offset(verneed) : std::nullopt) read_version_needs(read, *at, verneednum, table, info);
-  if (auto at = verdef ? vaddr_to_offset(verdef) : std::nullopt) read_version_defs(read, *at, verdefnum, table, info);
+  if (verneed && verneednum) read_version_needs(version_table(verneed), verneednum, table, info);
+  if (verdef && verdefnum) read_version_defs(version_table(verdef), verdefnum, table, info);
   return {};
 }
 

@@ -28,8 +28,11 @@ std::string FatbinArchs::describe() const {
   return s.empty() ? "no GPU code" : s;
 }
 
+constexpr uint64_t kMaxZeroPadding = 1u << 20;
+
 void scan_fatbin_range(const RangeReader& read, uint64_t offset, uint64_t size, FatbinArchs& out) {
   uint64_t pos = offset, end = offset + size;
+  std::optional<uint64_t> zeros_from;  // where the run of zero padding being skipped began
   while (pos + 16 <= end) {
     auto h = read(pos, 16);
     if (!h || h->size() < 16) {
@@ -38,14 +41,21 @@ void scan_fatbin_range(const RangeReader& read, uint64_t offset, uint64_t size, 
     }
     uint32_t magic = get<uint32_t>(*h, 0);
     if (magic != kContainerMagic) {
-      // Containers are 8-byte aligned and may be separated by zero padding.
+      // Containers are 8-byte aligned and may be separated by zero padding: a few bytes, never a
+      // megabyte (a sparse file of zeros would be walked 8 bytes at a time for gigabytes).
       if (magic == 0) {
+        if (!zeros_from) zeros_from = pos;
+        if (pos + 8 - *zeros_from > kMaxZeroPadding) {
+          out.error = "only zeros from offset " + std::to_string(*zeros_from) + " on: no container there";
+          return;
+        }
         pos += 8;
         continue;
       }
       out.error = "bad container magic at offset " + std::to_string(pos);
       return;
     }
+    zeros_from.reset();
     uint16_t header_size = get<uint16_t>(*h, 6);
     uint64_t fat_size = get<uint64_t>(*h, 8);
     if (header_size < 16 || fat_size > end - pos || header_size > end - pos - fat_size + header_size) {

@@ -29,6 +29,10 @@ std::map<std::string, std::string> process_environment() {
 
 namespace {
 
+constexpr const char* kRootDriversNotLoaded =
+    "not loaded: under --root the driver is another machine's code; a capture replays its answers "
+    "(dlready capture), a fixture root the test suite built is loaded with --load-root-drivers";
+
 // <site-packages>/torch/lib/<library> -> the version in <site-packages>/torch/version.py.
 std::optional<std::string> torch_version_beside(const RootFs& fs, const std::string& lib) {
   std::string dir = path_dirname(lib);
@@ -104,13 +108,15 @@ std::optional<UserIdentity> gathering_user(const RootFs& fs, const std::optional
 }  // namespace
 
 std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error) {
-  if (fs.is_host_root()) return std::nullopt;
+  if (fs.is_host_root() || !fs.exists(RootFs::kCaptureDir)) return std::nullopt;
+  // A capture that lost its manifest (left out of the archive, a dangling link) has lost its driver
+  // answers too: it cannot be replayed, and is not read as a plain folder either.
   std::string file = std::string(RootFs::kCaptureDir) + "/capture.json";
   auto st = fs.stat(file);
-  if (!st) return std::nullopt;
-  auto text = fs.read(file, 64 << 20);
-  if (!text || st->is_dir) {
-    error = fs.host(file) + " cannot be read";
+  auto text = st && st->is_regular ? fs.read(file, 64 << 20) : std::nullopt;
+  if (!text) {
+    error = printable(fs.host(file)) + (st ? " cannot be read" : " is missing") +
+            ": this capture cannot be replayed without it (ask for the whole archive, made by dlready capture)";
     return std::nullopt;
   }
   auto m = parse_capture_manifest(*text, error);
@@ -148,9 +154,13 @@ GatherResult gather_facts(const GatherOptions& options) {
   f.cdi_specs = probe_cdi_specs(fs);
   f.libcuda = loc.locate("libcuda.so.1");
   f.libnvml = loc.locate("libnvidia-ml.so.1");
-  if (opt.driver_probe) {
+  if (opt.driver_probe && (replay || fs.is_host_root() || opt.load_root_drivers)) {
     f.nvml = probe_nvml(fs, f.libnvml, opt.probe_timeout_ms, answers);
     f.driver = probe_driver_api(fs, f.libcuda, f.env, opt.probe_timeout_ms, answers);
+  } else if (opt.driver_probe) {
+    f.driver.library = f.libcuda.path;
+    f.nvml.library = f.libnvml.path;
+    if (f.libcuda.path) f.driver.detail = kRootDriversNotLoaded;
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env);

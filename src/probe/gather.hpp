@@ -18,6 +18,10 @@ struct GatherOptions {
   std::optional<std::string> user;         // check device nodes for this user (default: caller)
   int probe_timeout_ms = 10000;
   bool driver_probe = true;                // dlopen libcuda/libnvidia-ml in child processes
+  // Under another root its driver libraries are code from that machine (or from whoever made the
+  // folder): they are loaded only when asked (--load-root-drivers: fixture roots a test suite
+  // built), never from a capture, which replays its recorded answers instead.
+  bool load_root_drivers = false;
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
   std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)

@@ -1,12 +1,27 @@
 #include "probe/index_pages.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
+#include <string_view>
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
+
+bool is_version_text(const std::string& v) {
+  if (v.empty() || v.size() > 32 || !std::isdigit(static_cast<unsigned char>(v[0]))) return false;
+  return std::all_of(v.begin(), v.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.'; });
+}
+
+bool is_variant_label(const std::string& label) {
+  if (label.empty()) return true;  // PyPI's own build
+  if (label.size() > 24 || !std::islower(static_cast<unsigned char>(label[0]))) return false;
+  return std::all_of(label.begin(), label.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+  });
+}
 
 std::optional<WheelName> parse_wheel_name(const std::string& file_name) {
   std::string name = file_name;
@@ -26,6 +41,8 @@ std::optional<WheelName> parse_wheel_name(const std::string& file_name) {
   w.python_tag = parts[parts.size() - 3];
   w.platform_tag = parts.back();
   if (w.project.empty() || w.version.empty() || w.python_tag.empty()) return std::nullopt;
+  // What reaches a command line ("torch==<version>", "--torch-backend=<label>") is a name, never text.
+  if (!is_version_text(w.version) || !is_variant_label(w.local)) return std::nullopt;
   return w;
 }
 
@@ -41,12 +58,21 @@ std::vector<std::string> simple_index_file_names(const std::string& page) {
           out.push_back(f["filename"].get<std::string>());
     return out;
   }
-  // PEP 503: <a href="...">FILE</a>; a yanked file carries data-yanked.
-  for (size_t at = page.find("<a "); at != std::string::npos; at = page.find("<a ", at + 3)) {
-    size_t open_end = page.find('>', at), close = page.find("</a>", at);
-    if (open_end == std::string::npos || close == std::string::npos || close < open_end) break;
-    if (page.substr(at, open_end - at).find("data-yanked") != std::string::npos) continue;
-    out.push_back(trim(page.substr(open_end + 1, close - open_end - 1)));
+  // PEP 503: <a href="...">FILE</a>; a yanked file carries data-yanked. One pass: each search
+  // starts where the last element ended, so a page of openers without ends costs its length once.
+  std::string_view text(page);
+  size_t at = text.find("<a ");
+  while (at != std::string_view::npos) {
+    size_t open_end = text.find('>', at);
+    if (open_end == std::string_view::npos) break;
+    size_t close = text.find("</a>", open_end);
+    if (close == std::string_view::npos) break;
+    std::string_view tag = text.substr(at, open_end - at);
+    // "<a <a <a …>": the last opener before '>' is the element's (the others are text).
+    if (size_t inner = tag.rfind("<a "); inner != 0) tag = tag.substr(inner);
+    if (tag.find("data-yanked") == std::string_view::npos)
+      out.push_back(trim(std::string(text.substr(open_end + 1, close - open_end - 1))));
+    at = text.find("<a ", close + 4);
   }
   return out;
 }
@@ -119,9 +145,18 @@ std::optional<IndexReleases> parse_index_summary(const std::string& text) {
     IndexReleases index;
     index.sources = j.at("sources").get<std::vector<std::string>>();
     index.variant_index = j.at("variant_index").get<std::string>();
-    for (const auto& r : j.at("releases"))
-      index.releases.push_back({r.at("version").get<std::string>(),
-                                r.at("variants").get<std::map<std::string, std::set<std::string>>>()});
+    for (const auto& r : j.at("releases")) {
+      IndexRelease release{r.at("version").get<std::string>(),
+                           r.at("variants").get<std::map<std::string, std::set<std::string>>>()};
+      // Each name reaches a command line: a summary that holds anything else is no fact.
+      if (!is_version_text(release.version)) return std::nullopt;
+      for (const auto& [label, pythons] : release.pythons) {
+        if (!is_variant_label(label)) return std::nullopt;
+        for (const auto& py : pythons)
+          if (py != "*" && !is_version_text(py)) return std::nullopt;
+      }
+      index.releases.push_back(std::move(release));
+    }
     return index;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
@@ -132,7 +167,15 @@ std::optional<IndexReleases> probe_index_cache(const RootFs& fs, const EnvFacts&
   std::string dir = dlready_cache_dir(env.get("XDG_CACHE_HOME"), env.get("HOME"));
   if (dir.empty()) return std::nullopt;
   auto text = fs.read(dir + "/index/releases-" + platform + ".json", 4u << 20);
-  return text ? parse_index_summary(*text) : std::nullopt;
+  auto index = text ? parse_index_summary(*text) : std::nullopt;
+  // Another machine's summary (a capture) says which releases exist, never where to install from:
+  // a mirror it names could be anyone's, so the advice keeps PyTorch's own index.
+  if (index && !fs.is_host_root() && !index->variant_index.empty() &&
+      index->variant_index != kPytorchIndex) {
+    index->sources.push_back("its mirror " + index->variant_index + " is not used (read under --root " + fs.root() + ")");
+    index->variant_index.clear();
+  }
+  return index;
 }
 
 }  // namespace dlready

@@ -20,6 +20,13 @@ struct WheelName {
   std::string project, version, local;  // "torch", "2.16.0", "cu132" ("" for PyPI's own build)
   std::string python_tag, platform_tag;  // "cp311", "manylinux_2_28_x86_64"
 };
+// A release's version as an index may name it ("2.16.0", "2.17.0rc1") and a variant label
+// ("cu132", "cpu", "rocm6.4", "" for PyPI's): anything else on a page is not a wheel of ours.
+bool is_version_text(const std::string& version);
+// PyTorch's own index (each variant under it: <this>cu130/).
+inline constexpr const char* kPytorchIndex = "https://download.pytorch.org/whl/";
+bool is_variant_label(const std::string& label);
+
 // "torch-2.16.0+cu132-cp311-cp311-manylinux_2_28_x86_64.whl" (a URL's %2B for '+' too); nullopt
 // for anything that is not a wheel's name.
 std::optional<WheelName> parse_wheel_name(const std::string& file_name);

@@ -1,14 +1,19 @@
+#include <map>
+#include <set>
+
 #include "core/text.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {
 
-std::optional<std::string> lookup_pci_name(const std::string& ids, const std::string& vendor,
-                                           const std::string& device) {
-  // pci.ids: "vvvv  Vendor" at column 0, "\tdddd  Device" below it, "\t\t" subsystems.
-  std::string v = to_lower(vendor), d = to_lower(device);
+std::map<std::string, std::string> pci_names(const std::string& ids, const std::set<std::string>& vendors) {
+  // pci.ids: "vvvv  Vendor" at column 0, "\tdddd  Device" below it, "\t\t" subsystems. One pass,
+  // however many functions ask (10,000 functions each scanning 8 MB was minutes).
+  std::map<std::string, std::string> names;
+  std::set<std::string> wanted;
+  for (const auto& v : vendors) wanted.insert(to_lower(v));
   size_t pos = 0;
-  bool in_vendor = false;
+  std::string vendor;  // the block we are in, when it is a wanted one
   while (pos < ids.size()) {
     size_t end = ids.find('\n', pos);
     if (end == std::string::npos) end = ids.size();
@@ -16,14 +21,20 @@ std::optional<std::string> lookup_pci_name(const std::string& ids, const std::st
     pos = end + 1;
     if (line.empty() || line[0] == '#') continue;
     if (line[0] != '\t') {
-      if (in_vendor) return std::nullopt;  // left our vendor's block
-      in_vendor = line.size() > 4 && to_lower(line.substr(0, 4)) == v;
+      vendor = line.size() > 4 && wanted.count(to_lower(line.substr(0, 4))) ? to_lower(line.substr(0, 4)) : "";
       continue;
     }
-    if (!in_vendor || line.size() < 6 || line[1] == '\t') continue;
-    if (to_lower(line.substr(1, 4)) == d) return trim(line.substr(5));
+    if (vendor.empty() || line.size() < 6 || line[1] == '\t') continue;
+    names.emplace(vendor + ":" + to_lower(line.substr(1, 4)), trim(line.substr(5)));  // the first entry wins
   }
-  return std::nullopt;
+  return names;
+}
+
+std::optional<std::string> lookup_pci_name(const std::string& ids, const std::string& vendor,
+                                           const std::string& device) {
+  auto names = pci_names(ids, {vendor});
+  auto it = names.find(to_lower(vendor) + ":" + to_lower(device));
+  return it == names.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
 namespace {
@@ -60,7 +71,6 @@ PciFacts probe_pci(const RootFs& fs) {
   auto names = fs.list(base);
   f.sysfs_readable = !names.empty();
   f.sysfs_denied = names.empty() && fs.is_dir(base) && !fs.can_list(base);
-  std::optional<std::string> ids;
   for (const auto& addr : names) {
     std::string dev = base + "/" + addr;
     PciFunction fn;
@@ -79,18 +89,22 @@ PciFacts probe_pci(const RootFs& fs) {
     if (auto w = fs.read_line(dev + "/max_link_width"))
       if (auto n = parse_int(*w)) fn.max_link_width = static_cast<int>(*n);
     fn.bar_sizes = bar_sizes(fs, dev);
-    if (!ids) {
-      for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids"}) {
-        if ((ids = fs.read(p, 8u << 20))) {
-          f.pci_ids_path = p;
-          break;
-        }
-      }
-      if (!ids) ids = std::string();
-    }
-    fn.name = lookup_pci_name(*ids, fn.vendor_id, fn.device_id);
     (nvidia ? f.nvidia : f.other_gpus).push_back(fn);
   }
+  if (f.nvidia.empty() && f.other_gpus.empty()) return f;
+  std::optional<std::string> ids;
+  for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids"})
+    if ((ids = fs.read(p, 8u << 20))) {
+      f.pci_ids_path = p;
+      break;
+    }
+  std::set<std::string> vendors;
+  for (const auto* list : {&f.nvidia, &f.other_gpus})
+    for (const auto& fn : *list) vendors.insert(fn.vendor_id);
+  auto pci_ids_names = pci_names(ids.value_or(""), vendors);
+  for (auto* list : {&f.nvidia, &f.other_gpus})
+    for (auto& fn : *list)
+      if (auto it = pci_ids_names.find(fn.vendor_id + ":" + fn.device_id); it != pci_ids_names.end()) fn.name = it->second;
   return f;
 }
 

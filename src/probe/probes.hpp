@@ -1,6 +1,7 @@
 // One source of facts per file; each returns a plain struct and never prints.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/facts.hpp"
@@ -48,6 +49,8 @@ std::optional<std::string> parse_os_release_value(const std::string& text, const
 std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts);
 // The driver versions a CDI spec's host paths name: ".so.<digits and dots>" (libcuda.so.580.65.06).
 std::vector<std::string> parse_cdi_driver_versions(const std::string& spec_text);
+// Every (vendor, device) name of the given vendors in a pci.ids text, keyed "10de:2330"; one pass.
+std::map<std::string, std::string> pci_names(const std::string& pci_ids, const std::set<std::string>& vendors);
 std::optional<std::string> lookup_pci_name(const std::string& pci_ids, const std::string& vendor,
                                            const std::string& device);
 

@@ -42,7 +42,7 @@ std::string relevant_libraries(const PythonEnv* env) {
   for (const auto& [name, version] : env->distributions)
     for (const char* p : {"torch", "numpy", "triton", "nvidia", "onnx", "optree", "mypy", "flake8"})
       if (starts_with(name, p)) {
-        out.push_back("[pip3] " + name + "==" + version);
+        out.push_back("[pip3] " + printable(name, 256) + "==" + printable(version, 256));  // one line each
         break;
       }
   return out.empty() ? "none" : "\n" + join(out, "\n");

@@ -95,7 +95,8 @@ void facts_driver_library(const Facts& f, std::vector<std::string>& out) {
 
 void facts_driver_api(const Facts& f, std::vector<std::string>& out) {
   if (f.driver.status == ProbeStatus::not_run) {
-    out.push_back(f.libcuda.found() ? "cuInit: not run" : "cuInit: not run (no libcuda.so.1)");
+    std::string why = !f.libcuda.found() ? "no libcuda.so.1" : f.driver.detail;
+    out.push_back("cuInit: not run" + (why.empty() ? std::string() : " (" + why + ")"));
   } else {
     std::string l = std::string("cuInit: ") + to_string(f.driver.status);
     if (f.driver.init_result) l += ", returned " + std::to_string(*f.driver.init_result) + " " + f.driver.init_error_name.value_or("");

@@ -50,19 +50,57 @@ bool starts_with_command(const std::string& text) {
   return false;
 }
 
+// The longest run of backticks in a text: a code span or fence around it needs one more.
+size_t longest_backtick_run(const std::string& text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return longest;
+}
+
+// What was read from a machine, as Markdown prose on one line: control characters escaped (it never
+// starts a line of its own, so it can define no link either), no HTML tag ('<' escaped) and no
+// inline or reference link ("](" and "][" escaped; "[H100 SXM5 80GB]" alone stays as it is).
+std::string md_text(const std::string& text, size_t max_bytes) {
+  std::string in = printable(text, max_bytes), out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    bool link = c == ']' && i + 1 < in.size() && (in[i + 1] == '(' || in[i + 1] == '[');
+    if (c == '<') out += "&lt;";
+    else if (link) out += "&#93;";
+    else out += c;
+  }
+  return out;
+}
+
+// A code span that holds any text: fenced by more backticks than it holds.
+std::string md_code(const std::string& text) {
+  std::string fence(longest_backtick_run(text) + 1, '`');
+  bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
+}
+
+// A fenced block that holds any lines: its fence is longer than any run of backticks inside.
+std::string md_block(const std::string& info, const std::string& body) {
+  std::string fence(std::max<size_t>(3, longest_backtick_run(body) + 1), '`');
+  return fence + info + "\n" + body + fence + "\n";
+}
+
 // A fix as Markdown: commands in code spans (runnable when copied), prose as prose —
 // "train on the CPU: `dlready train --device cpu`", "`sudo apt-get install x` (why ...)".
 std::string markdown_fix(const std::string& fix) {
   auto code = [](const std::string& cmd) {
     auto paren = cmd.find(" (");
-    if (paren != std::string::npos && cmd.back() == ')') return "`" + cmd.substr(0, paren) + "`" + cmd.substr(paren);
-    return "`" + cmd + "`";
+    if (paren != std::string::npos && cmd.back() == ')') return md_code(cmd.substr(0, paren)) + md_text(cmd.substr(paren), 4096);
+    return md_code(cmd);
   };
   if (starts_with_command(fix)) return code(fix);
   auto colon = fix.rfind(": ");
   if (colon != std::string::npos && starts_with_command(fix.substr(colon + 2)))
-    return fix.substr(0, colon + 2) + code(fix.substr(colon + 2));
-  return fix;
+    return md_text(fix.substr(0, colon + 2), 4096) + code(fix.substr(colon + 2));
+  return md_text(fix, 4096);
 }
 
 }  // namespace
@@ -86,7 +124,7 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
   } else {
     out += p("1", "Findings") + "\n";
     for (const auto& x : r.findings) {
-      out += mark(x.severity, p) + " " + p("1", x.title) + "  [" + x.id + "]\n";
+      out += mark(x.severity, p) + " " + p("1", printable(x.title, 1024)) + "  [" + x.id + "]\n";
       for (const auto& e : x.evidence) out += "    · " + printable(e, 1024) + "\n";
       // Fix lines and the verdict carry paths and names read from the machine: escaped as the
       // evidence is (a control character in a file or registry name never reaches the terminal).
@@ -102,8 +140,8 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
   if (!r.recommendations.empty()) {
     out += "\n" + p("1", "Recommended install") + "\n";
     for (const auto& rec : r.recommendations) {
-      out += "    " + rec.title + "\n";
-      for (const auto& c : rec.commands) out += "      " + c + "\n";
+      out += "    " + printable(rec.title, 1024) + "\n";
+      for (const auto& c : rec.commands) out += "      " + printable(c, 4096) + "\n";
     }
   }
   return out;
@@ -117,12 +155,12 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
                             "placeholders.\n\n"
                           : "> Redacted (`--redact`): " + redacted + " replaced with placeholders.\n\n";
   // Every line that carries what was read from the machine is escaped as in the text report.
-  out += "**Verdict:** " + printable(r.verdict.summary, 4096) + "\n\n";
+  out += "**Verdict:** " + md_text(r.verdict.summary, 4096) + "\n\n";
   out += "| check | status | facts |\n|---|---|---|\n";
   for (const auto& sec : check_sections()) {
     auto worst = worst_severity(r, sec.id);
     std::vector<std::string> lines;
-    for (const auto& l : section_facts(f, sec.id)) lines.push_back(printable(l, 512));
+    for (const auto& l : section_facts(f, sec.id)) lines.push_back(md_text(l, 512));
     std::string facts = join(lines, "<br>");
     std::string cell;
     for (char c : facts) cell += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -133,8 +171,8 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
   if (!r.findings.empty()) {
     out += "### Findings\n\n";
     for (const auto& x : r.findings) {
-      out += std::string("- **") + to_string(x.severity) + "** `" + x.id + "`: " + x.title + "\n";
-      for (const auto& e : x.evidence) out += "  - " + printable(e, 1024) + "\n";
+      out += std::string("- **") + to_string(x.severity) + "** `" + x.id + "`: " + md_text(x.title, 1024) + "\n";
+      for (const auto& e : x.evidence) out += "  - " + md_text(e, 1024) + "\n";
       if (!x.fix.empty()) {
         out += "  - fix:\n";
         for (const auto& c : x.fix) out += "    - " + markdown_fix(printable(c, 4096)) + "\n";
@@ -145,24 +183,26 @@ std::string render_markdown(const Facts& f, const Report& r, const std::string& 
   if (!r.verdict.torch.empty()) {
     out += "### PyTorch\n\n";
     for (const auto& t : r.verdict.torch)
-      out += "- torch " + printable(t.version, 256) + " (`" + printable(t.location, 1024) + "`): is_available() " +
-             (t.cuda_available ? "True" : "False") + " — " + printable(t.reason, 1024) + "\n";
+      out += "- torch " + md_text(t.version, 256) + " (" + md_code(printable(t.location, 1024)) + "): is_available() " +
+             (t.cuda_available ? "True" : "False") + " — " + md_text(t.reason, 1024) + "\n";
     out += "\n";
   }
-  out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n```\n";
-  for (const auto& [label, value] : collect_env_fields(f, r)) out += label + ": " + printable_lines(value, 512) + "\n";
-  out += "```\n\n";
+  // A dist-info's name may hold a line of backticks: the fence is longer than any run inside.
+  std::string env_lines;
+  for (const auto& [label, value] : collect_env_fields(f, r)) env_lines += label + ": " + printable_lines(value, 512) + "\n";
+  out += "### Environment (the fields of `python -m torch.utils.collect_env`, read from files)\n\n" +
+         md_block("", env_lines) + "\n";
   for (const auto& rec : r.recommendations) {
     // Code blocks hold commands only; "LibTorch: https://...", "conda: ..." are notes beneath.
     std::string commands, notes;
     for (const auto& c : rec.commands) {
       auto colon = c.find(": ");
       bool note = colon != std::string::npos && colon < 16 && c.substr(0, colon).find_first_of("/=.-") == std::string::npos;
-      if (note) notes += "- **" + c.substr(0, colon) + ":** " + c.substr(colon + 2) + "\n";
-      else commands += c + "\n";
+      if (note) notes += "- **" + md_text(c.substr(0, colon), 64) + ":** " + md_text(c.substr(colon + 2), 4096) + "\n";
+      else commands += printable(c, 4096) + "\n";
     }
-    out += "### " + rec.title + "\n\n";
-    if (!commands.empty()) out += "```sh\n" + commands + "```\n";
+    out += "### " + md_text(rec.title, 1024) + "\n\n";
+    if (!commands.empty()) out += md_block("sh", commands);
     if (!notes.empty()) out += (commands.empty() ? "" : "\n") + notes;
   }
   out += "\n<sub>dlready " DLREADY_VERSION ", compatibility tables of " + std::string(kCompatTableDate) + "</sub>\n";

@@ -1,5 +1,6 @@
 #include "secure/audit_log.hpp"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <pwd.h>
 #include <sodium.h>
@@ -437,12 +438,14 @@ AuditVerdict stream_log(const std::string& path, const unsigned char* public_key
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     v.problem = path + ": cannot open (" + std::strerror(errno) + ")";
+    v.unreadable = true;
     return v;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     v.problem = path + ": " + file_kind(st.st_mode) + ", not an audit log (give the path of a file)";
+    v.unreadable = true;
     return v;
   }
   RecordChecker checker(public_key);
@@ -472,11 +475,15 @@ void check_head(const std::string& path, const unsigned char* public_key, AuditV
                       "whole one (logs written before dlready kept one have none)");
     return;
   }
-  auto fail = [&](const std::string& why) {
+  // A head problem is the log's (exit 1, not intact): the first record that cannot be vouched for
+  // is the one after those verified (the last one, when it was replaced).
+  auto fail = [&](const std::string& why, size_t first_bad) {
     v.intact = false;
     v.problem = why;
+    v.first_bad = first_bad;
   };
-  if (head.state != Head::ok) return fail(head_path + ": not a head file (damaged or edited)");
+  const size_t after = v.records + 1;
+  if (head.state != Head::ok) return fail(head_path + ": not a head file (damaged or edited)", after);
   const uint64_t seq = head.seq;
   const std::string& hash = head.hash;
   if (public_key) {
@@ -485,14 +492,15 @@ void check_head(const std::string& path, const unsigned char* public_key, AuditV
     const std::string& s = head.sig;
     if (sodium_hex2bin(sig, sizeof sig, s.data(), s.size(), nullptr, nullptr, nullptr) != 0 ||
         crypto_sign_verify_detached(sig, reinterpret_cast<const unsigned char*>(text.data()), text.size(), public_key) != 0)
-      return fail(head_path + ": its signature does not verify (edited, or signed with another key)");
+      return fail(head_path + ": its signature does not verify (edited, or signed with another key)", after);
   }
   if (seq > v.records)
     return fail("the log ends at record " + std::to_string(v.records) + " but its head file says record " +
                 std::to_string(seq) + " was written: the end of the log was cut off (records " +
-                std::to_string(v.records + 1) + "–" + std::to_string(seq) + " are gone)");
+                std::to_string(v.records + 1) + "–" + std::to_string(seq) + " are gone)", after);
   if (seq == v.records && hash != v.last_hash)
-    return fail("the log's last record is not the one its head file names: the end of the log was replaced");
+    return fail("the log's last record is not the one its head file names: the end of the log was replaced",
+                std::max<size_t>(v.records, 1));
   if (seq < v.records)
     v.notes.push_back("the head file names record " + std::to_string(seq) + " of " + std::to_string(v.records) +
                       " (an older head file restored, or records appended by something other than dlready)");
@@ -510,6 +518,7 @@ AuditVerdict verify_audit_log(const std::string& path, const std::string& public
       v.problem = file.bytes ? public_key_file + ": " + std::to_string(file.bytes->size()) +
                                    " bytes, not an Ed25519 public key (32 bytes: the .pub file of dlready keygen --sign)"
                              : file.error;
+      v.unreadable = true;
       return v;
     }
     pk = std::make_unique<SecretBytes>(crypto_sign_PUBLICKEYBYTES);

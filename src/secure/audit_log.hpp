@@ -49,6 +49,7 @@ struct AuditLog::Opened {
 // off (or is unsigned / badly signed when a public key is given).
 struct AuditVerdict {
   bool intact = false;
+  bool unreadable = false;   // the log (or the public key) could not be read: no verdict on it (exit 2)
   size_t records = 0;        // records read
   size_t first_bad = 0;      // 1-based line of the first problem (0: none, or the file itself)
   std::string problem;       // what is wrong there

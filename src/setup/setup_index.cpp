@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -20,6 +22,9 @@ namespace {
 
 constexpr long kDaySeconds = 24 * 3600;
 constexpr uint64_t kMaxPage = 64u << 20;  // PyTorch's all-variants page is a few MB
+// One deadline for reading every index a plan reads (PyPI's page and PyTorch's): a slow mirror
+// costs the plan this long at most, however many pages it reads.
+constexpr int kIndexSeconds = 30;
 
 std::string cache_dir() {
   auto get = [](const char* name) -> std::optional<std::string> {
@@ -54,20 +59,22 @@ std::string curl_failure(int status) {
     case 6: return "host not found";
     case 7: return "connection refused";
     case 22: return "the server answered with an HTTP error";
-    case 28: return "timed out";
+    case 28: return "no answer within the " + std::to_string(kIndexSeconds) + " s setup gives the indexes";
     case 35: case 60: return "TLS failed";
     case 63: return "larger than " + std::to_string(kMaxPage >> 20) + " MiB";
-    case 124: return "timed out";
+    case 124: return "no answer within the " + std::to_string(kIndexSeconds) + " s setup gives the indexes";
     default: return "curl exit status " + std::to_string(status);
   }
 }
 
-// curl, bounded in time and size; the JSON form of the simple API where the index has one.
-std::optional<std::string> fetch(const std::string& url, const std::string& into, std::string& why) {
-  std::vector<std::string> args = {"curl", "-fsL", "--connect-timeout", "3", "--max-time", "30",
-                                   "--max-filesize", std::to_string(kMaxPage), "-H",
-                                   "Accept: application/vnd.pypi.simple.v1+json, text/html;q=0.1", "-o", into, url};
-  int status = run_program(args, {"", 40, nullptr}).status;
+// curl, bounded in time (`seconds`) and size; the JSON form of the simple API where the index has
+// one. "--" first: a URL that starts with '-' is a URL, never one of curl's options.
+std::optional<std::string> fetch(const std::string& url, const std::string& into, int seconds, std::string& why) {
+  std::vector<std::string> args = {"curl", "-fsL", "--connect-timeout", std::to_string(std::min(3, seconds)),
+                                   "--max-time", std::to_string(seconds), "--max-filesize", std::to_string(kMaxPage),
+                                   "-H", "Accept: application/vnd.pypi.simple.v1+json, text/html;q=0.1",
+                                   "-o", into, "--", url};
+  int status = run_program(args, {"", seconds + 5, nullptr}).status;
   if (status == 127) {
     why = "no curl on PATH";
     return std::nullopt;
@@ -79,12 +86,13 @@ std::optional<std::string> fetch(const std::string& url, const std::string& into
   return read_regular_file(into, kMaxPage, "an index page").bytes;
 }
 
-// One page, from the cache or the network; `source` says which.
-std::optional<std::string> page_of(const std::string& url, std::string& source, std::string& why) {
+// One page, from the cache (`file`) or the network within `seconds`; `source` says which.
+std::optional<std::string> page_of(const std::string& url, int seconds, std::string& file, std::string& source,
+                                   std::string& why) {
   std::string dir = cache_dir();
   char name[32];
   std::snprintf(name, sizeof name, "%08x.page", crc32c(url));
-  std::string file = dir.empty() ? "" : dir + "/" + name;
+  file = dir.empty() ? "" : dir + "/" + name;
   long age = 0;
   if (!file.empty())
     if (auto page = cached_page(file, url, age)) {
@@ -95,7 +103,11 @@ std::optional<std::string> page_of(const std::string& url, std::string& source, 
   int fd = ::mkstemp(tmp);
   if (fd < 0) return std::nullopt;
   ::close(fd);
-  auto page = fetch(url, tmp, why);
+  if (seconds <= 0) {
+    why = url + " was not read (" + curl_failure(28) + ")";
+    return std::nullopt;
+  }
+  auto page = fetch(url, tmp, seconds, why);
   ::unlink(tmp);
   if (!page) return std::nullopt;
   source = url;
@@ -117,11 +129,20 @@ std::optional<IndexReleases> read_torch_indexes(const PlanMachine& m, std::strin
   std::string pip_index = m.index_url.empty() ? "https://pypi.org/simple/" : with_slash(m.index_url);
   std::vector<std::string> urls = {pip_index + "torch/"};
   if (with_slash(m.torch_index) != pip_index) urls.push_back(with_slash(m.torch_index) + "torch/");
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kIndexSeconds);
   for (const auto& url : urls) {
-    std::string source, failed;
-    if (auto page = page_of(url, source, failed)) {
+    std::string source, failed, file;
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now()).count());
+    if (auto page = page_of(url, left, file, source, failed)) {
       size_t labelled = labelled_wheels(index);
-      add_index_page(index, *page, m.platform);
+      try {
+        add_index_page(index, *page, m.platform);
+      } catch (const std::exception&) {  // no page may make every setup fail for a day: it leaves the cache
+        if (!file.empty()) ::unlink(file.c_str());
+        why.push_back(url + " served a page dlready cannot read");
+        index.sources.push_back(url + " (unreadable page)");
+        continue;
+      }
       if (labelled_wheels(index) > labelled) index.variant_index = url.substr(0, url.size() - 6);  // minus "torch/"
       index.sources.push_back(source);
     } else if (!failed.empty()) {

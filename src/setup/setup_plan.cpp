@@ -57,6 +57,7 @@ std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::s
   if (plans_another_machine(a)) return machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen);
   GatherOptions opt;
   opt.root = a.root;
+  opt.load_root_drivers = a.load_root_drivers;
   opt.env = process_environment();
   auto e = examine(opt);
   if (!e.error.empty()) return e.error;

@@ -28,6 +28,7 @@ struct SetupRequest {
   bool no_gpu = false;
   std::string platform;     // "" = this machine's
   std::string root = "/";   // test seam, as doctor --root
+  bool load_root_drivers = false;  // as doctor --load-root-drivers
 };
 
 // The machine to plan for from the request (its flags, else this machine as the doctor sees it),

@@ -1,6 +1,8 @@
 // Fuzzes what node 0's launcher does with bytes from anyone who reaches its port: the frames read
 // off a socket (launch/node_channel), each message as a JSON document within its bounds, and a
-// hello's snapshot compared with node 0's own (snapshot/node_compare). Never a crash or a hang.
+// hello's snapshot compared with node 0's own (snapshot/node_compare), and the checks a hello must
+// pass to join (launch/node_link: a node number in range, however it is written). Never a crash or
+// a hang.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "launch/node_channel.hpp"
+#include "launch/node_link.hpp"
 #include "snapshot/node_compare.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -28,6 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool ended = false;
   (void)conn.receive_available(messages, ended);
   for (const auto& m : messages) {
+    if (dlready::is_hello(m) && dlready::hello_refusal(m, 4, {2}, "fuzz").empty()) {
+      // Joined: its node number is one of 1 and 3 as written, not after a wrap.
+      const auto& node = m["node"];
+      if (!(node == 1 || node == 3)) __builtin_trap();
+    }
     if (!m.is_object() || !m.contains("snapshot")) continue;
     std::vector<dlready::NodeStack> nodes = {dlready::node_stack(0, "node0", "", 1, m["snapshot"]),
                                              dlready::node_stack(1, "peer", "fuzz", 1, m["snapshot"])};

@@ -13,6 +13,7 @@
 
 #include "core/posix_fs.hpp"
 #include "fixture.hpp"
+#include "synthetic.hpp"
 
 namespace dlready::test {
 namespace {
@@ -227,6 +228,29 @@ TEST(TrainSecurity, EveryRunIsInTheAuditLogAndAnEditIsFound) {
 
 namespace dlready::test {
 namespace {
+
+// Images that are not 28×28 (issue 45, defect 15): one line before training, naming the file
+// and the size, and a fail record in the run's audit log (LibTorch's "mat1 and mat2" never shows).
+TEST(TrainData, ImagesOfAnotherSizeAreOneLineAndAFailRecord) {
+  Fixture f;
+  for (const char* split : {"train", "t10k"}) {
+    IdxArray images;
+    images.dims = {64, 29, 29};
+    images.data.assign(64 * 29 * 29, 7);
+    IdxArray labels;
+    labels.dims = {64};
+    labels.data.assign(64, 3);
+    f.write(std::string("/data/") + split + "-images-idx3-ubyte", idx_bytes(images));
+    f.write(std::string("/data/") + split + "-labels-idx1-ubyte", idx_bytes(labels));
+  }
+  auto r = run_command(bin() + " train --threads 1 --no-progress --data " + f.root + "/data --out " + f.root + "/run 2>&1");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("images are 29×29; the models take 28×28"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("mat1"), std::string::npos) << r.out;
+  auto ev = events(f.root + "/run/audit.jsonl");
+  ASSERT_FALSE(ev.empty());
+  EXPECT_EQ(ev.back(), "fail");
+}
 
 TEST(TrainSecurity, WrongKeyAndAuditOptionsAreUsageErrorsBeforeAnyWork) {
   Fixture f;

@@ -1,0 +1,23 @@
+// Fuzzes what `dlready doctor --root` reads first from a capture made by a stranger: capture.json
+// (core/capture_manifest). Any bytes give a manifest or one line saying why not, never an
+// exception; a manifest read back writes and reads again to the same manifest.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/capture_manifest.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string text(reinterpret_cast<const char*>(data), size);
+  std::string error;
+  auto m = dlready::parse_capture_manifest(text, error);
+  if (!m) {
+    if (error.empty() || error.find('\n') != std::string::npos) __builtin_trap();
+    return 0;
+  }
+  if (m->format != dlready::CaptureManifest::kFormat) __builtin_trap();
+  std::string again_error;
+  auto again = dlready::parse_capture_manifest(dlready::capture_manifest_json(*m), again_error);
+  if (!again || again->environment != m->environment || again->children.size() != m->children.size()) __builtin_trap();
+  return 0;
+}
