@@ -23,7 +23,8 @@ export DLREADY_VENV=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch$TORCH_VERSIO
 
 packages=(build-essential cmake g++ ccache clang libclang-rt-14-dev libcli11-dev nlohmann-json3-dev
   zlib1g-dev libsodium-dev libgtest-dev pci.ids dataset-fashion-mnist
-  g++-mingw-w64-x86-64-posix wine64)  # the last two: dlready.exe, the Windows doctor, and its scenarios under wine
+  g++-mingw-w64-x86-64-posix wine64  # dlready.exe, the Windows doctor, and its scenarios under wine
+  qemu-user libc6-arm64-cross)  # the aarch64 wheel's executable run for real (tests/wheel/check_wheels.sh)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -97,7 +97,9 @@ TEST(StrangersRoot, CaptureWithoutItsManifestIsRefusedNotRunAsThisMachine) {
   std::string manifest = dir + "/.dlready-capture/capture.json";
   ::unlink(manifest.c_str());
   for (bool dangling : {false, true}) {
-    if (dangling) ASSERT_EQ(::symlink("/nonexistent/capture.json", manifest.c_str()), 0);
+    if (dangling) {
+      ASSERT_EQ(::symlink("/nonexistent/capture.json", manifest.c_str()), 0);
+    }
     for (const std::string& cmd : {"doctor --root " + dir, "snapshot --root " + dir, "capture --root " + dir + " " + out.root + "/d",
                                    "setup --dry-run --offline --python 3.11 --root " + dir}) {
       auto r = run("DLREADY_TEST_MARK=" + mark, cmd);

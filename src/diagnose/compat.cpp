@@ -111,12 +111,16 @@ const std::vector<TorchVariant>& torch_variants() {
   return t;
 }
 
-std::vector<TorchVariant> torch_variants_newest_first() {
-  auto rows = torch_variants();
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    int c = compare_versions(a.torch, b.torch);
-    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
-  });
+const std::vector<TorchVariant>& torch_variants_newest_first() {
+  // Sorted once (a plan asks for it many times); immutable afterwards, like the table itself.
+  static const std::vector<TorchVariant> rows = [] {
+    auto sorted = torch_variants();
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      int c = compare_versions(a.torch, b.torch);
+      return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
+    });
+    return sorted;
+  }();
   return rows;
 }
 

@@ -38,7 +38,7 @@ struct TorchVariant {
 // All rows of data/pytorch_cuda_arch.tsv (compiled in), in file order.
 const std::vector<TorchVariant>& torch_variants();
 // The same rows, release lines from the newest down, each one's CUDA variants from the newest down.
-std::vector<TorchVariant> torch_variants_newest_first();
+const std::vector<TorchVariant>& torch_variants_newest_first();
 // The newest release line in the table ("2.14").
 std::string newest_torch_release();
 // The arch list a torch build ships, from its version ("2.5.1+cu124") and CUDA ("12.4").

@@ -90,7 +90,7 @@ bool serves_python(const std::set<std::string>& pythons, const std::string& pyth
 // A release the tables do not know yet, as the index serves it: its labelled variants, else the
 // newest table release's PyPI build; the kernels taken from the newest table row of the same variant.
 std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::string& release) {
-  auto table = torch_variants_newest_first();
+  const auto& table = torch_variants_newest_first();
   auto served = index_variants(m, release);
   std::set<std::string> names;
   for (const auto& [variant, pythons] : served)

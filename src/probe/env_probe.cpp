@@ -14,7 +14,7 @@ const char* const kVars[] = {
     "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",
     "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_DEBUG", "CUDA_LAUNCH_BLOCKING",
     "CUDA_INJECTION64_PATH", "PYTHONPATH", "PYTHONNOUSERSITE", "USER", "GLOO_SOCKET_IFNAME",
-    "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME"};
+    "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME", "DLREADY_PARENT_PYTHON"};
 
 // A variable's value as the doctor keeps it: a path list's first kMaxListEntries entries, any value
 // at most kMaxValueBytes. A list of 200,000 folders would be searched for every library and

@@ -52,6 +52,16 @@ std::vector<std::string> closure_inputs(const RootFs& fs, const std::string& bin
   return in;
 }
 
+// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx).
+std::optional<std::string> own_environment() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  std::string bin = path_dirname(std::string(buf, static_cast<size_t>(n)));
+  if (path_basename(bin) != "bin") return std::nullopt;
+  return path_dirname(bin);
+}
+
 // What the user running the doctor is, on this machine or in the capture being replayed.
 UserIdentity replayed_user(const std::optional<CaptureManifest>& replay) {
   if (!replay) return current_user();
@@ -163,7 +173,7 @@ GatherResult gather_facts(const GatherOptions& options) {
     if (f.libcuda.path) f.driver.detail = kRootDriversNotLoaded;
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
-  f.python = probe_python(fs, f.env);
+  f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");

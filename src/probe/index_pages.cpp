@@ -96,7 +96,10 @@ std::string python_of(const std::string& tag) {
   if (tag == "py3" || tag == "py2.py3") return "*";
   if (!starts_with(tag, "cp") || tag.size() < 4) return "";
   std::string digits = tag.substr(2);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  // "cp3" + a minor of one to three digits; a longer run is no Python (and would not read back from
+  // the summary setup keeps: the whole summary would be lost for one bogus wheel).
+  if (digits.size() > 4 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return "";
   return digits.substr(0, 1) + "." + digits.substr(1);
 }

@@ -35,7 +35,11 @@ PciFacts probe_pci(const RootFs& fs);
 KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
 CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env);
+// The Python environments, the user's first: DLREADY_PARENT_PYTHON (the interpreter that ran
+// `python -m dlready`), VIRTUAL_ENV, CONDA_PREFIX, then the usual places. `own_prefix`: the
+// environment that holds this dlready executable (a uvx/pipx tool environment, first on PATH):
+// left out unless it is active or holds torch — it is the tool's, not the user's.
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix = std::nullopt);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
 OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
 std::vector<CdiSpec> probe_cdi_specs(const RootFs& fs);

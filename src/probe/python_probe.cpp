@@ -44,6 +44,12 @@ struct Candidate {
 std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
   std::vector<Candidate> cands;
   std::string home = env.get("HOME").value_or("/root");
+  // `python -m dlready` names the interpreter that started it: <prefix>/bin/python.
+  if (auto py = env.get("DLREADY_PARENT_PYTHON"); py && path_basename(path_dirname(*py)) == "bin") {
+    std::string prefix = path_dirname(path_dirname(*py));
+    cands.push_back({prefix, fs.exists(prefix + "/pyvenv.cfg") ? "venv" : fs.exists(prefix + "/conda-meta") ? "conda" : "system",
+                     true});
+  }
   if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true});
   if (auto c = env.get("CONDA_PREFIX")) {
     cands.push_back({*c, "conda", true});
@@ -80,13 +86,15 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
 
 }  // namespace
 
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix) {
   PythonFacts f;
   std::vector<std::string> seen, seen_sp;
+  std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
   for (const auto& c : candidates(fs, env)) {
     auto real = fs.resolve(c.prefix);
     if (!real || std::find(seen.begin(), seen.end(), *real) != seen.end()) continue;
     seen.push_back(*real);
+    const bool tools_own = own && *real == *own && !c.active;
     PythonEnv pe;
     pe.prefix = c.prefix;
     pe.kind = c.kind;
@@ -116,6 +124,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env) {
     pe.site_packages = fresh;
     for (const auto& sp : fresh)
       if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so"));
+    if (tools_own && pe.torch.empty()) continue;  // uvx's or pipx's environment for dlready itself
     pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
     if (!pe.torch.empty())
       for (const auto& sp : fresh)

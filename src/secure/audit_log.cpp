@@ -79,7 +79,7 @@ std::string head_mismatch(const std::string& path, const nlohmann::json& last) {
   if (head.seq > have)
     return "its head file says record " + std::to_string(head.seq) + " was written, the log ends at " +
            std::to_string(have) + " (the end was cut off)";
-  if (head.seq == have && (last.is_null() || head.hash != last["hash"])) return "its last record is not the one its head file names";
+  if (head.seq == have && (last.is_null() || last["hash"] != head.hash)) return "its last record is not the one its head file names";
   return "";
 }
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The wheels in dist/ (scripts/build-wheels.sh) as a user gets them, offline: installed by real pip
+# into a fresh venv, with --target, --prefix and --user, and run by uv's `uv tool run` (uvx); the
+# Linux executables' needs (DT_NEEDED, highest GLIBC symbol version); the aarch64 executable run
+# for real under qemu-aarch64 with Debian's aarch64 C library; the Windows executable under wine.
+# CTest runs it (label "wheel"); it fails on the first check that does not hold, naming it.
+# usage: tests/wheel/check_wheels.sh SOURCE_DIR UV
+set -euo pipefail
+src=$1
+uv=$2
+dist=$src/dist
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "check_wheels: FAILED: $*" >&2; exit 1; }
+pass() { echo "check_wheels: ok: $*"; }
+
+x86=$(ls "$dist"/dlready-*-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl 2>/dev/null | head -1)
+[ -n "$x86" ] || fail "no manylinux_2_17_x86_64 wheel in $dist (run scripts/build-wheels.sh)"
+version=$(basename "$x86" | cut -d- -f2)
+
+# A user's venv with a torch in it (a fixture: version.py and a dist-info are what the doctor reads).
+user_venv=$work/user-venv
+python3 -m venv "$user_venv"
+sp=$("$user_venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+mkdir -p "$sp/torch" "$sp/torch-2.11.0.dist-info"
+printf "__version__ = '2.11.0+cpu'\ncuda = None\n" > "$sp/torch/version.py"
+printf "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0+cpu\n" > "$sp/torch-2.11.0.dist-info/METADATA"
+
+doctor_sees_user_torch() {  # how: the command's JSON report on stdin
+  python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+envs = j["facts"]["python"]["envs"]
+torches = [t for e in envs for t in e.get("torch", [])]
+assert any(t.get("version") == "2.11.0+cpu" for t in torches), "the user venv torch is not in the report"
+active = [e["prefix"] for e in envs if e.get("active")]
+assert active and all("user-venv" in p for p in active), "active environments: %r" % active
+'
+}
+
+# 1. pip into a fresh venv: the executable in bin/, python -m dlready, the doctor, a snapshot.
+venv=$work/venv
+python3 -m venv "$venv"
+"$venv/bin/pip" install -q --no-index "$x86" || fail "pip install --no-index $x86"
+[ -x "$venv/bin/dlready" ] || fail "pip did not put dlready in the venv's bin/"
+[ "$("$venv/bin/dlready" --version)" = "$version" ] || fail "dlready --version"
+[ "$("$venv/bin/python" -m dlready --version)" = "$version" ] || fail "python -m dlready --version"
+VIRTUAL_ENV=$user_venv "$venv/bin/dlready" doctor --json --no-cache | doctor_sees_user_torch || fail "doctor (venv install)"
+"$venv/bin/dlready" snapshot --out "$work/snap.json" && python3 -c "import json; json.load(open('$work/snap.json'))" ||
+  fail "snapshot (venv install)"
+# python -m dlready from the user's own interpreter names it: the doctor examines that environment.
+PYTHONPATH=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))') \
+  env -u VIRTUAL_ENV "$user_venv/bin/python" -m dlready doctor --json --no-cache | doctor_sees_user_torch ||
+  fail "python -m dlready from the user's interpreter"
+pass "pip install into a venv: dlready, python -m dlready, doctor, snapshot"
+
+# 2. --target, --prefix, --user: python -m dlready finds the executable each time.
+python3 -m pip install -q --no-index --target "$work/target" "$x86" || fail "pip install --target"
+[ "$(PYTHONPATH=$work/target python3 -m dlready --version)" = "$version" ] || fail "python -m dlready (--target)"
+python3 -m pip install -q --no-index --prefix "$work/prefix" "$x86" || fail "pip install --prefix"
+prefix_sp=$(python3 -c "import sysconfig; print(sysconfig.get_path('purelib', vars={'base': '$work/prefix'}))")
+[ "$(PYTHONPATH=$prefix_sp python3 -m dlready --version)" = "$version" ] || fail "python -m dlready (--prefix)"
+[ -x "$work/prefix/bin/dlready" ] || fail "--prefix: no bin/dlready"
+PYTHONUSERBASE=$work/userbase python3 -m pip install -q --no-index --user --break-system-packages "$x86" 2>/dev/null ||
+  PYTHONUSERBASE=$work/userbase python3 -m pip install -q --no-index --user "$x86" || fail "pip install --user"
+[ "$(PYTHONUSERBASE=$work/userbase python3 -m dlready --version)" = "$version" ] || fail "python -m dlready (--user)"
+pass "pip install --target, --prefix, --user: python -m dlready finds the executable"
+
+# 3. uvx: the tool's environment is first on PATH, the user's venv is VIRTUAL_ENV: the doctor
+# reports the user's, never the tool's own.
+if [ -x "$uv" ]; then
+  VIRTUAL_ENV=$user_venv UV_CACHE_DIR=$work/uv-cache UV_TOOL_DIR=$work/uv-tools \
+    "$uv" tool run --offline --no-index --from "$x86" dlready doctor --json --no-cache > "$work/uvx.json" ||
+    fail "uv tool run --offline --from the wheel"
+  doctor_sees_user_torch < "$work/uvx.json" || fail "uvx: the doctor did not report the user's venv"
+  pass "uv tool run --offline --from the wheel: the user's venv, not the tool's"
+else
+  echo "check_wheels: skipped uvx (no uv at $uv)"
+fi
+
+# 4. The Linux executables' needs: the C library's own libraries, GLIBC_2.17 at most.
+check_needs() {  # exe arch
+  local needed glibc
+  needed=$(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+  for lib in $needed; do
+    case $lib in libc.so.6 | libm.so.6 | libdl.so.2 | libpthread.so.0 | librt.so.1 | ld-linux-*.so.*) ;;
+      *) fail "$2: needs $lib (only the C library's own libraries may be needed)" ;;
+    esac
+  done
+  glibc=$(readelf -V "$1" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+  [ "$(printf '%s\nGLIBC_2.17\n' "$glibc" | sort -V | tail -1)" = GLIBC_2.17 ] || fail "$2: needs $glibc (> 2.17)"
+  pass "$2: needs $needed; highest $glibc"
+}
+unzip -q -o "$x86" -d "$work/x86"
+check_needs "$work/x86/dlready-$version.data/scripts/dlready" manylinux_2_17_x86_64
+
+# 5. aarch64: the executable run for real under qemu-aarch64 on an aarch64 fixture machine.
+arm=$(ls "$dist"/dlready-*-py3-none-manylinux_2_17_aarch64.manylinux2014_aarch64.whl 2>/dev/null | head -1)
+if [ -n "$arm" ]; then
+  unzip -q -o "$arm" -d "$work/arm"
+  exe=$work/arm/dlready-$version.data/scripts/dlready
+  [ "$(readelf -h "$exe" | sed -n 's/.*Machine: *//p')" = AArch64 ] || fail "aarch64 wheel: not an AArch64 executable"
+  check_needs "$exe" manylinux_2_17_aarch64
+  if command -v qemu-aarch64 >/dev/null && [ -d /usr/aarch64-linux-gnu/lib ]; then
+    root=$work/arm-root
+    mkdir -p "$root/proc" "$root/etc" "$root/sys/bus/pci/devices"
+    printf 'ID=ubuntu\nVERSION_ID="22.04"\nPRETTY_NAME="Ubuntu 22.04 (aarch64 fixture)"\n' > "$root/etc/os-release"
+    printf 'Linux version 5.15.0-tegra (aarch64)\n' > "$root/proc/version"
+    [ "$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$exe" --version)" = "$version" ] || fail "aarch64: --version under qemu"
+    qemu-aarch64 -L /usr/aarch64-linux-gnu "$exe" doctor --json --no-cache --no-driver-probe --root "$root" > "$work/arm.json" ||
+      [ $? -eq 1 ] || fail "aarch64: doctor under qemu"
+    python3 -c "
+import json; j = json.load(open('$work/arm.json'))
+assert 'aarch64 fixture' in json.dumps(j['facts']['os']), j['facts']['os']" || fail "aarch64: the doctor's report"
+    pass "aarch64 executable under qemu-aarch64: --version, doctor --json on an aarch64 fixture root"
+  else
+    echo "check_wheels: skipped running aarch64 (qemu-user and libc6-arm64-cross: scripts/setup.sh installs them)"
+  fi
+fi
+
+# 6. Windows: the wheel's dlready.exe under wine.
+win=$(ls "$dist"/dlready-*-py3-none-win_amd64.whl 2>/dev/null | head -1)
+if [ -n "$win" ]; then
+  unzip -q -o "$win" -d "$work/win"
+  exe=$work/win/dlready-$version.data/scripts/dlready.exe
+  [ -f "$exe" ] || fail "win_amd64 wheel: no dlready.exe in .data/scripts"
+  wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+  if [ -x "$wine" ]; then
+    out=$(WINEPREFIX=$work/wine WINEDEBUG=-all "$wine" "$exe" --version 2>/dev/null | tr -d '\r')
+    [ "$out" = "$version" ] || fail "win_amd64: dlready.exe --version under wine said '$out'"
+    pass "win_amd64: dlready.exe --version under wine"
+  fi
+fi
+echo "check_wheels: all checks passed"
