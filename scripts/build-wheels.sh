@@ -50,8 +50,8 @@ make_wrappers() {
   mkdir -p "$dir"
   for tool in cc c++ ar ranlib; do
     case $tool in
-      cc | c++) printf '#!/bin/sh\nexec "%s" -m ziglang %s -target %s "$@"\n' "$tools/bin/python" "$tool" "$target" ;;
-      *) printf '#!/bin/sh\nexec "%s" -m ziglang %s "$@"\n' "$tools/bin/python" "$tool" ;;
+      cc | c++) printf '#!/bin/sh\n# %s\nexec "%s" -m ziglang %s -target %s "$@"\n' "${tool_pins[*]}" "$tools/bin/python" "$tool" "$target" ;;
+      *) printf '#!/bin/sh\n# %s\nexec "%s" -m ziglang %s "$@"\n' "${tool_pins[*]}" "$tools/bin/python" "$tool" ;;
     esac > "$dir/$tool"
     chmod +x "$dir/$tool"
   done
@@ -89,7 +89,7 @@ build_linux() {  # arch
   local arch=$1 target=$1-linux-gnu.2.17 build=build/portable-$1-linux
   make_wrappers "$target"
   build_libraries "$target" "$arch-linux-gnu"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDLREADY_PORTABLE=ON -DDLREADY_CCACHE=OFF \
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDLREADY_PORTABLE=ON \
     -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DDLREADY_ZIG_TARGET="$target" \
     -DDLREADY_ZIG_WRAPPERS="$wrappers" -DDLREADY_PORTABLE_PREFIX="$portable/$target" >/dev/null
   cmake --build "$build" -j"$jobs" --target dlready
@@ -115,7 +115,9 @@ build_windows() {
   ./scripts/build-windows.sh >/dev/null
   local wheel
   wheel=$(python3 scripts/make_wheel.py --exe build/windows/dlready.exe --version "$version" --out dist \
-    --platform win_amd64 "${licenses_common[@]}")
+    --platform win_amd64 "${licenses_common[@]}" \
+    --license "gcc-mingw-w64-copyright=/usr/share/doc/gcc-mingw-w64-base/copyright" \
+    --license "mingw-w64-copyright=/usr/share/doc/mingw-w64-x86-64-dev/copyright")
   echo "build-wheels: $wheel ($(stat -c %s build/windows/dlready.exe) bytes dlready.exe; mingw-w64, static)"
 }
 
