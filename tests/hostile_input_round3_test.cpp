@@ -85,14 +85,19 @@ std::string make_capture(const Fixture& machine, const Fixture& out) {
   return dir;
 }
 
-TEST(StrangersRoot, CaptureWithoutItsManifestIsRefusedNotRunAsThisMachine) {
-  Fixture machine, out;
-  healthy_gpu_machine(machine);
-  std::string dir = make_capture(machine, out);
+// The capture's copies of the driver libraries swapped for ones whose loading leaves a mark.
+void plant_in_capture(const std::string& dir) {
   for (const char* lib : {"libcuda.so.580.65.06", "libnvidia-ml.so.580.65.06"}) {
     ::unlink((dir + kLibDir + "/" + lib).c_str());
     std::filesystem::copy_file(DLREADY_RUNS_CODE_LIB, dir + kLibDir + "/" + lib);
   }
+}
+
+TEST(StrangersRoot, CaptureWithoutItsManifestIsRefusedNotRunAsThisMachine) {
+  Fixture machine, out;
+  healthy_gpu_machine(machine);
+  std::string dir = make_capture(machine, out);
+  plant_in_capture(dir);
   std::string mark = out.root + "/mark";
   std::string manifest = dir + "/.dlready-capture/capture.json";
   ::unlink(manifest.c_str());
@@ -115,10 +120,7 @@ TEST(StrangersRoot, AManifestReplaysAnswersAndNeverLoadsEvenWhenAsked) {
   Fixture machine, out;
   healthy_gpu_machine(machine);
   std::string dir = make_capture(machine, out);
-  for (const char* lib : {"libcuda.so.580.65.06", "libnvidia-ml.so.580.65.06"}) {
-    ::unlink((dir + kLibDir + "/" + lib).c_str());
-    std::filesystem::copy_file(DLREADY_RUNS_CODE_LIB, dir + kLibDir + "/" + lib);
-  }
+  plant_in_capture(dir);
   std::string mark = out.root + "/mark";
   auto r = run("DLREADY_TEST_MARK=" + mark, "doctor --json --no-cache --load-root-drivers --root " + dir);
   auto j = nlohmann::json::parse(r.out, nullptr, false);
