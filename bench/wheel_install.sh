@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Install-to-verdict: from nothing (a fresh venv) to an answer about this machine, side by side,
-# alternating runs — dlready's wheel (pip install of the file, then `dlready doctor`) against
-# light-the-torch (pip install of it from PyPI, then its planner `ltt install --dry-run torch`,
-# what it would install for this machine). Prints medians and the ratio.
-# light-the-torch needs PyPI (its dependencies and its planner read the index); dlready's wheel is
-# installed offline from dist/ (scripts/build-wheels.sh). Both pip installs use pip's cache, as a
-# user's second install would; the first round warms it and is not counted.
+# alternating runs — dlready's wheel (pip install of the file, then `dlready doctor`) against uv's
+# planner (pip install of uv from PyPI, then `uv pip install --dry-run --torch-backend=auto torch`,
+# what uv would install for this machine). Prints medians and the ratio — only when the peer gave
+# a plan: a peer that fails (uv needs download.pytorch.org) is named with its last line instead.
+# dlready's wheel is installed offline from dist/ (scripts/build-wheels.sh). Both pip installs use
+# pip's cache, as a user's second install would; the first round warms it and is not counted.
 # usage: bench/wheel_install.sh [runs]   (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,18 +23,26 @@ dlready_round() {
   "$work/d/bin/dlready" doctor >/dev/null || true   # exit 1: an error finding is an answer too
   echo "$(now) - $t0" | bc
 }
-ltt_round() {
-  rm -rf "$work/l" && python3 -m venv --without-pip "$work/l" >/dev/null
-  local t0; t0=$(now)
-  python3 -m pip --python "$work/l/bin/python" install -q light-the-torch >/dev/null 2>&1
-  "$work/l/bin/ltt" install --dry-run torch >/dev/null 2>&1 || true
+peer_round() {
+  rm -rf "$work/u" && python3 -m venv "$work/u" >/dev/null
+  local t0 rc=0; t0=$(now)
+  "$work/u/bin/pip" install -q uv==0.13.9 >/dev/null 2>&1 || rc=$?
+  "$work/u/bin/uv" pip install --python "$work/u/bin/python" --dry-run --torch-backend=auto torch > "$work/peer.log" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { echo "failed: $(tail -1 "$work/peer.log")"; return; }
   echo "$(now) - $t0" | bc
 }
-dlready_round >/dev/null; ltt_round >/dev/null   # warm pip's cache for both
+dlready_round >/dev/null   # warm pip's cache for both
+first=$(peer_round)
+if [[ $first == failed* ]]; then
+  d=(); for ((i = 0; i < runs; i++)); do d+=("$(dlready_round)"); done
+  python3 -c "import statistics,sys; print('dlready wheel: pip install + dlready doctor   median %.2f s (%d runs)' % (statistics.median(map(float, sys.argv[1:])), len(sys.argv) - 1))" "${d[@]}"
+  echo "uv --torch-backend=auto --dry-run: $first (no ratio)"
+  exit 0
+fi
 d=(); l=()
 for ((i = 0; i < runs; i++)); do
   d+=("$(dlready_round)")
-  l+=("$(ltt_round)")
+  l+=("$(peer_round)")
 done
 python3 - "${d[*]}" "${l[*]}" <<'PY'
 import statistics, sys
@@ -42,6 +50,6 @@ d, l = ([float(x) for x in a.split()] for a in sys.argv[1:3])
 md, ml = statistics.median(d), statistics.median(l)
 print(f"runs: {len(d)} each, alternating, pip's cache warm")
 print(f"dlready wheel: pip install + dlready doctor      median {md:6.2f} s")
-print(f"light-the-torch: pip install + ltt --dry-run     median {ml:6.2f} s")
-print(f"ratio (light-the-torch / dlready): {ml / md:.1f}x")
+print(f"uv: pip install uv + --torch-backend=auto --dry-run  median {ml:6.2f} s")
+print(f"ratio (uv / dlready): {ml / md:.1f}x")
 PY
