@@ -29,6 +29,16 @@ std::string train_module_path() {
 
 namespace {
 
+// pip, uv and pipx put the executable in a scripts folder beside a Python (a venv's bin/, a tool
+// environment's): such a dlready came from a wheel, not from a build tree.
+bool installed_by_python() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return false;
+  std::string dir = path_dirname(std::string(buf, static_cast<size_t>(n)));
+  return ::access((dir + "/python3").c_str(), F_OK) == 0 || ::access((dir + "/python").c_str(), F_OK) == 0;
+}
+
 void explain_load_failure(const std::string& command, const std::string& path, const std::string& error,
                           bool ask_doctor) {
   std::fprintf(stderr, "dlready %s: cannot load the LibTorch module\n  %s\n  %s\n", command.c_str(), path.c_str(),
@@ -48,6 +58,12 @@ void explain_load_failure(const std::string& command, const std::string& path, c
   const bool from_env = std::getenv("DLREADY_TRAIN_MODULE") != nullptr;
   if (from_env && ::access(path.c_str(), F_OK) != 0)
     std::fprintf(stderr, "  → DLREADY_TRAIN_MODULE names no file: point it at libdlready_train.so, or unset it\n");
+  else if (::access(path.c_str(), F_OK) != 0 && installed_by_python())
+    std::fprintf(stderr,
+                 "  → this dlready was installed from a wheel, which carries no LibTorch module yet: doctor, setup,\n"
+                 "    snapshot, diff, export and capture work without it; for train, verify and bench build dlready\n"
+                 "    from source (README, Set-up), or set DLREADY_TRAIN_MODULE to a libdlready_train.so built\n"
+                 "    against your torch\n");
   else if (::access(path.c_str(), F_OK) != 0)
     std::fprintf(stderr,
                  "  → the module is not beside this dlready: keep libdlready_train.so next to the binary when you\n"

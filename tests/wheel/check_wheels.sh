@@ -66,7 +66,11 @@ doctor_sees_user_torch || fail "doctor (venv install)"
 doctor_json env -u VIRTUAL_ENV PYTHONPATH="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
   "$user_venv/bin/python" -m dlready doctor --json --no-cache
 doctor_sees_user_torch || fail "python -m dlready from the user's interpreter"
-pass "pip install into a venv: dlready, python -m dlready, doctor, snapshot"
+rc=0
+"$venv/bin/dlready" train --epochs 1 > "$work/train.txt" 2>&1 || rc=$?
+[ "$rc" -eq 3 ] && grep -q "installed from a wheel, which carries no LibTorch module yet" "$work/train.txt" ||
+  fail "train from a wheel install (exit $rc): $(cat "$work/train.txt")"
+pass "pip install into a venv: dlready, python -m dlready, doctor, snapshot, train says what it lacks"
 
 # 2. --target, --prefix, --user: python -m dlready finds the executable each time.
 python3 -m pip install -q --no-index --target "$work/target" "$x86" || fail "pip install --target"
