@@ -50,15 +50,19 @@ int line_count(const std::string& text) { return static_cast<int>(std::count(tex
 
 const std::string kLibDir = "/usr/lib/x86_64-linux-gnu";
 
-// The healthy machine's driver libraries swapped for ones whose loading leaves a mark.
-void plant_stranger_driver(Fixture& f) {
-  for (const char* lib : {"libcuda.so.580.65.06", "libnvidia-ml.so.580.65.06"}) f.copy(DLREADY_RUNS_CODE_LIB, kLibDir + "/" + lib);
+// The driver libraries of a healthy machine (a fixture, or a capture of one: `dir` on the host)
+// swapped for ones whose loading leaves a mark.
+void plant_stranger_driver(const std::string& dir) {
+  for (const char* lib : {"libcuda.so.580.65.06", "libnvidia-ml.so.580.65.06"}) {
+    ::unlink((dir + kLibDir + "/" + lib).c_str());
+    std::filesystem::copy_file(DLREADY_RUNS_CODE_LIB, dir + kLibDir + "/" + lib);
+  }
 }
 
 TEST(StrangersRoot, NoCommandLoadsTheRootsDriver) {
   Fixture f;
   healthy_gpu_machine(f);
-  plant_stranger_driver(f);
+  plant_stranger_driver(f.root);
   Fixture out;
   std::string mark = out.root + "/mark";
   std::string env = "DLREADY_TEST_MARK=" + mark + " VIRTUAL_ENV=/home/alice/venv";
@@ -85,19 +89,11 @@ std::string make_capture(const Fixture& machine, const Fixture& out) {
   return dir;
 }
 
-// The capture's copies of the driver libraries swapped for ones whose loading leaves a mark.
-void plant_in_capture(const std::string& dir) {
-  for (const char* lib : {"libcuda.so.580.65.06", "libnvidia-ml.so.580.65.06"}) {
-    ::unlink((dir + kLibDir + "/" + lib).c_str());
-    std::filesystem::copy_file(DLREADY_RUNS_CODE_LIB, dir + kLibDir + "/" + lib);
-  }
-}
-
 TEST(StrangersRoot, CaptureWithoutItsManifestIsRefusedNotRunAsThisMachine) {
   Fixture machine, out;
   healthy_gpu_machine(machine);
   std::string dir = make_capture(machine, out);
-  plant_in_capture(dir);
+  plant_stranger_driver(dir);
   std::string mark = out.root + "/mark";
   std::string manifest = dir + "/.dlready-capture/capture.json";
   ::unlink(manifest.c_str());
@@ -120,7 +116,7 @@ TEST(StrangersRoot, AManifestReplaysAnswersAndNeverLoadsEvenWhenAsked) {
   Fixture machine, out;
   healthy_gpu_machine(machine);
   std::string dir = make_capture(machine, out);
-  plant_in_capture(dir);
+  plant_stranger_driver(dir);
   std::string mark = out.root + "/mark";
   auto r = run("DLREADY_TEST_MARK=" + mark, "doctor --json --no-cache --load-root-drivers --root " + dir);
   auto j = nlohmann::json::parse(r.out, nullptr, false);

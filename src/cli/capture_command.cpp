@@ -11,6 +11,7 @@
 
 #include "capture/capture_tree.hpp"
 #include "cli/torch_module.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
 #include "core/posix_fs.hpp"
 #include "core/process_runner.hpp"
@@ -30,8 +31,7 @@ void add_capture_command(CLI::App& app, CaptureArgs& a) {
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
-  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
-                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_option("--binary", a.binaries, "Also capture this program's shared libraries as ld.so resolves them");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "cli/torch_module.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
 #include "doctor/examine.hpp"
@@ -29,8 +30,7 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
   cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
-  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
-                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
   cmd->add_option("--binary", a.binaries, "Also resolve this program's shared libraries like ld.so (repeatable)");
   cmd->add_flag("--no-cache", a.no_cache,
                 "Neither read nor write the cache of library scans ($XDG_CACHE_HOME/dlready, else ~/.cache/dlready)");

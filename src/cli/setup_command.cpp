@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
 #include "report/render.hpp"
 #include "setup/setup_install.hpp"
@@ -36,8 +37,7 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64"}));
   cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (test seam)")
       ->check(CLI::ExistingDirectory);
-  cmd->add_flag("--load-root-drivers", a.load_root_drivers,
-                "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
 }
 
 

@@ -10,6 +10,7 @@
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
 #include "cli/torch_module.hpp"
+#include "cli/usage_hints.hpp"
 #include "core/text.hpp"
 #include "doctor/examine.hpp"
 #include "probe/probes.hpp"
@@ -26,8 +27,7 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
       ->check(CLI::ExistingDirectory);
   snap->add_flag("--no-driver-probe", s.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
-  snap->add_flag("--load-root-drivers", s.load_root_drivers,
-                 "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)");
+  snap->add_flag("--load-root-drivers", s.load_root_drivers, kLoadRootDriversHelp);
   snap->add_flag("--redact", s.redact,
                  "Replace user names, home directories, host names, addresses and secret-looking values with "
                  "placeholders (dlready diff still compares two redacted snapshots)");

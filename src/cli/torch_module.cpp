@@ -18,9 +18,8 @@ namespace dlready {
 // Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
 std::string train_module_path() {
   if (const char* p = std::getenv("DLREADY_TRAIN_MODULE")) return p;
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string exe = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "dlready";
+  std::string exe = own_executable();
+  if (exe.empty()) exe = "dlready";
   std::string beside = path_join(path_dirname(exe), "libdlready_train.so");
   std::string installed = path_join(path_dirname(path_dirname(exe)), "lib/dlready/libdlready_train.so");
   if (::access(beside.c_str(), F_OK) != 0 && ::access(installed.c_str(), F_OK) == 0) return installed;
@@ -32,10 +31,9 @@ namespace {
 // pip, uv and pipx put the executable in a scripts folder beside a Python (a venv's bin/, a tool
 // environment's): such a dlready came from a wheel, not from a build tree.
 bool installed_by_python() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return false;
-  std::string dir = path_dirname(std::string(buf, static_cast<size_t>(n)));
+  std::string exe = own_executable();
+  if (exe.empty()) return false;
+  std::string dir = path_dirname(exe);
   return ::access((dir + "/python3").c_str(), F_OK) == 0 || ::access((dir + "/python").c_str(), F_OK) == 0;
 }
 

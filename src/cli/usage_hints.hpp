@@ -29,6 +29,10 @@ namespace dlready {
 // so `--device gpu` is a usage error (exit 2), not a failed run.
 [[nodiscard]] CLI::Validator device_validator(const std::string& extra);
 
+// --load-root-drivers, the same on every command that takes --root.
+inline constexpr const char* kLoadRootDriversHelp =
+    "Under --root, load its libcuda/libnvidia-ml (runs that folder's code as you: only for a fixture root you built)";
+
 // An enum option shown by its names: "--model mlp|cnn [mlp]" instead of CLI11's numeric mapping.
 template <class Enum>
 CLI::Option* add_enum_option(CLI::App* cmd, const std::string& name, Enum& value, const std::map<std::string, Enum>& names,

@@ -1,11 +1,11 @@
 #include "core/json_text.hpp"
 
-#include "core/text.hpp"
-
 #include <cstdio>
 #include <optional>
 #include <set>
 #include <vector>
+
+#include "core/text.hpp"
 
 namespace dlready {
 
@@ -80,7 +80,6 @@ std::string json_text(const nlohmann::json& j, int indent) {
   }
   return out;
 }
-
 
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;

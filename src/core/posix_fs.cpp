@@ -35,6 +35,12 @@ std::vector<std::string> list_directory(const std::string& dir) {
   return out;
 }
 
+std::string own_executable() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
 const char* file_kind(mode_t m) {
   if (S_ISREG(m)) return "a regular file";
   if (S_ISDIR(m)) return "a directory";

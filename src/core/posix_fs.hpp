@@ -20,6 +20,8 @@ std::vector<std::string> list_directory(const std::string& dir);
 Status make_directories(const std::string& path);
 // What a file of this st_mode is, for messages: "a directory", "a FIFO", "a character device", ...
 const char* file_kind(mode_t mode);
+// The running program's own file (/proc/self/exe); "" when it cannot be told.
+std::string own_executable();
 // rm -rf (does not follow symlinks).
 void remove_tree(const std::string& path);
 // Writes all of `data` to `fd`, again after EINTR and short writes; false when the descriptor

@@ -253,8 +253,8 @@ std::optional<std::string> RootFs::resolve(const std::string& path) const {
       char buf[4096];
       ssize_t n = ::readlink(host(candidate).c_str(), buf, sizeof buf - 1);
       if (n <= 0) return std::nullopt;
-      auto target = std::optional<std::string>(std::string(buf, static_cast<size_t>(n)));
-      std::string base = target->front() == '/' ? *target : path_join(done, *target);
+      std::string target(buf, static_cast<size_t>(n));
+      std::string base = target.front() == '/' ? target : path_join(done, target);
       todo = path_normalize(base + rest);
       done = "/";
       pos = 1;

@@ -25,9 +25,9 @@ std::string human_bytes(unsigned long long bytes);
 // Text that came from outside (a peer launcher, a snapshot, a file under --root) made safe to
 // print on a terminal: control characters (ESC, CR, NUL, newlines...) and bytes that are not UTF-8
 // become \xNN, so no sequence can move the cursor or forge a line; cut after `max_bytes` with "…".
+std::string printable(std::string_view s, size_t max_bytes = 4096);
 // The bidirectional control (U+200E/F, U+202A..E, U+2066..9) whose UTF-8 starts at s[i], if one does.
 std::optional<unsigned> bidi_control_at(std::string_view s, size_t i);
-std::string printable(std::string_view s, size_t max_bytes = 4096);
 // Now, in UTC, as strftime writes `format` ("2026-12-05T03:25:00Z" by default).
 std::string utc_now(const char* format = "%Y-%m-%dT%H:%M:%SZ");
 // dlready's cache folder: <XDG_CACHE_HOME>/dlready, else <HOME>/.cache/dlready ("" when neither is

@@ -91,11 +91,8 @@ namespace {
   std::vector<std::string> args = o.command;
   // `launch -- dlready train ...` runs this very dlready, on PATH or not (a clone's
   // build/release/dlready is not on PATH, and another dlready there would be another version).
-  if (args[0] == "dlready") {
-    char self[4096];
-    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) args[0].assign(self, static_cast<size_t>(n));
-  }
+  if (args[0] == "dlready")
+    if (std::string self = own_executable(); !self.empty()) args[0] = self;
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

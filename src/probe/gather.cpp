@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "core/posix_fs.hpp"
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
 #include "probe/driver_api.hpp"
@@ -54,11 +55,9 @@ std::vector<std::string> closure_inputs(const RootFs& fs, const std::string& bin
 
 // The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx).
 std::optional<std::string> own_environment() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return std::nullopt;
-  std::string bin = path_dirname(std::string(buf, static_cast<size_t>(n)));
-  if (path_basename(bin) != "bin") return std::nullopt;
+  std::string exe = own_executable();
+  std::string bin = path_dirname(exe);
+  if (exe.empty() || path_basename(bin) != "bin") return std::nullopt;
   return path_dirname(bin);
 }
 
