@@ -17,7 +17,7 @@ set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES
 # (its NCCL_HAS_* macros shape ProcessGroupNCCL's options).
 get_filename_component(_dlready_site "${Torch_DIR}/../../../.." ABSOLUTE)
 find_path(DLREADY_NCCL_INCLUDE nccl.h HINTS "${_dlready_site}/nvidia/nccl/include" NO_DEFAULT_PATH)
-if(DLREADY_NCCL_INCLUDE AND TARGET torch_cuda)
+if(DLREADY_NCCL_INCLUDE AND (TARGET torch_cuda OR DLREADY_TORCH_CUDA))
   message(STATUS "dlready: NCCL headers at ${DLREADY_NCCL_INCLUDE}: NCCL process groups enabled")
   set_property(SOURCE src/torch_runtime/process_group.cpp APPEND PROPERTY INCLUDE_DIRECTORIES "${DLREADY_NCCL_INCLUDE}")
   set_source_files_properties(src/torch_runtime/process_group.cpp PROPERTIES COMPILE_DEFINITIONS DLREADY_HAVE_NCCL=1)
@@ -61,7 +61,9 @@ target_link_libraries(dlready_train_module PRIVATE dlready_module)
 target_link_options(dlready_train_module PRIVATE "-Wl,--version-script=${PROJECT_SOURCE_DIR}/src/module/exports.map"
                     -Wl,--exclude-libs,ALL)
 set_property(TARGET dlready_train_module APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/src/module/exports.map")
-add_dependencies(dlready dlready_train_module)
+if(TARGET dlready)
+  add_dependencies(dlready dlready_train_module)
+endif()
 
 # The CUDA libraries the module links itself (libcudart.so.13 among them) must be the very copies
 # libtorch_cuda loads: the wheel's nvidia/*/lib, searched before anything else. Found by the

@@ -1,0 +1,30 @@
+# The module-only build (-DDLREADY_MODULE_ONLY=ON): libdlready_train.so alone, against the user's own
+# torch (cmake/torch_wheel.cmake), compiled by the user's own C++ compiler — never the portable
+# toolchain, whose C++ library is not torch's. `dlready module build` runs it from the sources a wheel
+# carries (share/dlready/module-src, written by scripts/build-wheels.sh); a source tree builds it too:
+#   cmake -S . -B build/module -DDLREADY_MODULE_ONLY=ON -DDLREADY_TORCH_DIR=<site-packages>/torch
+#         -DDLREADY_TORCH_CXX11_ABI=1 -DDLREADY_MODULE_KIT=<folder with include/ and lib/>
+# The kit holds what a Python machine rarely has: nlohmann-json's headers, and libsodium and zlib
+# (zlib-ng, zlib-compatible) as static position-independent C libraries with their headers.
+set(DLREADY_BUILD_TESTS OFF)
+if(NOT DLREADY_MODULE_KIT)
+  set(DLREADY_MODULE_KIT "${PROJECT_SOURCE_DIR}/kit")
+endif()
+foreach(_file include/nlohmann/json.hpp include/sodium.h include/zlib.h lib/libsodium.a lib/libz.a)
+  if(NOT EXISTS "${DLREADY_MODULE_KIT}/${_file}")
+    message(FATAL_ERROR "dlready (module): ${DLREADY_MODULE_KIT}/${_file} is missing: reinstall the dlready wheel")
+  endif()
+endforeach()
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+set_target_properties(nlohmann_json::nlohmann_json PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${DLREADY_MODULE_KIT}/include")
+add_library(ZLIB::ZLIB STATIC IMPORTED)
+set_target_properties(ZLIB::ZLIB PROPERTIES IMPORTED_LOCATION "${DLREADY_MODULE_KIT}/lib/libz.a"
+                                            INTERFACE_INCLUDE_DIRECTORIES "${DLREADY_MODULE_KIT}/include")
+set(DLREADY_SODIUM "${DLREADY_MODULE_KIT}/lib/libsodium.a")
+set(DLREADY_SODIUM_INCLUDE "${DLREADY_MODULE_KIT}/include")
+find_package(Threads REQUIRED)
+add_compile_options(-Wall -Wextra -Wno-missing-field-initializers)
+include(cmake/layers.cmake)
+include(cmake/torch_wheel.cmake)
+set(DLREADY_HAVE_TORCH ON)
+include(cmake/torch_layers.cmake)
