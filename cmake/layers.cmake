@@ -48,7 +48,8 @@ dlready_layer(dlready_module_api module_api src/module_api/options.cpp)
 dlready_layer(dlready_capture capture src/capture/capture_tree.cpp)
 target_link_libraries(dlready_capture PUBLIC dlready_core)
 # dlready setup: the plan's inputs (flags, this machine, the indexes), installing and proving.
-dlready_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_index.cpp src/setup/setup_install.cpp)
+dlready_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_index.cpp src/setup/setup_install.cpp
+  src/setup/logged_run.cpp src/setup/module_build.cpp)
 target_link_libraries(dlready_setup PUBLIC dlready_doctor nlohmann_json::nlohmann_json)
 # File formats read and written without LibTorch (so the fuzz build reaches them).
 dlready_layer(dlready_formats formats src/formats/pickle_state_dict.cpp src/formats/metrics.cpp

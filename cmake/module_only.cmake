@@ -23,7 +23,9 @@ set_target_properties(ZLIB::ZLIB PROPERTIES IMPORTED_LOCATION "${DLREADY_MODULE_
 set(DLREADY_SODIUM "${DLREADY_MODULE_KIT}/lib/libsodium.a")
 set(DLREADY_SODIUM_INCLUDE "${DLREADY_MODULE_KIT}/include")
 find_package(Threads REQUIRED)
-add_compile_options(-Wall -Wextra -Wno-missing-field-initializers)
+# -O2 as the source build; no warning flags: the user's compiler speaks to the user, who cannot act
+# on a warning in dlready's code (GCC 12's -O3 false stringop warnings filled the first screen).
+set(CMAKE_CXX_FLAGS_RELEASE "-O2 -DNDEBUG")
 include(cmake/layers.cmake)
 include(cmake/torch_wheel.cmake)
 set(DLREADY_HAVE_TORCH ON)

@@ -85,6 +85,25 @@ build_libraries() {  # zig target, configure host
 licenses_common=(--license "CLI11-copyright=/usr/share/doc/libcli11-dev/copyright"
                  --license "nlohmann-json-copyright=/usr/share/doc/nlohmann-json3-dev/copyright")
 
+# The LibTorch module's sources for `dlready module build` (cmake/module_only.cmake): installed by pip
+# under <prefix>/share/dlready/module-src, compiled on the user's machine by the user's C++ compiler
+# against the user's torch. With them the kit: nlohmann-json's headers, and the target's static
+# libsodium and zlib (C only: no C++ library of the portable toolchain meets torch's).
+module_kit() {  # zig target -> prints the folder
+  local target=$1 kit=build/module-kit-$1
+  rm -rf "$kit"
+  mkdir -p "$kit/cmake" "$kit/third_party" "$kit/kit/include" "$kit/kit/lib"
+  cp CMakeLists.txt "$kit/"
+  cp cmake/layers.cmake cmake/module_only.cmake cmake/torch_wheel.cmake cmake/torch_layers.cmake "$kit/cmake/"
+  cp -r data "$kit/"
+  tar -c --exclude=src/windows src | tar -x -C "$kit"
+  cp -r third_party/gloo-headers "$kit/third_party/"
+  cp -r /usr/include/nlohmann "$kit/kit/include/"
+  cp -r "$portable/$target/include/." "$kit/kit/include/"
+  cp "$portable/$target/lib/libsodium.a" "$portable/$target/lib/libz.a" "$kit/kit/lib/"
+  echo "$kit"
+}
+
 build_linux() {  # arch
   local arch=$1 target=$1-linux-gnu.2.17 build=build/portable-$1-linux
   make_wrappers "$target"
@@ -93,9 +112,10 @@ build_linux() {  # arch
     -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DDLREADY_ZIG_TARGET="$target" \
     -DDLREADY_ZIG_WRAPPERS="$wrappers" -DDLREADY_PORTABLE_PREFIX="$portable/$target" >/dev/null
   cmake --build "$build" -j"$jobs" --target dlready
-  local wheel
+  local wheel kit
+  kit=$(module_kit "$target")
   wheel=$(python3 scripts/make_wheel.py --exe "$build/dlready" --version "$version" --out dist \
-    --platform "manylinux_2_17_$arch.manylinux2014_$arch" "${licenses_common[@]}" \
+    --platform "manylinux_2_17_$arch.manylinux2014_$arch" "${licenses_common[@]}" --data "share/dlready/module-src=$kit" \
     --license "libsodium-LICENSE=$portable/$target/licenses/libsodium-LICENSE" \
     --license "zlib-ng-LICENSE.md=$portable/$target/licenses/zlib-ng-LICENSE.md" \
     --license "libc++-LICENSE.TXT=$zig_lib/libcxx/LICENSE.TXT" \

@@ -5,6 +5,7 @@ starts per call), the small `dlready` package that finds it (python/dlready/), t
 everything linked into it, tagged py3-none-<platform> (one wheel serves every Python).
 
 usage: make_wheel.py --exe PATH --platform TAG[.TAG...] --version V --out DIR [--license NAME=PATH]...
+                     [--data DEST=DIR]...
 Prints the wheel's path. Deterministic: the same inputs give the same bytes.
 """
 import argparse
@@ -49,7 +50,9 @@ def metadata(version, licenses):
         "`dlready doctor` tells you in milliseconds, without importing PyTorch, whether this machine can run\n"
         "PyTorch on a GPU, and if not, exactly why and the command that fixes it. This wheel carries the\n"
         "native `dlready` executable (doctor, setup, snapshot/diff/export, capture); `python -m dlready` runs it\n"
-        "too.\n")
+        "too. On Linux, train, verify, bench, eval, quantize and export-model run in a LibTorch module that\n"
+        "dlready compiles once against your own torch with your C++ compiler (`dlready module build`, or the\n"
+        "first such command; the sources are in the wheel).\n")
     return "\n".join(lines)
 
 
@@ -75,6 +78,8 @@ def main():
     ap.add_argument("--version", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--license", action="append", default=[], help="NAME=PATH of a licence to ship")
+    ap.add_argument("--data", action="append", default=[],
+                    help="DEST=DIR: a folder installed under the prefix at DEST (e.g. share/dlready/module-src)")
     a = ap.parse_args()
     tags = a.platform.split(".")
     exe_name = "dlready.exe" if a.exe.endswith(".exe") else "dlready"
@@ -95,6 +100,15 @@ def main():
                     add(zf, f"dlready/{name}", f.read(), record=record)
         with open(a.exe, "rb") as f:
             add(zf, f"{dist}.data/scripts/{exe_name}", f.read(), 0o755, record)
+        for item in a.data:  # the wheel's data scheme: pip puts it under the prefix (venv, --target, --user)
+            dest, _, folder = item.partition("=")
+            for top, dirs, files in os.walk(folder):
+                dirs.sort()
+                for name in sorted(files):
+                    path = os.path.join(top, name)
+                    rel = os.path.relpath(path, folder).replace(os.sep, "/")
+                    with open(path, "rb") as f:
+                        add(zf, f"{dist}.data/data/{dest}/{rel}", f.read(), record=record)
         for name in sorted(licenses):
             add(zf, f"{dist}.dist-info/licenses/{name}", licenses[name], record=record)
         add(zf, f"{dist}.dist-info/METADATA", metadata(a.version, licenses).encode(), record=record)

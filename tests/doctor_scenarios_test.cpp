@@ -588,7 +588,14 @@ TEST(Scenario, DlreadyModuleMissing) {
   o.own_module = "/opt/dlready/bin/libdlready_train.so";
   auto r = diagnose(gather_facts(o).facts);
   expect_finding(r, "dlready-module-missing");
+  EXPECT_EQ(get(r, "dlready-module-missing").fix.size(), 2u) << "a source build: setup.sh, cmake --install";
   EXPECT_FALSE(has_finding(f.report(), "dlready-module-missing")) << "not looked for: nothing to say";
+  // A wheel-installed dlready builds it against the user's torch: the fix is that one command.
+  o.own_module_built_by = "dlready module build";
+  r = diagnose(gather_facts(o).facts);
+  ASSERT_TRUE(has_finding(r, "dlready-module-missing"));
+  ASSERT_EQ(get(r, "dlready-module-missing").fix.size(), 1u);
+  EXPECT_EQ(get(r, "dlready-module-missing").fix[0].rfind("dlready module build  (", 0), 0u) << get(r, "dlready-module-missing").fix[0];
   // Through the binary: a dlready copied without its module marks the LibTorch section.
   std::string lone = f.root + "/dlready";
   f.copy(DLREADY_BINARY, "/dlready");

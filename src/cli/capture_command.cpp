@@ -103,7 +103,7 @@ ExitCode run_capture(const CaptureArgs& a) {
   opt.load_root_drivers = a.load_root_drivers;
   opt.binaries = a.binaries;
   opt.record = &log;  // and no scan cache: a cached answer would leave its files out of the capture
-  if (opt.root == "/") opt.own_module = train_module_path();
+  if (opt.root == "/") describe_own_module(opt);
   auto e = examine(opt);
   if (!e.error.empty()) {
     say_error(e.error);

@@ -58,7 +58,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   for (auto& b : opt.binaries)
     if (!b.empty() && b[0] != '/') b = (opt.root == "/" && ::getcwd(cwd, sizeof cwd) ? std::string(cwd) : "") + "/" + b;
   if (!a.no_cache) opt.cache_file = default_scan_cache_file(opt.env);
-  if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
+  if (opt.root == "/") describe_own_module(opt);  // what `dlready train` would load
   auto e = examine(opt);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready doctor: %s\n", e.error.c_str());

@@ -6,6 +6,7 @@
 #include "cli/capture_command.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/launch_command.hpp"
+#include "cli/module_command.hpp"
 #include "cli/security_command.hpp"
 #include "cli/setup_command.hpp"
 #include "cli/snapshot_command.hpp"
@@ -44,6 +45,8 @@ int main(int argc, char** argv) {
   dlready::add_setup_command(app, setup);
   dlready::SecurityArgs security;
   dlready::add_security_commands(app, security);
+  dlready::ModuleArgs module;
+  dlready::add_module_commands(app, module);
   std::string shell;
   auto* completion = app.add_subcommand("completion", "Print shell completion: source <(dlready completion bash); zsh and "
                                                       "fish too (cmake --install puts all three where the shells look)");
@@ -84,5 +87,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("export")) return dlready::to_int(dlready::run_export(exp));
   if (app.got_subcommand("setup")) return dlready::to_int(dlready::run_setup(setup));
   if (auto rc = dlready::run_security_command(app, security)) return dlready::to_int(*rc);
+  if (auto rc = dlready::run_module_command(app, module)) return dlready::to_int(*rc);
   return 2;
 }

@@ -59,7 +59,7 @@ GatherOptions gather_options(const SnapshotArgs& a) {
   opt.driver_probe = !a.no_driver_probe;
   opt.load_root_drivers = a.load_root_drivers;
   opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
-  if (opt.root == "/") opt.own_module = train_module_path();  // what `dlready train` would load
+  if (opt.root == "/") describe_own_module(opt);  // what `dlready train` would load
   return opt;
 }
 

@@ -15,15 +15,44 @@
 
 namespace dlready {
 
-// Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
-std::string train_module_path() {
-  if (const char* p = std::getenv("DLREADY_TRAIN_MODULE")) return p;
+ModuleLocation locate_train_module() {
+  ModuleLocation loc;
+  if (const char* p = std::getenv("DLREADY_TRAIN_MODULE")) {
+    loc.path = p;
+    return loc;
+  }
   std::string exe = own_executable();
   if (exe.empty()) exe = "dlready";
+  // Beside the binary (a build tree), else where `cmake --install` puts it (<prefix>/lib/dlready).
   std::string beside = path_join(path_dirname(exe), "libdlready_train.so");
   std::string installed = path_join(path_dirname(path_dirname(exe)), "lib/dlready/libdlready_train.so");
-  if (::access(beside.c_str(), F_OK) != 0 && ::access(installed.c_str(), F_OK) == 0) return installed;
-  return beside;
+  loc.path = ::access(beside.c_str(), F_OK) != 0 && ::access(installed.c_str(), F_OK) == 0 ? installed : beside;
+  loc.kit = module_kit_beside(exe);
+  if (!loc.kit || ::access(loc.path.c_str(), F_OK) == 0) {
+    loc.kit.reset();
+    return loc;
+  }
+  auto env = process_environment();
+  auto found = find_user_torch(env, own_environment());
+  loc.path.clear();
+  if (!found.torch) {
+    loc.problem = found.why;
+    return loc;
+  }
+  loc.torch = found.torch;
+  auto cached = cached_module(module_cache_root(env), *found.torch);
+  loc.path = cached.library;
+  loc.problem = cached_module_problem(cached, *found.torch, DLREADY_VERSION);
+  return loc;
+}
+
+std::string train_module_path() { return locate_train_module().path; }
+
+void describe_own_module(GatherOptions& opt) {
+  auto loc = locate_train_module();
+  if (loc.kit && !loc.torch) return;  // no torch: the doctor's torch findings say what to do
+  opt.own_module = loc.path;
+  if (loc.kit) opt.own_module_built_by = "dlready module build";
 }
 
 namespace {
@@ -58,10 +87,9 @@ void explain_load_failure(const std::string& command, const std::string& path, c
     std::fprintf(stderr, "  → DLREADY_TRAIN_MODULE names no file: point it at libdlready_train.so, or unset it\n");
   else if (::access(path.c_str(), F_OK) != 0 && installed_by_python())
     std::fprintf(stderr,
-                 "  → this dlready was installed from a wheel, which carries no LibTorch module yet: doctor, setup,\n"
-                 "    snapshot, diff, export and capture work without it; for train, verify and bench build dlready\n"
-                 "    from source (README, Set-up), or set DLREADY_TRAIN_MODULE to a libdlready_train.so built\n"
-                 "    against your torch\n");
+                 "  → this dlready was installed from a wheel without the module's sources (share/dlready/module-src):\n"
+                 "    reinstall it (pip install --force-reinstall dlready), or set DLREADY_TRAIN_MODULE to a\n"
+                 "    libdlready_train.so built against your torch\n");
   else if (::access(path.c_str(), F_OK) != 0)
     std::fprintf(stderr,
                  "  → the module is not beside this dlready: keep libdlready_train.so next to the binary when you\n"
@@ -79,9 +107,42 @@ void explain_load_failure(const std::string& command, const std::string& path, c
     std::fprintf(stderr, "  → or unset DLREADY_TRAIN_MODULE to use the module next to the dlready binary\n");
 }
 
+// A wheel-installed dlready's module, built for the user's torch now unless it is already: false
+// (explained) when there is no torch or the build fails.
+bool ensure_module_built(const std::string& command, ModuleLocation& loc) {
+  if (!loc.torch) {
+    std::fprintf(stderr,
+                 "dlready %s: this dlready (installed from a wheel) runs %s on your own torch, and finds none\n"
+                 "  %s\n",
+                 command.c_str(), command.c_str(), loc.problem.c_str());
+    return false;
+  }
+  if (loc.problem.empty()) return true;
+  std::fprintf(stderr, "dlready %s: the LibTorch module is %s: building it now (once per torch; `dlready module build` "
+               "does the same)\n", command.c_str(), loc.problem.c_str());
+  ModuleBuildRequest rq;
+  rq.kit = *loc.kit;
+  rq.torch = *loc.torch;
+  rq.env = process_environment();
+  rq.cache_root = module_cache_root(rq.env);
+  rq.dlready_version = DLREADY_VERSION;
+  auto built = build_module(rq);
+  if (!built.error.empty()) {
+    std::fprintf(stderr, "dlready %s: cannot build the LibTorch module: %s\n", command.c_str(), built.error.c_str());
+    for (const auto& f : built.fix) std::fprintf(stderr, "  → %s\n", f.c_str());
+    return false;
+  }
+  if (!built.reused) std::fprintf(stderr, "dlready %s: module built in %.0f s: %s\n", command.c_str(), built.seconds,
+                                  built.library.c_str());
+  loc.path = built.library;
+  return true;
+}
+
 // The module's run function once its ABI version is the one this binary speaks; else nullptr.
 ModuleRunFn load_module(const std::string& command) {
-  std::string path = train_module_path();
+  auto loc = locate_train_module();
+  if (loc.kit && !ensure_module_built(command, loc)) return nullptr;
+  std::string path = loc.path;
   // Opening a FIFO waits for a writer forever (dlopen and the preload's ELF read both open it).
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/exit_code.hpp"
+#include "probe/gather.hpp"
+#include "setup/module_build.hpp"
 
 namespace dlready {
 
@@ -16,7 +18,19 @@ namespace dlready {
 // the module could not be handed unchanged).
 ExitCode run_torch_module(const std::string& command, const nlohmann::json& options);
 
-// Where the module is: DLREADY_TRAIN_MODULE, else beside this binary, else <prefix>/lib/dlready.
+// Where the module is, and for a wheel-installed dlready what it is built against.
+struct ModuleLocation {
+  std::string path;                 // the library to load ("" when a wheel's dlready finds no torch)
+  std::optional<std::string> kit;   // the wheel's module sources: the module is built into the cache
+  std::optional<TorchBuild> torch;  // the user's torch it is built against (kit only)
+  std::string problem;              // kit only: why it cannot be loaded as it is ("" = built for this torch)
+};
+
+// DLREADY_TRAIN_MODULE, else beside this binary, else <prefix>/lib/dlready, else (a wheel-installed
+// dlready) the module cached for the user's torch (setup/module_build.hpp).
+ModuleLocation locate_train_module();
 std::string train_module_path();
+// What the doctor, snapshot and capture say about the module `dlready train` would load.
+void describe_own_module(GatherOptions& opt);
 
 }  // namespace dlready

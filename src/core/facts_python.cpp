@@ -51,6 +51,7 @@ const FactTable<OwnModuleFacts>& own_module_fields() {
       {"libtorch_dir", &M::libtorch_dir},
       {"torch_version", &M::torch_version},
       {"nccl_version", &M::nccl_version},
+      {"built_by", &M::built_by},
       {"error", &M::error},
   };
   return kFields;

@@ -59,6 +59,8 @@ struct OwnModuleFacts {
   std::optional<std::string> libtorch_dir;   // where its libtorch_cpu.so resolves (LD_LIBRARY_PATH, RUNPATH)
   std::optional<std::string> torch_version;  // that LibTorch's version (torch/version.py, build-version)
   std::optional<std::string> nccl_version;   // the nvidia-nccl wheel beside it (its dist-info): the NCCL it loads
+  // A wheel-installed dlready builds its module against the user's torch: the command that does.
+  std::optional<std::string> built_by;
   std::string error;                         // why the module or its LibTorch could not be read
 };
 

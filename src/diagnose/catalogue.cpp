@@ -250,8 +250,9 @@ const std::vector<CatalogueEntry>& catalogue() {
        "torch.version.cuda."},
       {"dlready-module-missing", S::warning, "libtorch", "dlready's LibTorch module cannot run here",
        "dlready train, verify, bench, eval, quantize and export-model run in libdlready_train.so, beside the "
-       "binary (or in <prefix>/lib/dlready when installed), on the LibTorch it was built against; the module is "
-       "missing, or that LibTorch cannot be found. The doctor, snapshot, diff, export and setup do not need it."},
+       "binary (or in <prefix>/lib/dlready when installed; a wheel-installed dlready builds it against the active "
+       "torch into its cache), on the LibTorch it was built against; the module is missing, or that LibTorch cannot "
+       "be found. The doctor, snapshot, diff, export and setup do not need it."},
       {"libtorch-abi-mismatch", S::warning, "libtorch", "LibTorch uses the pre-C++11 string ABI",
        "A LibTorch built with _GLIBCXX_USE_CXX11_ABI=0 does not link with code built by today's g++ default "
        "(undefined references to std::__cxx11::basic_string)."},

@@ -126,8 +126,12 @@ void own_module_rules(const Facts& f, std::vector<Finding>& out) {
   if (m.error.empty() || m.libtorch_dir) return;
   auto x = make_finding("dlready-module-missing");
   x.evidence.push_back(m.error);
-  x.fix = {"build it beside the binary: scripts/setup.sh (or cmake --build build/release)",
-           "an installed dlready: cmake --install build/release --prefix ~/.local puts it in ~/.local/lib/dlready"};
+  if (m.built_by)
+    x.fix = {*m.built_by + "  (compiles it once against the active torch with your C++ compiler, a few minutes; "
+                           "dlready train does it on first use)"};
+  else
+    x.fix = {"build it beside the binary: scripts/setup.sh (or cmake --build build/release)",
+             "an installed dlready: cmake --install build/release --prefix ~/.local puts it in ~/.local/lib/dlready"};
   out.push_back(x);
 }
 

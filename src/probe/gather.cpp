@@ -53,14 +53,6 @@ std::vector<std::string> closure_inputs(const RootFs& fs, const std::string& bin
   return in;
 }
 
-// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx).
-std::optional<std::string> own_environment() {
-  std::string exe = own_executable();
-  std::string bin = path_dirname(exe);
-  if (exe.empty() || path_basename(bin) != "bin") return std::nullopt;
-  return path_dirname(bin);
-}
-
 // What the user running the doctor is, on this machine or in the capture being replayed.
 UserIdentity replayed_user(const std::optional<CaptureManifest>& replay) {
   if (!replay) return current_user();
@@ -133,6 +125,13 @@ std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& erro
   return m;
 }
 
+std::optional<std::string> own_environment() {
+  std::string exe = own_executable();
+  std::string bin = path_dirname(exe);
+  if (exe.empty() || path_basename(bin) != "bin") return std::nullopt;
+  return path_dirname(bin);
+}
+
 GatherResult gather_facts(const GatherOptions& options) {
   GatherResult r;
   RootFs fs(options.root);
@@ -177,6 +176,7 @@ GatherResult gather_facts(const GatherOptions& options) {
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");
   if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
+  if (opt.own_module) f.own_module.built_by = opt.own_module_built_by;
   LdResolver resolver(fs, loc);
   ScanCache cache(opt.cache_file);
   // A capture keeps the answer, not the fat binary (libtorch_cuda.so's headers alone are megabytes):

@@ -24,6 +24,7 @@ struct GatherOptions {
   bool load_root_drivers = false;
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
+  std::optional<std::string> own_module_built_by;  // the command that builds it (a wheel-installed dlready)
   std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)
   AccessLog* record = nullptr;             // note every read and the drivers' answers (dlready capture)
 };
@@ -42,6 +43,9 @@ struct GatherResult {
 std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
 
 GatherResult gather_facts(const GatherOptions& opt);
+// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
+// nullopt when it is not in a bin/ folder.
+std::optional<std::string> own_environment();
 std::map<std::string, std::string> process_environment();
 
 }  // namespace dlready

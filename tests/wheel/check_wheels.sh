@@ -2,7 +2,8 @@
 # The wheels in dist/ (scripts/build-wheels.sh) as a user gets them, offline: installed by real pip
 # into a fresh venv, with --target, --prefix and --user, and run by uv's `uv tool run` (uvx); the
 # Linux executables' needs (DT_NEEDED, highest GLIBC symbol version); the aarch64 executable run
-# for real under qemu-aarch64 with Debian's aarch64 C library; the Windows executable under wine.
+# for real under qemu-aarch64 with Debian's aarch64 C library; the Windows executable under wine; the
+# LibTorch module built from the wheel's sources against the pinned venv's torch, and trained with.
 # CTest runs it (label "wheel"); it fails on the first check that does not hold, naming it.
 # usage: tests/wheel/check_wheels.sh SOURCE_DIR UV
 set -euo pipefail
@@ -66,11 +67,15 @@ doctor_sees_user_torch || fail "doctor (venv install)"
 doctor_json env -u VIRTUAL_ENV PYTHONPATH="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
   "$user_venv/bin/python" -m dlready doctor --json --no-cache
 doctor_sees_user_torch || fail "python -m dlready from the user's interpreter"
+[ -f "$venv/share/dlready/module-src/cmake/module_only.cmake" ] || fail "the wheel put no module sources in share/dlready"
+# The user's torch here is a fixture without its libraries: train names what it cannot build against.
 rc=0
-"$venv/bin/dlready" train --epochs 1 > "$work/train.txt" 2>&1 || rc=$?
-[ "$rc" -eq 3 ] && grep -q "installed from a wheel, which carries no LibTorch module yet" "$work/train.txt" ||
-  fail "train from a wheel install (exit $rc): $(cat "$work/train.txt")"
-pass "pip install into a venv: dlready, python -m dlready, doctor, snapshot, train says what it lacks"
+env VIRTUAL_ENV="$user_venv" DLREADY_MODULE_CACHE="$work/no-modules" "$venv/bin/dlready" train --epochs 1 \
+  > "$work/train.txt" 2>&1 || rc=$?
+[ "$rc" -eq 3 ] && grep -q "runs train on your own torch" "$work/train.txt" && grep -q "has no readable lib/libc10.so" "$work/train.txt" ||
+  fail "train from a wheel install against a torch without libraries (exit $rc): $(cat "$work/train.txt")"
+[ ! -e "$work/no-modules" ] || fail "a module build was started for a torch without libraries"
+pass "pip install into a venv: dlready, python -m dlready, doctor, snapshot, module sources; train names a torch it cannot build for"
 
 # 2. --target, --prefix, --user: python -m dlready finds the executable each time.
 python3 -m pip install -q --no-index --target "$work/target" "$x86" || fail "pip install --target"
@@ -151,5 +156,40 @@ if [ -n "$win" ]; then
     [ "$out" = "$version" ] || fail "win_amd64: dlready.exe --version under wine said '$out'"
     pass "win_amd64: dlready.exe --version under wine"
   fi
+fi
+# 7. The LibTorch module from a wheel install: no compiler gets one line; then built against the pinned
+# venv's real torch into a fresh cache by this machine's g++, reported by status and the doctor, and
+# one epoch trained with it (the second command reuses it).
+pinned=${DLREADY_VENV:-$HOME/.cache/dlready/venv-torch2.11.0-tv0.26.0}
+if [ -f "$pinned/bin/python" ] && [ -z "${DLREADY_SKIP_MODULE_BUILD:-}" ]; then
+  modules=$work/modules
+  in_user_env() { env VIRTUAL_ENV="$pinned" DLREADY_MODULE_CACHE="$modules" "$@"; }
+  rc=0
+  in_user_env PATH=/nonexistent CXX= "$venv/bin/dlready" module build > "$work/nocc.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "no C++ compiler (c++, g++ or clang++) on PATH" "$work/nocc.txt" &&
+    grep -q "sudo apt install g++" "$work/nocc.txt" || fail "module build without a compiler (exit $rc): $(cat "$work/nocc.txt")"
+  rc=0
+  in_user_env "$venv/bin/dlready" module status > "$work/status.txt" || rc=$?
+  [ "$rc" -eq 1 ] && grep -q "not built yet for torch" "$work/status.txt" || fail "module status before the build: $(cat "$work/status.txt")"
+  started=$(date +%s)
+  in_user_env "$venv/bin/dlready" module build > "$work/build.txt" 2>&1 || fail "module build: $(tail -30 "$work/build.txt")"
+  echo "check_wheels: module build took $(( $(date +%s) - started )) s (ccache: ${CCACHE_DISABLE:+off}${CCACHE_DISABLE:-on when installed})"
+  in_user_env "$venv/bin/dlready" module status --json > "$work/status.json" || fail "module status after the build"
+  python3 -c "
+import json; j = json.load(open('$work/status.json'))
+assert j['ready'] and j['module'].startswith('$modules/torch-'), j" || fail "module status --json: $(cat "$work/status.json")"
+  doctor_json in_user_env "$venv/bin/dlready" doctor --json --no-cache --no-driver-probe
+  python3 -c "
+import json; j = json.load(open('$work/doctor.json'))
+m = j['facts']['own_module']
+assert m['path'].startswith('$modules/') and m['libtorch_dir'].startswith('$pinned/'), m
+assert 'dlready-module-missing' not in [f['id'] for f in j['findings']]" || fail "the doctor does not report the built module"
+  in_user_env "$venv/bin/dlready" train --epochs 1 --limit-train 4000 --device cpu --out "$work/run" > "$work/train1.txt" 2>&1 ||
+    fail "train --epochs 1 with the built module: $(tail -20 "$work/train1.txt")"
+  ! grep -q "building it now" "$work/train1.txt" || fail "train built the module again"
+  [ -s "$work/run/metrics.jsonl" ] || fail "train wrote no metrics.jsonl"
+  pass "module build from the wheel against $(basename "$pinned")'s torch; status, doctor and one epoch of train use it"
+else
+  echo "check_wheels: skipped the module build (no pinned venv at $pinned, or DLREADY_SKIP_MODULE_BUILD)"
 fi
 echo "check_wheels: all checks passed"
