@@ -53,6 +53,7 @@ class LogFollower {
     } else if (now - last_line_ > std::chrono::seconds(kQuietSeconds)) {
       auto secs = std::chrono::duration_cast<std::chrono::seconds>(now - started_).count();
       auto written = bytes_written(pid_);
+      if (written && *written < (1u << 20)) written.reset();  // a compiler writes its objects, not this process
       std::fprintf(to_, "    … still running (%lld s%s)\n", static_cast<long long>(secs),
                   written ? (", " + human_bytes(*written) + " written").c_str() : "");
       std::fflush(to_);
