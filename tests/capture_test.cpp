@@ -176,6 +176,24 @@ TEST(Capture, RedactedCaptureHoldsNoNameAndStillReplays) {
   expect_replays_to_its_report(dir);
 }
 
+// Issue 47, item 4: `snapshot --root <capture> --redact` hid the names of the machine it ran on, not
+// of the captured one: a capture made with --no-redact kept its user and home in the snapshot.
+TEST(Capture, SnapshotOfACaptureIsRedactedWithTheCapturedNames) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  Fixture out;
+  std::string dir = out.root + "/m";
+  auto made = run("env -i PATH=/usr/bin:/bin HOME=/home/carol USER=carol LOGNAME=carol",
+                  "capture --no-redact --load-root-drivers --root " + f.root + " " + dir);
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto snap = run("env -i PATH=/usr/bin:/bin HOME=/root USER=root", "snapshot --redact --root " + dir);
+  ASSERT_EQ(snap.status, 0) << snap.out;
+  ASSERT_FALSE(nlohmann::json::parse(snap.out, nullptr, false).is_discarded()) << snap.out;
+  EXPECT_EQ(snap.out.find("carol"), std::string::npos) << "the captured user and home stay hidden";
+  auto plain = run("env -i PATH=/usr/bin:/bin HOME=/root USER=root", "snapshot --root " + dir);
+  EXPECT_NE(plain.out.find("/home/carol"), std::string::npos) << "without --redact the captured home is there";
+}
+
 TEST(Capture, RefusesWhatItCannotDoInOneLine) {
   Fixture f;
   f.write("/taken", "x");

@@ -104,13 +104,14 @@ ExitCode run_capture(const CaptureArgs& a) {
   opt.binaries = a.binaries;
   opt.record = &log;  // and no scan cache: a cached answer would leave its files out of the capture
   if (opt.root == "/") describe_own_module(opt);
+  opt.redaction_inputs = !a.no_redact;
   auto e = examine(opt);
   if (!e.error.empty()) {
     say_error(e.error);
     return ExitCode::usage;
   }
   std::optional<Redactor> redactor;
-  if (!a.no_redact) redactor.emplace(capture_redaction(probe_redaction_inputs(RootFs(a.root), e.env)));
+  if (e.redaction) redactor.emplace(capture_redaction(*e.redaction));
   auto report = report_json(e.facts, e.report);
   CaptureContents contents;
   contents.log = &log;

@@ -59,6 +59,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
     if (!b.empty() && b[0] != '/') b = (opt.root == "/" && ::getcwd(cwd, sizeof cwd) ? std::string(cwd) : "") + "/" + b;
   if (!a.no_cache) opt.cache_file = default_scan_cache_file(opt.env);
   if (opt.root == "/") describe_own_module(opt);  // what `dlready train` would load
+  opt.redaction_inputs = a.redact;
   auto e = examine(opt);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready doctor: %s\n", e.error.c_str());
@@ -71,7 +72,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   }
   const Report& r = e.report;
   std::optional<Redactor> redactor;
-  if (a.redact) redactor.emplace(probe_redaction_inputs(RootFs(opt.root), e.env));
+  if (e.redaction) redactor.emplace(*e.redaction);
   std::string out;
   if (a.json)
     out = redactor ? json_text(redactor->apply(report_json(e.facts, r)), 2) + "\n" : render_json(e.facts, r);

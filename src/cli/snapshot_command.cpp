@@ -60,6 +60,7 @@ GatherOptions gather_options(const SnapshotArgs& a) {
   opt.load_root_drivers = a.load_root_drivers;
   opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
   if (opt.root == "/") describe_own_module(opt);  // what `dlready train` would load
+  opt.redaction_inputs = a.redact;
   return opt;
 }
 
@@ -69,6 +70,13 @@ Status take_snapshot(const SnapshotArgs& a, nlohmann::json& out) {
   auto e = examine(gather_options(a));
   if (!e.error.empty()) return Status::failure(e.error);
   out = make_snapshot(report_json(e.facts, e.report), host_name(), utc_now());
+  if (e.redaction) {
+    // The examined machine's names (a capture's recorded environment under its root), and the host the
+    // snapshot names as where it was taken.
+    auto hide = *e.redaction;
+    hide.hosts.push_back(host_name());
+    out = Redactor(hide).apply(out);
+  }
   return {};
 }
 
@@ -77,11 +85,6 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
   if (auto st = take_snapshot(a, snapshot); !st) {
     std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
     return ExitCode::usage;
-  }
-  if (a.redact) {
-    auto hide = probe_redaction_inputs(RootFs(a.root), process_environment());
-    hide.hosts.push_back(host_name());  // the snapshot names the machine it was taken on, under --root too
-    snapshot = Redactor(hide).apply(snapshot);
   }
   return write_snapshot(snapshot, a.out);
 }

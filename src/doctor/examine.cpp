@@ -15,6 +15,7 @@ Examination examine(const GatherOptions& options) {
   e.env = std::move(g.env);
   e.user = g.user;
   e.replayed = g.replayed;
+  e.redaction = std::move(g.redaction);
   e.report = diagnose(e.facts);
   return e;
 }

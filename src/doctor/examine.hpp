@@ -19,6 +19,9 @@ struct Examination {
   std::map<std::string, std::string> env;
   UserIdentity user;
   bool replayed = false;
+  // What --redact hides on the examined machine (GatherOptions::redaction_inputs): every command that
+  // redacts takes it from here, never from the process it runs in.
+  std::optional<RedactionInputs> redaction;
 };
 
 // Probes the driver in child processes: call it before CUDA is initialised in this process.

@@ -233,6 +233,7 @@ GatherResult gather_facts(const GatherOptions& options) {
   }
   // A cache that cannot be written only makes the next run slower; the report is complete without it.
   static_cast<void>(cache.save());
+  if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
   return r;
 }
 

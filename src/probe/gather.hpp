@@ -8,6 +8,7 @@
 #include "core/access_log.hpp"
 #include "core/capture_manifest.hpp"
 #include "core/facts.hpp"
+#include "core/redact.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {
@@ -26,6 +27,9 @@ struct GatherOptions {
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
   std::optional<std::string> own_module_built_by;  // the command that builds it (a wheel-installed dlready)
   std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)
+  // Also read what --redact hides (probe_redaction_inputs), from the examined machine: its root's
+  // files and its environment (a capture's recorded one under a capture's root).
+  bool redaction_inputs = false;
   AccessLog* record = nullptr;             // note every read and the drivers' answers (dlready capture)
 };
 
@@ -36,6 +40,7 @@ struct GatherResult {
   std::map<std::string, std::string> env;
   UserIdentity user;
   bool replayed = false;  // the root is a capture (core/capture_manifest.hpp)
+  std::optional<RedactionInputs> redaction;  // GatherOptions::redaction_inputs
 };
 
 // The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
