@@ -10,13 +10,17 @@ dlready_layer(dlready_core core
   src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
   src/core/facts_index.cpp src/core/path_text.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp)
 target_link_libraries(dlready_core PUBLIC nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
+# Binary-file readers (ELF with its symbol versions, CUDA fat binaries, PE), for every platform's probes
+# and the CLI: files as bytes, nothing loaded.
+dlready_layer(dlready_binfmt binfmt src/binfmt/elf_reader.cpp src/binfmt/fatbin_reader.cpp src/binfmt/pe_image.cpp)
+target_link_libraries(dlready_binfmt PUBLIC dlready_core)
 dlready_layer(dlready_probe probe
   src/probe/ld_cache.cpp src/probe/library_locator.cpp src/probe/child_probe.cpp
   src/probe/child_wire.cpp src/probe/cuda_probe.cpp src/probe/nvml_probe.cpp src/probe/env_probe.cpp
   src/probe/os_probe.cpp src/probe/cpu_load_probe.cpp src/probe/pci_probe.cpp src/probe/kernel_driver_probe.cpp src/probe/device_nodes_probe.cpp
   src/probe/cuda_libs_probe.cpp src/probe/python_probe.cpp src/probe/libtorch_probe.cpp src/probe/blas_probe.cpp src/probe/own_module_probe.cpp src/probe/cdi_probe.cpp src/probe/identity_probe.cpp
-  src/probe/elf_reader.cpp src/probe/ld_resolver.cpp src/probe/fatbin_reader.cpp src/probe/scan_cache.cpp src/probe/index_pages.cpp src/probe/gather.cpp)
-target_link_libraries(dlready_probe PUBLIC dlready_core)
+  src/probe/ld_resolver.cpp src/probe/scan_cache.cpp src/probe/index_pages.cpp src/probe/gather.cpp)
+target_link_libraries(dlready_probe PUBLIC dlready_core dlready_binfmt)
 dlready_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
@@ -54,6 +58,6 @@ target_link_libraries(dlready_setup PUBLIC dlready_doctor nlohmann_json::nlohman
 # File formats read and written without LibTorch (so the fuzz build reaches them).
 dlready_layer(dlready_formats formats src/formats/pickle_state_dict.cpp src/formats/metrics.cpp
   src/formats/tensorboard_events.cpp src/formats/curves_svg.cpp src/formats/confusion.cpp src/formats/safetensors.cpp
-  src/formats/state_dict_writer.cpp src/formats/checkpoint_format.cpp src/formats/pe_image.cpp)
+  src/formats/state_dict_writer.cpp src/formats/checkpoint_format.cpp)
 target_link_libraries(dlready_formats PUBLIC dlready_core dlready_secure ZLIB::ZLIB)
 target_link_libraries(dlready_module_api PUBLIC dlready_core)

@@ -38,9 +38,9 @@ dlready_layer(dlready_report report
   src/report/plan_text.cpp)
 target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
-# Of the formats, the PE reader (the rest needs libsodium and zlib and has no Windows use yet).
-dlready_layer(dlready_formats formats src/formats/pe_image.cpp)
-target_link_libraries(dlready_formats PUBLIC dlready_core)
+# Of the binary readers, the PE reader (the ELF and fat-binary readers read Linux's files).
+dlready_layer(dlready_binfmt binfmt src/binfmt/pe_image.cpp)
+target_link_libraries(dlready_binfmt PUBLIC dlready_core)
 # snapshot, diff and export (the multi-node comparison stays with `dlready launch`, Linux only).
 dlready_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
   src/snapshot/export.cpp)
@@ -49,7 +49,7 @@ dlready_layer(dlready_windows windows
   src/windows/dll_search.cpp src/windows/graphics_probe.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
   src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
   src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp src/windows/windows_snapshot.cpp src/windows/windows_setup.cpp)
-target_link_libraries(dlready_windows PUBLIC dlready_report dlready_snapshot dlready_formats version uuid)
+target_link_libraries(dlready_windows PUBLIC dlready_report dlready_snapshot dlready_binfmt version uuid)
 
 add_executable(dlready src/windows/windows_main.cpp)
 target_link_libraries(dlready PRIVATE dlready_windows)

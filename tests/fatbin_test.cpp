@@ -12,7 +12,7 @@
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "diagnose/gpu_code.hpp"
-#include "probe/fatbin_reader.hpp"
+#include "binfmt/fatbin_reader.hpp"
 #include "probe/gather.hpp"
 
 namespace dlready::test {

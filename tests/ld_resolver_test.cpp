@@ -9,7 +9,7 @@
 #include "core/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/ld_resolver.hpp"
 #include "diagnose/rules.hpp"
 

@@ -3,7 +3,7 @@
 // crash. The mingw-built DLLs are read in tests/windows_doctor_test.cpp.
 #include <gtest/gtest.h>
 
-#include "formats/pe_image.hpp"
+#include "binfmt/pe_image.hpp"
 #include "pe_builder.hpp"
 
 namespace dlready::test {

@@ -18,7 +18,7 @@
 
 #include "core/posix_fs.hpp"
 #include "core/text.hpp"
-#include "formats/pe_image.hpp"
+#include "binfmt/pe_image.hpp"
 #include "pe_builder.hpp"
 
 namespace dlready::test {

@@ -12,7 +12,7 @@
 
 #include "core/root_fs.hpp"
 #include "core/text.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/ld_resolver.hpp"
 
 namespace dlready {

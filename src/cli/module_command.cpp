@@ -30,12 +30,7 @@ ExitCode module_build(const ModuleArgs& a) {
     std::fprintf(stderr, "dlready module build: %s\n", loc.problem.c_str());
     return ExitCode::failed;
   }
-  ModuleBuildRequest rq;
-  rq.kit = *loc.kit;
-  rq.torch = *loc.torch;
-  rq.env = process_environment();
-  rq.cache_root = module_cache_root(rq.env);
-  rq.dlready_version = DLREADY_VERSION;
+  auto rq = module_build_request(loc);
   rq.jobs = a.jobs;
   rq.force = a.force;
   std::fprintf(stderr, "dlready module build: the LibTorch module for %s\n", torch_words(rq.torch).c_str());

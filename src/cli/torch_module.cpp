@@ -48,6 +48,16 @@ ModuleLocation locate_train_module() {
 
 std::string train_module_path() { return locate_train_module().path; }
 
+ModuleBuildRequest module_build_request(const ModuleLocation& loc) {
+  ModuleBuildRequest rq;
+  rq.kit = loc.kit.value_or("");
+  if (loc.torch) rq.torch = *loc.torch;
+  rq.env = process_environment();
+  rq.cache_root = module_cache_root(rq.env);
+  rq.dlready_version = DLREADY_VERSION;
+  return rq;
+}
+
 void describe_own_module(GatherOptions& opt) {
   auto loc = locate_train_module();
   if (loc.kit && !loc.torch) return;  // no torch: the doctor's torch findings say what to do
@@ -120,13 +130,7 @@ bool ensure_module_built(const std::string& command, ModuleLocation& loc) {
   if (loc.problem.empty()) return true;
   std::fprintf(stderr, "dlready %s: the LibTorch module is %s: building it now (once per torch; `dlready module build` "
                "does the same)\n", command.c_str(), loc.problem.c_str());
-  ModuleBuildRequest rq;
-  rq.kit = *loc.kit;
-  rq.torch = *loc.torch;
-  rq.env = process_environment();
-  rq.cache_root = module_cache_root(rq.env);
-  rq.dlready_version = DLREADY_VERSION;
-  auto built = build_module(rq);
+  auto built = build_module(module_build_request(loc));
   if (!built.error.empty()) {
     std::fprintf(stderr, "dlready %s: cannot build the LibTorch module: %s\n", command.c_str(), built.error.c_str());
     for (const auto& f : built.fix) std::fprintf(stderr, "  → %s\n", f.c_str());

@@ -30,6 +30,8 @@ struct ModuleLocation {
 // dlready) the module cached for the user's torch (setup/module_build.hpp).
 ModuleLocation locate_train_module();
 std::string train_module_path();
+// The build of a wheel-installed dlready's module for `loc` (its kit and torch), into the cache.
+ModuleBuildRequest module_build_request(const ModuleLocation& loc);
 // What the doctor, snapshot and capture say about the module `dlready train` would load.
 void describe_own_module(GatherOptions& opt);
 

@@ -1,7 +1,7 @@
 // capture.json: what a capture holds besides the files — the machine's answers that do not come
 // from a file (the driver probes' children, the GPU code in fat binaries too large to copy, the
 // environment, the user and the processor architecture). `dlready capture` writes it; under a
-// root that holds one, the doctor replays from it (probe/capture_replay.hpp).
+// root that holds one, the doctor replays from it (`capture_under` and `replayed_options` in probe/gather.cpp).
 #pragma once
 #include <map>
 #include <optional>

@@ -2,7 +2,7 @@
 // it really uses: the x86-64 PyTorch wheels carry MKL inside libtorch_cpu.so and numpy's wheels
 // bundle OpenBLAS, so a slow libblas.so.3 matters only to what links it (issue 15, item 4).
 #include "core/text.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {

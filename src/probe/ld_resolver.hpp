@@ -10,7 +10,7 @@
 
 #include "core/facts.hpp"
 #include "core/root_fs.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/library_locator.hpp"
 
 namespace dlready {

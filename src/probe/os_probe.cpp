@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "core/text.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/probes.hpp"
 
 namespace dlready {

@@ -2,7 +2,7 @@
 // not any Python has torch, so the doctor's verdict says so (issue 15, item 3: the doctor said
 // "CPU training needs PyTorch/LibTorch first" beside a working `dlready train`).
 #include "core/text.hpp"
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 #include "probe/ld_resolver.hpp"
 #include "probe/probes.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "core/python_files.hpp"
 #include "core/text.hpp"
-#include "formats/pe_image.hpp"
+#include "binfmt/pe_image.hpp"
 #include "windows/windows_files.hpp"
 #include "windows/windows_probes.hpp"
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "probe/elf_reader.hpp"
-#include "probe/fatbin_reader.hpp"
+#include "binfmt/elf_reader.hpp"
+#include "binfmt/fatbin_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);

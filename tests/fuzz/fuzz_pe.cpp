@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "formats/pe_image.hpp"
+#include "binfmt/pe_image.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 
 #include <elf.h>
 #include <sys/stat.h>

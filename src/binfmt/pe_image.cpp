@@ -1,4 +1,4 @@
-#include "formats/pe_image.hpp"
+#include "binfmt/pe_image.hpp"
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
-#include "probe/fatbin_reader.hpp"
+#include "binfmt/fatbin_reader.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-#include "probe/elf_reader.hpp"
+#include "binfmt/elf_reader.hpp"
 
 namespace dlready {
 namespace {
@@ -32,7 +32,9 @@ constexpr uint64_t kMaxZeroPadding = 1u << 20;
 
 void scan_fatbin_range(const RangeReader& read, uint64_t offset, uint64_t size, FatbinArchs& out) {
   uint64_t pos = offset, end = offset + size;
-  std::optional<uint64_t> zeros_from;  // where the run of zero padding being skipped began
+  // Where the run of zero padding being skipped began (a plain sentinel: GCC 12 misreads an optional here).
+  constexpr uint64_t kNoRun = ~uint64_t{0};
+  uint64_t zeros_from = kNoRun;
   while (pos + 16 <= end) {
     auto h = read(pos, 16);
     if (!h || h->size() < 16) {
@@ -44,9 +46,9 @@ void scan_fatbin_range(const RangeReader& read, uint64_t offset, uint64_t size, 
       // Containers are 8-byte aligned and may be separated by zero padding: a few bytes, never a
       // megabyte (a sparse file of zeros would be walked 8 bytes at a time for gigabytes).
       if (magic == 0) {
-        if (!zeros_from) zeros_from = pos;
-        if (pos + 8 - *zeros_from > kMaxZeroPadding) {
-          out.error = "only zeros from offset " + std::to_string(*zeros_from) + " on: no container there";
+        if (zeros_from == kNoRun) zeros_from = pos;
+        if (pos + 8 - zeros_from > kMaxZeroPadding) {
+          out.error = "only zeros from offset " + std::to_string(zeros_from) + " on: no container there";
           return;
         }
         pos += 8;
@@ -55,7 +57,7 @@ void scan_fatbin_range(const RangeReader& read, uint64_t offset, uint64_t size, 
       out.error = "bad container magic at offset " + std::to_string(pos);
       return;
     }
-    zeros_from.reset();
+    zeros_from = kNoRun;
     uint16_t header_size = get<uint16_t>(*h, 6);
     uint64_t fat_size = get<uint64_t>(*h, 8);
     if (header_size < 16 || fat_size > end - pos || header_size > end - pos - fat_size + header_size) {
