@@ -254,6 +254,19 @@ TEST(Cli, ACopiedBinaryWithoutItsModuleSaysWhatToCopy) {
   EXPECT_EQ(r.status, 3) << r.out;
   EXPECT_NE(r.out.find("the module is not beside this dlready"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cmake --install"), std::string::npos) << r.out;
+  // Issue 50, item 2: neither the exit-3 message nor the doctor says "training works (dlready train)"
+  // beside a module that cannot load — here with a PyTorch the doctor finds (the pinned venv's).
+  if (!is_directory(std::string(DLREADY_VENV_DIR) + "/lib")) GTEST_SKIP() << "no pinned venv (scripts/setup.sh)";
+  const std::string venv = "env -u DLREADY_TRAIN_MODULE VIRTUAL_ENV=" + std::string(DLREADY_VENV_DIR) + " ";
+  r = run_with_env("", "--version >/dev/null; " + venv + copy + " train --epochs 1");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("What dlready doctor says about this machine:\n  CUDA is"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("training works"), std::string::npos) << r.out;
+  auto doctor = run_with_env("", "--version >/dev/null; " + venv + copy + " doctor --no-cache --no-color");
+  EXPECT_NE(doctor.out.find("[dlready-module-missing]"), std::string::npos) << doctor.out;
+  EXPECT_EQ(doctor.out.find("(dlready train --device cpu)"), std::string::npos) << doctor.out;
+  EXPECT_NE(doctor.out.find("dlready train needs its module first (see dlready-module-missing)"), std::string::npos)
+      << doctor.out;
 }
 
 }  // namespace

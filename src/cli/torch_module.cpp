@@ -83,7 +83,12 @@ void explain_load_failure(const std::string& command, const std::string& path, c
   if (ask_doctor) {
     auto e = examine_this_machine();
     if (e.error.empty()) {
-      std::fprintf(stderr, "\nWhat dlready doctor says about this machine:\n  %s\n", e.report.verdict.summary.c_str());
+      // The verdict's CUDA half only: its "training works (dlready train)" is what just failed.
+      const auto& v = e.report.verdict;
+      std::string cuda = v.cuda_usable == true    ? "CUDA is usable here"
+                         : v.cuda_usable == false ? "CUDA is not usable here: " + error_findings_line(e, "no error finding")
+                                                  : "CUDA could not be checked here";
+      std::fprintf(stderr, "\nWhat dlready doctor says about this machine:\n  %s\n", cuda.c_str());
       for (const auto& x : e.report.findings) {
         if (x.severity != Severity::error || x.check == "gpu") continue;
         std::fprintf(stderr, "  ✗ %s [%s]\n", x.title.c_str(), x.id.c_str());

@@ -85,7 +85,13 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
   }
   const auto& own = f.own_module;
   v.cpu_training_ok = any_torch || own.libtorch_dir.has_value();
-  std::string cpu = any_torch ? "CPU training works (dlready train --device cpu)."
+  // Where the doctor looked for dlready's module and it cannot run, `dlready train` is not the answer
+  // until it is built (issue 50, item 2: the verdict said "works (dlready train)" beside that finding).
+  bool module_missing = !own.error.empty() && !own.libtorch_dir;
+  std::string train_after = own.built_by ? "; dlready train builds its module for this torch first (" + *own.built_by + ")"
+                                         : "; dlready train needs its module first (see dlready-module-missing)";
+  std::string cpu = any_torch && module_missing ? "CPU training works in PyTorch" + train_after + "."
+                    : any_torch ? "CPU training works (dlready train --device cpu)."
                     : own.libtorch_dir
                         ? "CPU training works with dlready train (its own LibTorch " + own.torch_version.value_or("") +
                               " in " + *own.libtorch_dir + "); no Python here has PyTorch (see torch-not-installed)."
@@ -94,7 +100,8 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
   bool gpu_torch = own.torch_version && own.torch_version->find("+cu") != std::string::npos;
   for (const auto& tv : v.torch) gpu_torch = gpu_torch || tv.cuda_available;
   if (v.cuda_usable == true && gpu_torch && !arch_only)
-    cpu = "GPU training works: dlready train (or PyTorch with device \"cuda\").";
+    cpu = module_missing ? "GPU training works in PyTorch (device \"cuda\")" + train_after + "."
+                         : "GPU training works: dlready train (or PyTorch with device \"cuda\").";
   if (v.cuda_usable == true) {
     v.summary = "CUDA is usable: " + std::to_string(*f.driver.device_count) + " GPU(s), driver " +
                 d.driver_version.value_or("?") + " (CUDA " + d.driver_max_cuda.value_or("?") + "). " + cpu;
