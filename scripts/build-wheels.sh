@@ -94,7 +94,8 @@ module_kit() {  # zig target -> prints the folder
   rm -rf "$kit"
   mkdir -p "$kit/cmake" "$kit/third_party" "$kit/kit/include" "$kit/kit/lib"
   cp CMakeLists.txt "$kit/"
-  cp cmake/layers.cmake cmake/module_only.cmake cmake/torch_wheel.cmake cmake/torch_layers.cmake "$kit/cmake/"
+  cp cmake/layers.cmake cmake/module_only.cmake cmake/torch_wheel.cmake cmake/torch_layers.cmake cmake/vendored_libs.cmake \
+    "$kit/cmake/"
   cp -r data "$kit/"
   tar -c --exclude=src/windows src | tar -x -C "$kit"
   cp -r third_party/gloo-headers "$kit/third_party/"

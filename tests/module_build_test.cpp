@@ -3,7 +3,7 @@
 // installed wheel against the pinned torch, is tests/wheel/check_wheels.sh's.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <utime.h>
+#include <unistd.h>
 
 #include "core/atomic_file.hpp"
 #include "fixture.hpp"
@@ -47,6 +47,23 @@ TEST(ModuleBuild, ATorchWithoutLibrariesIsSaidNotPassedOver) {
   Fixture f;
   auto env = torch_env(f);
   f.remove("/venv/lib/python3.11/site-packages/torch/lib");
+  auto s = find_user_torch(env, std::nullopt);
+  EXPECT_FALSE(s.torch);
+  EXPECT_NE(s.why.find("has no readable lib/libc10.so"), std::string::npos) << s.why;
+}
+
+// Hostile input: a FIFO where a library or the manifest should be is refused, never waited on.
+TEST(ModuleBuild, FifosAreRefusedNotWaitedOn) {
+  Fixture f;
+  auto env = torch_env(f);
+  auto torch = *find_user_torch(env, std::nullopt).torch;
+  auto m = cached_module(module_cache_root(env), torch);
+  f.write(m.library.substr(f.root.size()), "ELF");
+  ASSERT_EQ(::mkfifo(m.manifest.c_str(), 0644), 0);
+  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").find("missing or unreadable"), std::string::npos);
+  const std::string lib = f.host("/venv/lib/python3.11/site-packages/torch/lib/libc10.so");
+  ASSERT_EQ(::unlink(lib.c_str()), 0);
+  ASSERT_EQ(::mkfifo(lib.c_str(), 0644), 0);
   auto s = find_user_torch(env, std::nullopt);
   EXPECT_FALSE(s.torch);
   EXPECT_NE(s.why.find("has no readable lib/libc10.so"), std::string::npos) << s.why;

@@ -12,10 +12,9 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 #include "core/atomic_file.hpp"
+#include "core/bounded_file.hpp"
 #include "core/crc32c.hpp"
 #include "core/json_text.hpp"
 #include "core/path_text.hpp"
@@ -35,20 +34,18 @@ std::optional<std::string> env_value(const std::map<std::string, std::string>& e
   return it->second;
 }
 
+// A regular file of at most `limit` bytes (core/bounded_file: a FIFO or device there is refused, not
+// waited on); nullopt otherwise.
 std::optional<std::string> read_small_file(const std::string& path, size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(limit + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (static_cast<size_t>(in.gcount()) > limit) return std::nullopt;
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
+  return read_regular_file(path, limit, "a file").bytes;
 }
 
 // 1 when libc10.so names std::__cxx11 (every torch wheel since 2.7, conda's, LibTorch's cxx11
 // archives), 0 for the old ABI of earlier pip wheels; nullopt when the file cannot be read. Read
 // in chunks that overlap by the needle's length, at most 512 MiB.
 std::optional<int> cxx11_abi_of(const std::string& libc10) {
+  struct stat st {};
+  if (::stat(libc10.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;  // a FIFO would block the open
   std::ifstream in(libc10, std::ios::binary);
   if (!in) return std::nullopt;
   static constexpr std::string_view kNeedle = "__cxx11";
