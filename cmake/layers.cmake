@@ -5,7 +5,7 @@ dlready_layer(dlready_core core
   src/core/root_fs.cpp src/core/posix_fs.cpp src/core/atomic_file.cpp src/core/text.cpp src/core/enums.cpp
   src/core/device_fields.cpp src/core/json_text.cpp src/core/bounded_file.cpp
   src/core/cuda_errors.cpp src/core/edit_distance.cpp src/core/crc32c.cpp src/core/redact.cpp src/core/fatal_signal.cpp
-  src/core/tcp_connect.cpp src/core/capture_manifest.cpp src/core/process_runner.cpp src/core/terminal.cpp src/core/facts.cpp
+  src/core/tcp_connect.cpp src/core/capture_manifest.cpp src/core/process_runner.cpp src/core/terminal.cpp src/core/host_name.cpp src/core/facts.cpp
   src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
   src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
   src/core/facts_index.cpp src/core/path_text.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp)

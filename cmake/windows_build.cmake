@@ -1,6 +1,7 @@
 # dlready.exe: the torch-free doctor for Windows x86_64, one static executable (no MinGW runtime DLL
-# beside it). The platform-neutral layers (core's plain parts, diagnose, report) and the Windows
-# source of facts (src/windows/); the Linux probes and everything that needs LibTorch stay out.
+# beside it). The platform-neutral layers (core's plain parts, diagnose, report), the Windows
+# source of facts (src/probe/windows/) and the one front end (src/cli/); the Linux probes and
+# everything that needs LibTorch stay out.
 # Built by scripts/build-windows.sh; its scenarios run under wine (tests/windows/).
 
 # The header-only libraries from Debian's packages, without the rest of /usr/include (glibc's
@@ -25,7 +26,8 @@ dlready_layer(dlready_core core
   src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
   src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
   src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp
-  src/core/bounded_file_win32.cpp src/core/atomic_file_win32.cpp)
+  src/core/bounded_file_win32.cpp src/core/atomic_file_win32.cpp src/core/terminal_win32.cpp
+  src/core/host_name_win32.cpp)
 dlready_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
@@ -45,14 +47,23 @@ target_link_libraries(dlready_binfmt PUBLIC dlready_core)
 dlready_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
   src/snapshot/export.cpp)
 target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose)
-dlready_layer(dlready_windows windows
-  src/windows/dll_search.cpp src/windows/graphics_probe.cpp src/windows/registry.cpp src/windows/windows_files.cpp src/windows/os_probe.cpp src/windows/display_adapters.cpp src/windows/driver_files.cpp
-  src/windows/gather_windows.cpp src/windows/driver_probe.cpp src/windows/python_probe.cpp
-  src/windows/settings_probe.cpp src/windows/toolkit_probe.cpp src/windows/windows_snapshot.cpp src/windows/windows_setup.cpp)
-target_link_libraries(dlready_windows PUBLIC dlready_report dlready_snapshot dlready_binfmt version uuid)
+# The Windows source of facts behind probe/gather.hpp's one verb (src/probe/windows/).
+dlready_layer(dlready_probe probe
+  src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
+  src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
+  src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
+  src/probe/windows/python_probe.cpp src/probe/windows/settings_probe.cpp src/probe/windows/toolkit_probe.cpp)
+target_link_libraries(dlready_probe PUBLIC dlready_core dlready_binfmt version uuid)
+dlready_layer(dlready_doctor doctor src/doctor/examine.cpp)
+target_link_libraries(dlready_doctor PUBLIC dlready_probe dlready_diagnose)
 
-add_executable(dlready src/windows/windows_main.cpp)
-target_link_libraries(dlready PRIVATE dlready_windows)
+# The one front end (src/cli/main.cpp), with the Windows build's side of it.
+add_executable(dlready src/cli/main.cpp src/cli/command_table.cpp src/cli/front_end_windows.cpp src/cli/doctor_command.cpp
+  src/cli/snapshot_command.cpp src/cli/setup_command_windows.cpp src/cli/usage_hints.cpp)
+file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/layers/cli")
+file(CREATE_LINK "${PROJECT_SOURCE_DIR}/src/cli" "${PROJECT_BINARY_DIR}/layers/cli/cli" SYMBOLIC)
+target_include_directories(dlready PRIVATE "${PROJECT_BINARY_DIR}/layers/cli")
+target_link_libraries(dlready PRIVATE dlready_doctor dlready_report dlready_snapshot)
 target_compile_definitions(dlready PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
 # Everything in the .exe: libstdc++, libgcc and winpthread linked statically.
 target_link_options(dlready PRIVATE -static -static-libgcc -static-libstdc++)

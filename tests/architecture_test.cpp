@@ -56,6 +56,19 @@ std::set<std::string> reachable(const LayerTable& table, const std::string& laye
   return seen;
 }
 
+// A layer's files, its platform folders' too (probe/windows/...), relative to the layer.
+std::vector<std::string> files_under(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& name : list_directory(dir)) {
+    if (!is_directory(dir + "/" + name)) {
+      files.push_back(name);
+      continue;
+    }
+    for (const auto& inner : files_under(dir + "/" + name)) files.push_back(name + "/" + inner);
+  }
+  return files;
+}
+
 TEST(Architecture, EveryIncludeFollowsTheLayerTable) {
   std::string root = DLREADY_SOURCE_DIR;
   auto table = read_layer_table(read_text(root + "/docs/architecture.md"));
@@ -67,7 +80,7 @@ TEST(Architecture, EveryIncludeFollowsTheLayerTable) {
     std::string cycle;
     auto allowed = reachable(table, layer, cycle);
     EXPECT_TRUE(cycle.empty()) << "a cycle in the layer table: " << cycle;
-    for (const auto& file : list_directory(root + "/src/" + layer)) {
+    for (const auto& file : files_under(root + "/src/" + layer)) {
       static const std::regex kInclude(R"re(#include "(\w+)/)re");
       std::string text = read_text(root + "/src/" + layer + "/" + file);
       for (auto it = std::sregex_iterator(text.begin(), text.end(), kInclude); it != std::sregex_iterator(); ++it) {

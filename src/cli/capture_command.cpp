@@ -24,8 +24,7 @@
 namespace dlready {
 
 void add_capture_command(CLI::App& app, CaptureArgs& a) {
-  auto* cmd = app.add_subcommand(
-      "capture", "Capture what the doctor reads here (redacted) for a bug report; dlready doctor --root replays it");
+  auto* cmd = app.get_subcommand("capture");
   cmd->add_option("out", a.out, "OUT.tar.gz (or .tgz), else a new folder")->required();
   cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (test seam)")
       ->check(CLI::ExistingDirectory);

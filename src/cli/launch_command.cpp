@@ -10,8 +10,7 @@
 namespace dlready {
 
 void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit, LaunchSnapshotArgs& snap) {
-  auto* cmd = app.add_subcommand(
-      "launch", "Start the local ranks of a data-parallel job (torchrun's environment): launch [opts] -- dlready train ...");
+  auto* cmd = app.get_subcommand("launch");
   // torchrun's spellings (--nproc_per_node ...) too, as torchrun itself accepts both.
   cmd->add_option("--nproc-per-node,--nproc_per_node", o.nproc_per_node, "Ranks on this machine (one per GPU, or CPU processes)")
       ->check(CLI::Range(1, 1024));

@@ -69,8 +69,7 @@ ExitCode module_status(const ModuleArgs& a) {
 }  // namespace
 
 void add_module_commands(CLI::App& app, ModuleArgs& a) {
-  auto* m = app.add_subcommand("module", "The LibTorch module that train, verify, bench, eval, quantize and export-model "
-                                         "run in (a wheel-installed dlready builds it against your torch)");
+  auto* m = app.get_subcommand("module");
   m->require_subcommand(1);
   auto* b = m->add_subcommand("build", "Compile the module against the active environment's torch with your C++ compiler "
                                        "(once per torch; the first LibTorch command does it too)");

@@ -26,11 +26,11 @@ void add_audit_options(CLI::App* cmd, std::string& audit_log, std::string& sign_
 }
 
 void add_security_commands(CLI::App& app, SecurityArgs& a) {
-  auto* kg = app.add_subcommand("keygen", "Write a new random key for encrypted checkpoints and models (mode 0600)");
+  auto* kg = app.get_subcommand("keygen");
   kg->add_option("--out", a.keygen_out, "The key file to create (never replaces an existing file)")->required();
   kg->add_flag("--sign", a.keygen_sign,
                "An Ed25519 key pair for signing the audit log instead: --out (secret, 0600) and --out.pub");
-  auto* rk = app.add_subcommand("rekey", "Re-encrypt a checkpoint or model file with another key, atomically");
+  auto* rk = app.get_subcommand("rekey");
   rk->add_option("file", a.rekey_file, "A file dlready wrote (sealed, or plain to encrypt it)")->required();
   auto* ok = rk->add_option("--key-file", a.old_key_file, "Its current key (none: the file is not encrypted yet)");
   rk->add_option("--passphrase-env", a.old_passphrase_env, "Variable holding its current passphrase")->excludes(ok);
@@ -38,7 +38,7 @@ void add_security_commands(CLI::App& app, SecurityArgs& a) {
   auto* np = rk->add_option("--new-passphrase-env", a.new_passphrase_env, "Variable holding the new passphrase")->excludes(nk);
   rk->add_flag("--decrypt", a.decrypt, "Write it unencrypted (for PyTorch to read)")->excludes(nk)->excludes(np);
   rk->add_option("--out", a.rekey_out, "Write the result here and leave FILE as it is (default: replace FILE)");
-  auto* au = app.add_subcommand("audit", "The audit log of training runs");
+  auto* au = app.get_subcommand("audit");
   au->require_subcommand(1);
   auto* v = au->add_subcommand("verify", "Check an audit log's hash chain (and signatures): exit 0 intact, 1 not");
   v->add_option("log", a.audit_path, "The log (a run's <out>/audit.jsonl, or --audit-log's file)")->required();

@@ -10,8 +10,7 @@
 namespace dlready {
 
 void add_setup_command(CLI::App& app, SetupArgs& a) {
-  auto* cmd = app.add_subcommand("setup", "Install the PyTorch that fits this machine into a virtual environment and "
-                                          "prove it (--dry-run: the plan only, also for another machine)");
+  auto* cmd = app.get_subcommand("setup");
   cmd->add_option("env", a.env_dir, "The virtual environment to install into");
   cmd->add_option("--python", a.python, "Python version X.Y (default: python3 on PATH)");
   cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");

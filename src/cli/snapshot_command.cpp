@@ -1,20 +1,16 @@
 #include "cli/snapshot_command.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <ctime>
 #include <map>
 
-#include "core/atomic_file.hpp"
+#include "cli/front_end.hpp"
+#include "cli/usage_hints.hpp"
+#include "core/host_name.hpp"
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
-#include "cli/torch_module.hpp"
-#include "cli/usage_hints.hpp"
 #include "core/text.hpp"
 #include "doctor/examine.hpp"
-#include "probe/probes.hpp"
-#include "probe/scan_cache.hpp"
 #include "report/render.hpp"
 #include "snapshot/diff_report.hpp"
 #include "snapshot/export.hpp"
@@ -22,20 +18,24 @@
 namespace dlready {
 
 void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportArgs& e) {
-  auto* snap = app.add_subcommand("snapshot", "Lock this machine's stack (driver, GPUs, CUDA, PyTorch, environment) into JSON");
+  auto* snap = app.get_subcommand("snapshot");
   snap->add_option("--out", s.out, "Write the snapshot to FILE (atomically) instead of standard output");
-  snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
-      ->check(CLI::ExistingDirectory);
-  snap->add_flag("--no-driver-probe", s.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
-  snap->add_flag("--load-root-drivers", s.load_root_drivers, kLoadRootDriversHelp);
+  const auto& here = this_platform();
+  if (here.reads_roots)
+    snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
+        ->check(CLI::ExistingDirectory);
+  snap->add_flag("--no-driver-probe", s.no_driver_probe,
+                 "Do not load " + std::string(here.driver_libraries) + " (files only)");
+  if (here.reads_roots) snap->add_flag("--load-root-drivers", s.load_root_drivers, kLoadRootDriversHelp);
+  snap->add_option("--probe-timeout-ms", s.timeout_ms, "Kill a driver probe that takes longer (ms)")
+      ->check(CLI::Range(50, 600000));
   snap->add_flag("--redact", s.redact,
-                 "Replace user names, home directories, host names, addresses and secret-looking values with "
-                 "placeholders (dlready diff still compares two redacted snapshots)");
-  auto* diff = app.add_subcommand("diff", "What differs between two snapshots (or doctor --json reports), and why it matters");
+                 std::string(here.redact_help) + " (dlready diff still compares two redacted snapshots)");
+  auto* diff = app.get_subcommand("diff");
   diff->add_option("before", d.before, "Snapshot of the machine where it works")->required();
   diff->add_option("after", d.after, "Snapshot of the machine to compare")->required();
   diff->add_flag("--json", d.json, "Print the differences as JSON (schema dlready.diff/1)");
-  auto* exp = app.add_subcommand("export", "Write a snapshot's PyTorch stack as requirements.txt, environment.yml or a Dockerfile");
+  auto* exp = app.get_subcommand("export");
   exp->add_option("snapshot", e.snapshot, "Snapshot (or doctor --json report) to export")->required();
   exp->add_option("--format", e.format, "requirements (default), conda or dockerfile")
       ->check(CLI::IsMember({"requirements", "conda", "dockerfile"}));
@@ -46,20 +46,14 @@ ExitCode run_export(const ExportArgs& a) { return run_export_command(a.snapshot,
 
 namespace {
 
-std::string host_name() {
-  char host[256] = "";
-  ::gethostname(host, sizeof host - 1);
-  return host;
-}
-
 GatherOptions gather_options(const SnapshotArgs& a) {
   GatherOptions opt;
   opt.root = a.root;
   opt.env = process_environment();
   opt.driver_probe = !a.no_driver_probe;
+  opt.probe_timeout_ms = a.timeout_ms;
   opt.load_root_drivers = a.load_root_drivers;
-  opt.cache_file = default_scan_cache_file(opt.env);  // as the doctor's (probe/scan_cache.hpp)
-  if (opt.root == "/") describe_own_module(opt);  // what `dlready train` would load
+  complete_live_options(opt, true);  // the doctor's library-scan cache, what `dlready train` would load
   opt.redaction_inputs = a.redact;
   return opt;
 }

@@ -17,6 +17,7 @@ struct SnapshotArgs {
   bool no_driver_probe = false;
   bool load_root_drivers = false;
   bool redact = false;  // as doctor --redact
+  int timeout_ms = 10000;
 };
 struct ExportArgs {
   std::string snapshot, format = "requirements", out;

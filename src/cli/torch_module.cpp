@@ -11,6 +11,7 @@
 #include "core/posix_fs.hpp"
 #include "core/root_fs.hpp"
 #include "doctor/examine.hpp"
+#include "probe/probes.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {

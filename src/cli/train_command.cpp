@@ -21,7 +21,7 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
         return "";
       },
       "POSITIVE");
-  auto* cmd = app.add_subcommand("train", "Train the tutorials' reference job (MNIST-format data) on LibTorch");
+  auto* cmd = app.get_subcommand("train");
   cmd->add_option("--data", o.data, "Directory with the four MNIST-format IDX files (plain or .gz)");
   add_enum_option(cmd, "--model", o.model, {{"mlp", ModelKind::mlp}, {"cnn", ModelKind::cnn}},
                   "mlp (SimpleNet 784-256-10) or cnn", to_string(o.model));

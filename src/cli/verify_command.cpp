@@ -17,7 +17,7 @@ void add_threads_option(CLI::App* cmd, int& threads) {
 }  // namespace
 
 void add_verify_command(CLI::App& app, VerifyOptions& o) {
-  auto* cmd = app.add_subcommand("verify", "Prove the stack with real work on every device: READY / NOT READY");
+  auto* cmd = app.get_subcommand("verify");
   cmd->add_option("--device", o.device, "all (the CPU and every usable CUDA device), cpu, cuda or cuda:N")
       ->check(device_validator("all"));
   cmd->add_option("--level", o.level, "quick or full (larger transfers, memory filled until out-of-memory)")
@@ -28,7 +28,7 @@ void add_verify_command(CLI::App& app, VerifyOptions& o) {
 }
 
 void add_bench_command(CLI::App& app, BenchOptions& o) {
-  auto* cmd = app.add_subcommand("bench", "Measure GEMM, copies and training throughput against the device's peak");
+  auto* cmd = app.get_subcommand("bench");
   std::vector<std::string> names, help;
   for (const auto& section : bench_sections()) {
     names.push_back(section.name);
@@ -53,9 +53,7 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
 
 void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions& eval, ModelOptions& quantize) {
   export_model.action = "export";
-  auto* ex = app.add_subcommand("export-model",
-                                "Write a checkpoint's weights as the tutorial's state_dict: .pt (torch.load(FILE, "
-                                "weights_only=True)) or .safetensors (safetensors.torch.load_file(FILE))");
+  auto* ex = app.get_subcommand("export-model");
   ex->add_option("checkpoint", export_model.input, "A dlready checkpoint (or a .pt / .safetensors state_dict)")->required();
   ex->add_option("--out", export_model.out, "The file to write (.pt, .pth or .safetensors)")->required();
   ex->add_option("--format", export_model.format, "pt or safetensors (default: from --out's extension)")
@@ -65,16 +63,14 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
                "Write --out unencrypted, for PyTorch to read (the key only opens the input; the input stays sealed)");
   add_audit_options(ex, export_model.audit_log, export_model.audit_sign_key, "a record of the file written");
   eval.action = "eval";
-  auto* ev = app.add_subcommand("eval", "Test accuracy, loss and confusion matrix of a checkpoint or a model file");
+  auto* ev = app.get_subcommand("eval");
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
   ev->add_option("--data", eval.data, "MNIST-format directory; its t10k files are the test set");
   ev->add_flag("--json", eval.json, "Print the results as JSON (schema dlready.eval/2)");
   add_key_options(ev, eval.key_file, eval.passphrase_env, "opens an encrypted model");
   add_threads_option(ev, eval.threads);
   quantize.action = "quantize";
-  auto* q = app.add_subcommand("quantize",
-                               "Write an int8 model (LibTorch's fbgemm kernels) and compare it with fp32: test accuracy, "
-                               "file size, CPU latency at batch 1 and throughput at batch 256");
+  auto* q = app.get_subcommand("quantize");
   q->add_option("checkpoint", quantize.input, "A dlready checkpoint (or a .pt / .safetensors state_dict)")->required();
   q->add_option("--out", quantize.out, "The int8 model to write (.safetensors; dlready eval reads it)")->required();
   q->add_option("--scheme", quantize.scheme,

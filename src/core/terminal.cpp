@@ -1,10 +1,13 @@
 #include "core/terminal.hpp"
 
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
 namespace dlready {
+
+bool is_terminal(int fd) { return ::isatty(fd) == 1; }
 
 int terminal_columns(int fd) {
   winsize ws{};

@@ -1,4 +1,6 @@
-// Runs every probe in order and returns the facts. The only place that knows the probe order.
+// The doctor's one verb: every probe of the examined machine in order, its facts. One declaration;
+// each platform's source of facts defines it (probe/linux/gather_linux.cpp, probe/windows/
+// gather_windows.cpp), the build choosing which; the only place that knows a platform's probe order.
 #pragma once
 #include <map>
 #include <optional>
@@ -9,9 +11,15 @@
 #include "core/capture_manifest.hpp"
 #include "core/facts.hpp"
 #include "core/redact.hpp"
-#include "probe/probes.hpp"
 
 namespace dlready {
+
+// Who the device-node permission check is for.
+struct UserIdentity {
+  std::string name;
+  unsigned uid = 0;
+  std::vector<unsigned> gids;
+};
 
 struct GatherOptions {
   std::string root = "/";
@@ -43,14 +51,10 @@ struct GatherResult {
   std::optional<RedactionInputs> redaction;  // GatherOptions::redaction_inputs
 };
 
-// The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
-// that cannot be read sets `error`.
-std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
-
+// A platform honours the options it has a meaning for; the rest it names in `error` when set
+// (another root on a build whose source of facts reads only its own machine).
 GatherResult gather_facts(const GatherOptions& opt);
-// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
-// nullopt when it is not in a bin/ folder.
-std::optional<std::string> own_environment();
+// The process's environment as UTF-8 (names as the platform spells them).
 std::map<std::string, std::string> process_environment();
 
 }  // namespace dlready

@@ -6,17 +6,20 @@
 
 #include "core/facts.hpp"
 #include "core/redact.hpp"
+#include "core/capture_manifest.hpp"
 #include "core/root_fs.hpp"
+#include "probe/gather.hpp"
 #include "probe/library_locator.hpp"
 
 namespace dlready {
 
-// Who the device-node permission check is for.
-struct UserIdentity {
-  std::string name;
-  unsigned uid = 0;
-  std::vector<unsigned> gids;
-};
+// The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
+// that cannot be read sets `error`.
+std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
+// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
+// nullopt when it is not in a bin/ folder.
+std::optional<std::string> own_environment();
+
 UserIdentity current_user();
 // Looks the user up in <root>/etc/passwd and /etc/group; nullopt if unknown.
 std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);

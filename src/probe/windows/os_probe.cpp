@@ -1,6 +1,7 @@
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/gather.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {
@@ -54,7 +55,7 @@ OsFacts probe_windows_os() {
   return os;
 }
 
-std::map<std::string, std::string> windows_environment() {
+std::map<std::string, std::string> process_environment() {
   std::map<std::string, std::string> env;
   wchar_t* block = ::GetEnvironmentStringsW();
   if (!block) return env;

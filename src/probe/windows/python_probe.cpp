@@ -6,9 +6,9 @@
 
 #include "core/python_files.hpp"
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_files.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/windows/windows_files.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {

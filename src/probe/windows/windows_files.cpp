@@ -1,10 +1,10 @@
-#include "windows/windows_files.hpp"
+#include "probe/windows/windows_files.hpp"
 
 #include <algorithm>
 #include <memory>
 
 #include "core/text.hpp"
-#include "windows/registry.hpp"
+#include "probe/windows/registry.hpp"
 
 namespace dlready {
 

@@ -44,20 +44,10 @@ RedactionInputs windows_redaction_inputs(const std::map<std::string, std::string
 // CUDA toolkits: CUDA_PATH, CUDA_PATH_Vxx_y, the nvcc.exe folders on PATH; each with its
 // version.json version and whether it has nvcc.
 std::vector<CudaToolkit> probe_windows_toolkits(const std::map<std::string, std::string>& env);
-// The process's environment as UTF-8, names as Windows spells them.
-std::map<std::string, std::string> windows_environment();
 
 // The driver's answer from a child process (dlready.exe --driver-child cuda|nvml DLL), killed after
 // `timeout_ms`; and the child's side.
 ChildResult windows_driver_child(const std::string& kind, const std::string& dll, int timeout_ms);
 int run_windows_driver_child(const std::string& kind, const std::string& dll);
-
-struct WindowsGatherOptions {
-  std::map<std::string, std::string> env;
-  bool driver_probe = true;  // load nvcuda.dll and nvml.dll in child processes
-  int probe_timeout_ms = 10000;
-};
-// Every probe in order: the doctor's facts on Windows.
-Facts gather_windows_facts(const WindowsGatherOptions& options);
 
 }  // namespace dlready

@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {

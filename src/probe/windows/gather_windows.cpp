@@ -1,4 +1,7 @@
-#include "windows/windows_probes.hpp"
+// gather_facts on Windows: the registry, Win32 calls and System32's files of the machine it runs
+// on (probe/gather.hpp's one verb; the Linux source is probe/gather.cpp).
+#include "probe/gather.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {
@@ -11,9 +14,7 @@ const char* const kVars[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "PYTOR
                              "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "USERNAME", "COMPUTERNAME", "CUDA_CACHE_DISABLE",
                              "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"};
 
-}  // namespace
-
-Facts gather_windows_facts(const WindowsGatherOptions& options) {
+Facts windows_facts(const GatherOptions& options) {
   const auto& env = options.env;
   Facts f;
   f.root = "C:\\";
@@ -39,6 +40,23 @@ Facts gather_windows_facts(const WindowsGatherOptions& options) {
     f.nvml.library = f.libnvml.path;
   }
   return f;
+}
+
+}  // namespace
+
+GatherResult gather_facts(const GatherOptions& options) {
+  GatherResult r;
+  // The Windows source reads the machine it runs on; another machine's files (a capture) are read
+  // by the Linux build's source (the front end offers --root only where the source reads roots).
+  if (options.root != "/") {
+    r.error = "--root " + options.root + ": the Windows build examines only this machine";
+    return r;
+  }
+  r.facts = windows_facts(options);
+  r.env = options.env;
+  if (auto it = options.env.find("USERNAME"); it != options.env.end()) r.user.name = it->second;
+  if (options.redaction_inputs) r.redaction = windows_redaction_inputs(options.env);
+  return r;
 }
 
 }  // namespace dlready

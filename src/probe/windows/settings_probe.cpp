@@ -1,9 +1,9 @@
 // Windows settings that decide whether Python and pip work: long paths, and which python.exe
 // `python` runs (the Microsoft Store's stub comes first on PATH on a fresh Windows).
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_files.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/windows/windows_files.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 

@@ -1,15 +1,15 @@
-// `dlready.exe setup --dry-run`: the PyTorch build for this Windows machine (or another given by
+// The Windows twin of setup_command.cpp: `dlready.exe setup --dry-run`: the PyTorch build for this Windows machine (or another given by
 // flags) from dlready's tables — the win_amd64 wheels, Windows' driver floors — and the commands
 // that install and prove it, in PowerShell's form. The Windows build installs nothing itself.
+#include "cli/setup_command_windows.hpp"
+
 #include <cstdio>
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/install_plan.hpp"
-#include "diagnose/rules.hpp"
+#include "doctor/examine.hpp"
 #include "report/render.hpp"
-#include "windows/windows_commands.hpp"
-#include "windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {
@@ -23,12 +23,12 @@ std::string powershell_quote(const std::string& s) {
 
 // This machine as the doctor sees it: the driver, each GPU's compute capability, the Python.
 std::string machine_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
-  WindowsGatherOptions options;
-  options.env = windows_environment();
-  Facts f = gather_windows_facts(options);
+  auto e = examine_this_machine();
+  if (!e.error.empty()) return e.error;
+  const Facts& f = e.facts;
   if (auto err = machine_from_facts(f, m, seen); !err.empty()) return err;
-  for (const auto& e : f.python.envs)  // the active environment first, then the order found
-    if (e.python_version && (python.empty() || e.active)) python = *e.python_version;
+  for (const auto& env : f.python.envs)  // the active environment first, then the order found
+    if (env.python_version && (python.empty() || env.active)) python = *env.python_version;
   return "";
 }
 
@@ -50,8 +50,9 @@ std::vector<std::string> powershell_commands(const InstallPlan& p, const Windows
 }  // namespace
 
 void add_windows_setup_command(CLI::App& app, WindowsSetupArgs& a) {
-  auto* cmd = app.add_subcommand("setup", "The PyTorch build that fits this machine and the PowerShell commands that "
-                                          "install and prove it (--dry-run; also for another machine)");
+  auto* cmd = app.get_subcommand("setup");
+  cmd->description("The PyTorch build that fits this machine and the PowerShell commands that install and prove it "
+                   "(--dry-run; also for another machine)");
   cmd->add_option("env", a.env_dir, "The virtual environment the commands make");
   cmd->add_option("--python", a.python, "Python version X.Y (default: the active environment's, else the first found)");
   cmd->add_option("--torch", a.torch, "A release (2.5) or version (2.5.1) instead of the newest that fits");

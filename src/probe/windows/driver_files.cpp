@@ -1,7 +1,7 @@
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_files.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/windows/windows_files.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {

@@ -4,9 +4,9 @@
 // extensions, so the rules compare its major with the wheel's.
 #include "core/json_text.hpp"
 #include "core/text.hpp"
-#include "windows/registry.hpp"
-#include "windows/windows_files.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/registry.hpp"
+#include "probe/windows/windows_files.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {

@@ -13,8 +13,8 @@
 #include "core/python_files.hpp"
 #include "core/text.hpp"
 #include "binfmt/pe_image.hpp"
-#include "windows/windows_files.hpp"
-#include "windows/windows_probes.hpp"
+#include "probe/windows/windows_files.hpp"
+#include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 namespace {

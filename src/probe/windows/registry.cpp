@@ -1,4 +1,4 @@
-#include "windows/registry.hpp"
+#include "probe/windows/registry.hpp"
 
 namespace dlready {
 namespace {

@@ -1,0 +1,43 @@
+// The seam between the one front end (cli/main.cpp, cli/command_table.cpp) and a platform: one
+// declaration here, one definition per platform (cli/front_end_linux.cpp, cli/front_end_windows.cpp),
+// the build choosing which. A third platform is one more file, not a second main.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "probe/gather.hpp"
+
+namespace dlready {
+
+struct PlatformFrontEnd {
+  unsigned platform = 0;              // PlatformBit (cli/command_table.hpp)
+  std::string_view title;             // the program's one-line description in --help
+  std::string_view driver_libraries;  // what --no-driver-probe leaves unloaded
+  std::string_view redact_help;       // what --redact hides here
+  // The platform's source of facts reads a root other than the live machine (--root, --user,
+  // --load-root-drivers, --binary and the library-scan cache go with it).
+  bool reads_roots = false;
+};
+
+// A platform's commands that share their arguments (snapshot, diff and export; keygen, rekey and
+// audit): `add` fills in the options of subcommands main made from the table; `run` returns the
+// exit status when one of them was given, nullopt otherwise.
+struct CommandGroup {
+  std::function<void(CLI::App&)> add;
+  std::function<std::optional<int>(const CLI::App&)> run;
+};
+
+[[nodiscard]] const PlatformFrontEnd& this_platform();
+// Before the arguments are parsed (the console's encoding; Windows' driver probes run this
+// executable again as their child): an exit status when the process has done its work.
+[[nodiscard]] std::optional<int> start_process(int argc, char** argv);
+[[nodiscard]] std::vector<CommandGroup> platform_commands();
+// The options a command examining the live machine adds on this platform: what `dlready train`
+// would load, and the library-scan cache (`use_cache`).
+void complete_live_options(GatherOptions& options, bool use_cache);
+
+}  // namespace dlready

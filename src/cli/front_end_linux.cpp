@@ -1,0 +1,140 @@
+// The Linux build's side of the front end (cli/front_end.hpp): every command of the table, the
+// LibTorch ones through the module (cli/torch_module.cpp).
+#include <memory>
+
+#include "cli/capture_command.hpp"
+#include "cli/command_table.hpp"
+#include "cli/doctor_command.hpp"
+#include "cli/front_end.hpp"
+#include "cli/launch_command.hpp"
+#include "cli/module_command.hpp"
+#include "cli/security_command.hpp"
+#include "cli/setup_command.hpp"
+#include "cli/shell_completion.hpp"
+#include "cli/snapshot_command.hpp"
+#include "cli/torch_module.hpp"
+#include "cli/train_command.hpp"
+#include "cli/verify_command.hpp"
+#include "probe/scan_cache.hpp"
+
+namespace dlready {
+namespace {
+
+// One command with its own arguments: `add(app, args)` and `run(args)`.
+template <class Args, class Add, class Run>
+CommandGroup single(const char* name, Add add, Run run) {
+  auto args = std::make_shared<Args>();
+  return {[args, add](CLI::App& app) { add(app, *args); },
+          [args, run, name](const CLI::App& app) -> std::optional<int> {
+            if (!app.got_subcommand(name)) return std::nullopt;
+            return to_int(run(*args));
+          }};
+}
+
+CommandGroup model_commands() {
+  struct Args {
+    ModelOptions export_model, eval, quantize;
+  };
+  auto a = std::make_shared<Args>();
+  return {[a](CLI::App& app) { add_model_commands(app, a->export_model, a->eval, a->quantize); },
+          [a](const CLI::App& app) -> std::optional<int> {
+            if (app.got_subcommand("export-model")) return to_int(run_model(a->export_model));
+            if (app.got_subcommand("eval")) return to_int(run_model(a->eval));
+            if (app.got_subcommand("quantize")) return to_int(run_model(a->quantize));
+            return std::nullopt;
+          }};
+}
+
+CommandGroup launch_command() {
+  struct Args {
+    LaunchOptions launch;
+    LaunchAuditArgs audit;
+    LaunchSnapshotArgs snapshot;
+  };
+  auto a = std::make_shared<Args>();
+  return {[a](CLI::App& app) { add_launch_command(app, a->launch, a->audit, a->snapshot); },
+          [a](const CLI::App& app) -> std::optional<int> {
+            if (!app.got_subcommand("launch")) return std::nullopt;
+            use_snapshot_for_preflight(a->launch, a->snapshot);
+            if (auto st = use_job_token(a->launch, a->snapshot); !st) {
+              std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
+              return to_int(ExitCode::usage);
+            }
+            return run_audited_launch(a->launch, a->audit);
+          }};
+}
+
+CommandGroup snapshot_commands() {
+  struct Args {
+    SnapshotArgs snapshot;
+    DiffArgs diff;
+    ExportArgs exp;
+  };
+  auto a = std::make_shared<Args>();
+  return {[a](CLI::App& app) { add_snapshot_commands(app, a->snapshot, a->diff, a->exp); },
+          [a](const CLI::App& app) -> std::optional<int> {
+            if (app.got_subcommand("snapshot")) return to_int(run_snapshot(a->snapshot));
+            if (app.got_subcommand("diff")) return to_int(run_diff(a->diff));
+            if (app.got_subcommand("export")) return to_int(run_export(a->exp));
+            return std::nullopt;
+          }};
+}
+
+// completion and man: generated from the parsed program's own command table.
+CommandGroup shell_commands() {
+  auto shell = std::make_shared<std::string>();
+  return {[shell](CLI::App& app) {
+            app.get_subcommand("completion")
+                ->add_option("shell", *shell, "bash, zsh or fish")
+                ->required()
+                ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+          },
+          [shell](const CLI::App& app) -> std::optional<int> {
+            if (app.got_subcommand("completion")) return std::fputs(completion_script(app, *shell).c_str(), stdout) < 0;
+            if (app.got_subcommand("man")) return std::fputs(man_page(app, DLREADY_VERSION).c_str(), stdout) < 0;
+            return std::nullopt;
+          }};
+}
+
+template <class Args, class Add, class Run>
+CommandGroup shared_args(Add add, Run run) {
+  auto args = std::make_shared<Args>();
+  return {[args, add](CLI::App& app) { add(app, *args); },
+          [args, run](const CLI::App& app) -> std::optional<int> {
+            if (auto rc = run(app, *args)) return to_int(*rc);
+            return std::nullopt;
+          }};
+}
+
+}  // namespace
+
+const PlatformFrontEnd& this_platform() {
+  static const PlatformFrontEnd kLinuxFrontEnd{
+      kLinux, "dlready — make a GPU deep-learning machine ready and prove it", "libcuda/libnvidia-ml",
+      "Replace user names, home directories, host names, addresses and secret-looking values with placeholders", true};
+  return kLinuxFrontEnd;
+}
+
+std::optional<int> start_process(int, char**) { return std::nullopt; }
+
+std::vector<CommandGroup> platform_commands() {
+  return {single<DoctorArgs>("doctor", add_doctor_command, run_doctor),
+          single<TrainOptions>("train", add_train_command, run_train),
+          single<VerifyOptions>("verify", add_verify_command, run_verify),
+          single<BenchOptions>("bench", add_bench_command, run_bench),
+          model_commands(),
+          launch_command(),
+          snapshot_commands(),
+          single<CaptureArgs>("capture", add_capture_command, run_capture),
+          single<SetupArgs>("setup", add_setup_command, run_setup),
+          shared_args<SecurityArgs>(add_security_commands, run_security_command),
+          shared_args<ModuleArgs>(add_module_commands, run_module_command),
+          shell_commands()};
+}
+
+void complete_live_options(GatherOptions& options, bool use_cache) {
+  if (use_cache) options.cache_file = default_scan_cache_file(options.env);
+  if (options.root == "/") describe_own_module(options);  // what `dlready train` would load
+}
+
+}  // namespace dlready

@@ -1,0 +1,67 @@
+// The Windows build's side of the front end (cli/front_end.hpp): the doctor, snapshot, diff,
+// export and setup's plan; the table's other commands say where they run.
+#include <fcntl.h>
+#include <io.h>
+#include <windows.h>
+
+#include <memory>
+#include <string>
+
+#include "cli/command_table.hpp"
+#include "cli/doctor_command.hpp"
+#include "cli/front_end.hpp"
+#include "cli/setup_command_windows.hpp"
+#include "cli/snapshot_command.hpp"
+#include "probe/windows/windows_probes.hpp"
+
+namespace dlready {
+
+const PlatformFrontEnd& this_platform() {
+  static const PlatformFrontEnd kWindowsFrontEnd{
+      kWindows, "dlready — make a GPU deep-learning machine ready and prove it (Windows: the doctor)",
+      "nvcuda.dll/nvml.dll", "Replace the user name, profile folder, computer name and secret-looking values with placeholders",
+      false};
+  return kWindowsFrontEnd;
+}
+
+std::optional<int> start_process(int argc, char** argv) {
+  // The reports are UTF-8 with "\n" line ends on every platform (the JSON and Markdown are the same
+  // bytes as on Linux); the console shows UTF-8 (the marks ✓ ✗).
+  ::_setmode(::_fileno(stdout), _O_BINARY);
+  ::SetConsoleOutputCP(CP_UTF8);
+  // The driver probes' children: this program again, before anything else runs.
+  if (argc == 4 && std::string(argv[1]) == "--driver-child") return run_windows_driver_child(argv[2], argv[3]);
+  return std::nullopt;
+}
+
+std::vector<CommandGroup> platform_commands() {
+  auto doctor = std::make_shared<DoctorArgs>();
+  auto setup = std::make_shared<WindowsSetupArgs>();
+  struct SnapshotGroup {
+    SnapshotArgs snapshot;
+    DiffArgs diff;
+    ExportArgs exp;
+  };
+  auto snap = std::make_shared<SnapshotGroup>();
+  return {{[doctor](CLI::App& app) { add_doctor_command(app, *doctor); },
+           [doctor](const CLI::App& app) -> std::optional<int> {
+             if (!app.got_subcommand("doctor")) return std::nullopt;
+             return to_int(run_doctor(*doctor));
+           }},
+          {[snap](CLI::App& app) { add_snapshot_commands(app, snap->snapshot, snap->diff, snap->exp); },
+           [snap](const CLI::App& app) -> std::optional<int> {
+             if (app.got_subcommand("snapshot")) return to_int(run_snapshot(snap->snapshot));
+             if (app.got_subcommand("diff")) return to_int(run_diff(snap->diff));
+             if (app.got_subcommand("export")) return to_int(run_export(snap->exp));
+             return std::nullopt;
+           }},
+          {[setup](CLI::App& app) { add_windows_setup_command(app, *setup); },
+           [setup](const CLI::App& app) -> std::optional<int> {
+             if (!app.got_subcommand("setup")) return std::nullopt;
+             return to_int(run_windows_setup(*setup));
+           }}};
+}
+
+void complete_live_options(GatherOptions&, bool) {}
+
+}  // namespace dlready
