@@ -1,7 +1,7 @@
 # dlready.exe: the torch-free doctor for Windows x86_64, one static executable (no MinGW runtime DLL
-# beside it). The platform-neutral layers (core's plain parts, diagnose, report), the Windows
-# source of facts (src/probe/windows/) and the one front end (src/cli/); the Linux probes and
-# everything that needs LibTorch stay out.
+# beside it). The doctor half's layers with their Windows files (src/probe/windows/, os's
+# _windows twins) and the one front end (src/cli/); the Linux probes and everything that needs
+# LibTorch stay out.
 # Built by scripts/build-windows.sh; its scenarios run under wine (tests/windows/).
 
 # The header-only libraries from Debian's packages, without the rest of /usr/include (glibc's
@@ -20,46 +20,11 @@ add_compile_options(-Wall -Wextra -Wno-missing-field-initializers -Wno-restrict)
 # Unicode Win32 calls, and nothing of windows.h's min/max macros.
 add_compile_definitions(UNICODE _UNICODE NOMINMAX WIN32_LEAN_AND_MEAN)
 
-dlready_layer(dlready_core core
-  src/core/text.cpp src/core/enums.cpp src/core/device_fields.cpp src/core/json_text.cpp src/core/cuda_errors.cpp
-  src/core/edit_distance.cpp src/core/crc32c.cpp src/core/redact.cpp src/core/path_text.cpp src/core/facts.cpp
-  src/core/facts_system.cpp src/core/facts_pci.cpp src/core/facts_kernel_driver.cpp src/core/facts_device_nodes.cpp
-  src/core/facts_libraries.cpp src/core/facts_driver.cpp src/core/facts_python.cpp src/core/facts_loader.cpp
-  src/core/facts_index.cpp src/core/driver_children.cpp src/core/python_files.cpp src/core/facts_windows.cpp
-  src/core/bounded_file_win32.cpp src/core/atomic_file_win32.cpp src/core/terminal_win32.cpp
-  src/core/host_name_win32.cpp)
-dlready_layer(dlready_diagnose diagnose
-  src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
-  src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
-  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp
-  src/diagnose/rules_windows.cpp src/diagnose/gpu_code.cpp
-  src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
-target_link_libraries(dlready_diagnose PUBLIC dlready_core)
-dlready_layer(dlready_report report
-  src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp
-  src/report/plan_text.cpp)
-target_link_libraries(dlready_report PUBLIC dlready_diagnose)
-target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")
-# Of the binary readers, the PE reader (the ELF and fat-binary readers read Linux's files).
-dlready_layer(dlready_binfmt binfmt src/binfmt/pe_image.cpp)
-target_link_libraries(dlready_binfmt PUBLIC dlready_core)
-# snapshot, diff and export (the multi-node comparison stays with `dlready launch`, Linux only).
-dlready_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
-  src/snapshot/export.cpp)
-target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose)
-# The Windows source of facts behind probe/gather.hpp's one verb (src/probe/windows/).
-dlready_layer(dlready_probe probe
-  src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
-  src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
-  src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
-  src/probe/windows/python_probe.cpp src/probe/windows/settings_probe.cpp src/probe/windows/toolkit_probe.cpp)
-target_link_libraries(dlready_probe PUBLIC dlready_core dlready_binfmt version uuid)
-dlready_layer(dlready_doctor doctor src/doctor/examine.cpp)
-target_link_libraries(dlready_doctor PUBLIC dlready_probe dlready_diagnose)
+# The layers as every platform lists them (cmake/layers.cmake picks the Windows files by name).
+include(cmake/layers.cmake)
 
 # The one front end (src/cli/main.cpp), with the Windows build's side of it.
-add_executable(dlready src/cli/main.cpp src/cli/command_table.cpp src/cli/front_end_windows.cpp src/cli/doctor_command.cpp
-  src/cli/snapshot_command.cpp src/cli/setup_command_windows.cpp src/cli/usage_hints.cpp)
+add_executable(dlready ${DLREADY_CLI_SOURCES})
 file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/layers/cli")
 file(CREATE_LINK "${PROJECT_SOURCE_DIR}/src/cli" "${PROJECT_BINARY_DIR}/layers/cli/cli" SYMBOLIC)
 target_include_directories(dlready PRIVATE "${PROJECT_BINARY_DIR}/layers/cli")

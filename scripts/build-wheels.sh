@@ -97,7 +97,7 @@ module_kit() {  # zig target -> prints the folder
   cp cmake/layers.cmake cmake/module_only.cmake cmake/torch_wheel.cmake cmake/torch_layers.cmake cmake/vendored_libs.cmake \
     "$kit/cmake/"
   cp -r data "$kit/"
-  tar -c --exclude=src/windows src | tar -x -C "$kit"
+  tar -c --exclude=src/probe/windows src | tar -x -C "$kit"
   cp -r third_party/gloo-headers "$kit/third_party/"
   cp -r /usr/include/nlohmann "$kit/kit/include/"
   cp -r "$portable/$target/include/." "$kit/kit/include/"

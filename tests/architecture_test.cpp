@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 

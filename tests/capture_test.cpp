@@ -15,7 +15,7 @@
 #include <optional>
 #include <set>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 

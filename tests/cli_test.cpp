@@ -12,8 +12,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/fact_json.hpp"
-#include "core/posix_fs.hpp"
+#include "facts/fact_json.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "module_api/module_abi.hpp"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "diagnose/rules.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "report/render.hpp"
 #include "fixture.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "diagnose/gpu_code.hpp"

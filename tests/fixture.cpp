@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/posix_fs.hpp"
-#include "core/root_fs.hpp"
+#include "os/posix_fs.hpp"
+#include "os/root_fs.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready::test {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/findings.hpp"
+#include "facts/findings.hpp"
 #include "probe/gather.hpp"
 
 namespace dlready::test {

@@ -18,9 +18,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/capture_manifest.hpp"
+#include "facts/capture_manifest.hpp"
 #include "core/json_text.hpp"
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "data/idx.hpp"
 #include "diagnose/install_plan.hpp"
@@ -28,8 +28,8 @@
 #include "fixture.hpp"
 #include "binfmt/elf_reader.hpp"
 #include "binfmt/fatbin_reader.hpp"
-#include "probe/index_pages.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/index_pages.hpp"
+#include "probe/linux/probes.hpp"
 #include "report/render.hpp"
 
 namespace dlready::test {

@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "data/idx.hpp"
 #include "diagnose/rules.hpp"

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <map>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "binfmt/elf_reader.hpp"
-#include "probe/ld_resolver.hpp"
+#include "probe/linux/ld_resolver.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready::test {

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "fixture.hpp"
 #include "setup/module_build.hpp"
 

@@ -9,14 +9,14 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
-#include "probe/ld_cache.hpp"
-#include "probe/library_locator.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/ld_cache.hpp"
+#include "probe/linux/library_locator.hpp"
+#include "probe/linux/probes.hpp"
 
 namespace dlready {
 namespace {

@@ -13,11 +13,11 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
-#include "core/bounded_file.hpp"
-#include "core/posix_fs.hpp"
-#include "core/root_fs.hpp"
+#include "os/bounded_file.hpp"
+#include "os/posix_fs.hpp"
+#include "os/root_fs.hpp"
 #include "fixture.hpp"
-#include "probe/scan_cache.hpp"
+#include "probe/linux/scan_cache.hpp"
 
 namespace dlready::test {
 namespace {

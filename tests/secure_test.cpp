@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "fixture.hpp"
 #include "secure/audit_log.hpp"
 #include "secure/sealed_file.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "fixture.hpp"
 #include "diagnose/rules.hpp"
 #include "report/render.hpp"

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "binfmt/pe_image.hpp"
 #include "pe_builder.hpp"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "torch_runtime/measure.hpp"
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready {

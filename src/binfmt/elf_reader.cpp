@@ -7,7 +7,7 @@
 #include <cstring>
 #include <map>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/status.hpp"
 
 namespace dlready {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/byte_reader.hpp"
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 
 namespace dlready {
 

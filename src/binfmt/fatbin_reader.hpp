@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 
 namespace dlready {
 

@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
-#include "core/posix_fs.hpp"
-#include "core/root_fs.hpp"
+#include "os/posix_fs.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "core/access_log.hpp"
-#include "core/capture_manifest.hpp"
+#include "facts/access_log.hpp"
+#include "facts/capture_manifest.hpp"
 #include "core/redact.hpp"
 #include "core/status.hpp"
 

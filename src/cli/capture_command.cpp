@@ -13,12 +13,12 @@
 #include "cli/torch_module.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
-#include "core/posix_fs.hpp"
-#include "core/process_runner.hpp"
-#include "core/root_fs.hpp"
+#include "os/posix_fs.hpp"
+#include "os/process_runner.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "doctor/examine.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "report/render.hpp"
 
 namespace dlready {

@@ -10,10 +10,10 @@
 #include <optional>
 #include <set>
 
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "binfmt/elf_reader.hpp"
-#include "probe/ld_resolver.hpp"
+#include "probe/linux/ld_resolver.hpp"
 
 namespace dlready {
 namespace {

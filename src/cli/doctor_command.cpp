@@ -9,7 +9,7 @@
 #include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
-#include "core/terminal.hpp"
+#include "os/terminal.hpp"
 #include "doctor/examine.hpp"
 #include "report/render.hpp"
 

@@ -15,7 +15,7 @@
 #include "cli/torch_module.hpp"
 #include "cli/train_command.hpp"
 #include "cli/verify_command.hpp"
-#include "probe/scan_cache.hpp"
+#include "probe/linux/scan_cache.hpp"
 
 namespace dlready {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "cli/torch_module.hpp"
 #include "core/json_text.hpp"
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "probe/gather.hpp"
 #include "setup/module_build.hpp"

@@ -6,7 +6,7 @@
 
 #include "cli/front_end.hpp"
 #include "cli/usage_hints.hpp"
-#include "core/host_name.hpp"
+#include "os/host_name.hpp"
 #include "core/json_text.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"

@@ -8,10 +8,10 @@
 #include <cstdlib>
 
 #include "cli/cuda_preload.hpp"
-#include "core/posix_fs.hpp"
-#include "core/root_fs.hpp"
+#include "os/posix_fs.hpp"
+#include "os/root_fs.hpp"
 #include "doctor/examine.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {

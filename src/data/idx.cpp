@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "core/bounded_file.hpp"
-#include "core/posix_fs.hpp"
+#include "os/bounded_file.hpp"
+#include "os/posix_fs.hpp"
 #include "core/status.hpp"
 
 namespace dlready {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/findings.hpp"
+#include "facts/findings.hpp"
 
 namespace dlready {
 

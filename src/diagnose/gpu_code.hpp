@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/facts.hpp"
+#include "facts/facts.hpp"
 
 namespace dlready {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/facts.hpp"
+#include "facts/facts.hpp"
 
 namespace dlready {
 

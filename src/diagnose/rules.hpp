@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/facts.hpp"
-#include "core/findings.hpp"
+#include "facts/facts.hpp"
+#include "facts/findings.hpp"
 #include "diagnose/compat.hpp"
 
 namespace dlready {

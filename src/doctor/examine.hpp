@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "core/facts.hpp"
-#include "core/findings.hpp"
+#include "facts/facts.hpp"
+#include "facts/findings.hpp"
 #include "probe/gather.hpp"
 
 namespace dlready {

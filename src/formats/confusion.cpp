@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
 
 namespace dlready {

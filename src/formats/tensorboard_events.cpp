@@ -9,7 +9,7 @@
 
 #include "core/crc32c.hpp"
 #include "core/little_endian.hpp"
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 
 namespace dlready {
 namespace {

@@ -1,6 +1,6 @@
 #include "launch/node_channel.hpp"
 
-#include "core/tcp_connect.hpp"
+#include "os/tcp_connect.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -14,9 +14,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/posix_fs.hpp"
-#include "core/process_runner.hpp"
-#include "core/terminal.hpp"
+#include "os/posix_fs.hpp"
+#include "os/process_runner.hpp"
+#include "os/terminal.hpp"
 #include "launch/dist_env.hpp"
 
 namespace dlready {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/fatal_signal.hpp"
+#include "os/fatal_signal.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "secure/audit_log.hpp"

@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "bench/bench_main.hpp"
-#include "core/fatal_signal.hpp"
+#include "os/fatal_signal.hpp"
 #include "module_api/module_abi.hpp"
 #include "verify/verify_main.hpp"
 

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <torch/torch.h>
 
-#include "core/root_fs.hpp"
+#include "os/root_fs.hpp"
 #include "diagnose/thread_choice.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 
 namespace dlready {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/terminal.hpp"
+#include "os/terminal.hpp"
 #include "formats/metrics.hpp"
 
 namespace dlready {

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <memory>
 
-#include "core/fatal_signal.hpp"
+#include "os/fatal_signal.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "distributed/data_parallel.hpp"
@@ -21,7 +21,7 @@
 #include "module/train_console.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/gather.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "torch_runtime/device_choice.hpp"
 #include "formats/confusion.hpp"
 #include "train/evaluation.hpp"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/access_log.hpp"
-#include "core/capture_manifest.hpp"
-#include "core/facts.hpp"
+#include "facts/access_log.hpp"
+#include "facts/capture_manifest.hpp"
+#include "facts/facts.hpp"
 #include "core/redact.hpp"
 
 namespace dlready {

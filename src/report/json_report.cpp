@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_text.hpp"
-#include "core/fact_json.hpp"
+#include "facts/fact_json.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"

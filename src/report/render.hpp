@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/facts.hpp"
-#include "core/findings.hpp"
+#include "facts/facts.hpp"
+#include "facts/findings.hpp"
 #include "diagnose/install_plan.hpp"
 
 namespace dlready {

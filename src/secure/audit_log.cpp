@@ -14,10 +14,10 @@
 #include <ctime>
 #include <set>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
 #include "core/json_text.hpp"
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "secure/sodium_init.hpp"

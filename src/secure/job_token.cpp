@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/bounded_file.hpp"
+#include "os/bounded_file.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "secure/sodium_init.hpp"

@@ -10,9 +10,9 @@
 #include <functional>
 #include <memory>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
-#include "core/posix_fs.hpp"
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
+#include "os/posix_fs.hpp"
 #include "secure/sodium_init.hpp"
 
 namespace dlready {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <new>
 
-#include "core/atomic_file.hpp"
-#include "core/posix_fs.hpp"
+#include "os/atomic_file.hpp"
+#include "os/posix_fs.hpp"
 #include "secure/sodium_init.hpp"
 
 namespace dlready {

@@ -7,7 +7,7 @@
 #include <iterator>
 #include <optional>
 
-#include "core/process_runner.hpp"
+#include "os/process_runner.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

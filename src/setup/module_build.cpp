@@ -13,16 +13,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
 #include "core/crc32c.hpp"
 #include "core/json_text.hpp"
 #include "core/path_text.hpp"
-#include "core/posix_fs.hpp"
-#include "core/process_runner.hpp"
-#include "core/root_fs.hpp"
+#include "os/posix_fs.hpp"
+#include "os/process_runner.hpp"
+#include "os/root_fs.hpp"
 #include "core/text.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "setup/logged_run.hpp"
 
 namespace dlready {

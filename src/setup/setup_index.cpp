@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "core/atomic_file.hpp"
-#include "core/bounded_file.hpp"
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
 #include "core/crc32c.hpp"
-#include "core/posix_fs.hpp"
-#include "core/process_runner.hpp"
+#include "os/posix_fs.hpp"
+#include "os/process_runner.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "diagnose/install_plan.hpp"
-#include "probe/index_pages.hpp"
+#include "probe/linux/index_pages.hpp"
 
 namespace dlready {
 

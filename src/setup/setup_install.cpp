@@ -17,10 +17,10 @@
 #include <thread>
 
 #include "core/json_text.hpp"
-#include "core/atomic_file.hpp"
-#include "core/process_runner.hpp"
-#include "core/bounded_file.hpp"
-#include "core/tcp_connect.hpp"
+#include "os/atomic_file.hpp"
+#include "os/process_runner.hpp"
+#include "os/bounded_file.hpp"
+#include "os/tcp_connect.hpp"
 #include "core/text.hpp"
 #include "setup/logged_run.hpp"
 #include "diagnose/compat.hpp"

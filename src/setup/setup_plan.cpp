@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "core/json_text.hpp"
-#include "core/process_runner.hpp"
+#include "os/process_runner.hpp"
 #include "core/text.hpp"
 #include "diagnose/rules.hpp"
 #include "doctor/examine.hpp"

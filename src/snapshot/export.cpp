@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
+#include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
-#include "core/fact_json.hpp"
-#include "core/facts.hpp"
-#include "core/bounded_file.hpp"
+#include "facts/fact_json.hpp"
+#include "facts/facts.hpp"
+#include "os/bounded_file.hpp"
 #include "snapshot/json_fields.hpp"
 
 namespace dlready {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

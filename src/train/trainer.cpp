@@ -4,7 +4,7 @@
 #include <cmath>
 #include <memory>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "secure/audit_log.hpp"
 #include "secure/sealed_file.hpp"
 #include "torch_runtime/cuda_support.hpp"

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/fatal_signal.hpp"
+#include "os/fatal_signal.hpp"
 #include "core/json_text.hpp"
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "core/text.hpp"
 
 namespace dlready {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/capture_manifest.hpp"
+#include "facts/capture_manifest.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

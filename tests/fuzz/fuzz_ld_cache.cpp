@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "probe/ld_cache.hpp"
+#include "probe/linux/ld_cache.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = dlready::parse_ld_cache(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -6,7 +6,7 @@
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
-#include "probe/probes.hpp"
+#include "probe/linux/probes.hpp"
 #include "snapshot/diff.hpp"
 #include "snapshot/export.hpp"
 

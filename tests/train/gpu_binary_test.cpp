@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {

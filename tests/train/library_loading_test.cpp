@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {

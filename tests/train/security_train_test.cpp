@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "fixture.hpp"
 #include "synthetic.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/posix_fs.hpp"
+#include "os/posix_fs.hpp"
 #include "synthetic.hpp"
 #include "train/trainer.hpp"
 

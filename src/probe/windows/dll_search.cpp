@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "core/python_files.hpp"
+#include "probe/python_files.hpp"
 #include "core/text.hpp"
 #include "binfmt/pe_image.hpp"
 #include "probe/windows/windows_files.hpp"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/driver_children.hpp"
+#include "probe/driver_children.hpp"
 #include "probe/windows/registry.hpp"
 #include "probe/windows/windows_probes.hpp"
 

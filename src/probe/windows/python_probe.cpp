@@ -4,7 +4,7 @@
 // the virtual environments people keep in their profile.
 #include <algorithm>
 
-#include "core/python_files.hpp"
+#include "probe/python_files.hpp"
 #include "core/text.hpp"
 #include "probe/windows/registry.hpp"
 #include "probe/windows/windows_files.hpp"

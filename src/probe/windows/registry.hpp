@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/win32_text.hpp"
+#include "os/windows_text.hpp"
 
 namespace dlready {
 

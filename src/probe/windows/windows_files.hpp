@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/byte_reader.hpp"
-#include "core/python_files.hpp"
+#include "probe/python_files.hpp"
 
 namespace dlready {
 

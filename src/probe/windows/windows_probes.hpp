@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "core/driver_children.hpp"
-#include "core/facts.hpp"
+#include "probe/driver_children.hpp"
+#include "facts/facts.hpp"
 #include "core/redact.hpp"
 
 namespace dlready {

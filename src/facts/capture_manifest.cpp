@@ -1,0 +1,191 @@
+#include "facts/capture_manifest.hpp"
+
+#include <cstdint>
+
+#include "core/json_text.hpp"
+#include "core/text.hpp"
+
+namespace dlready {
+
+namespace {
+
+using nlohmann::json;
+
+json child_json(const ChildAnswer& c) {
+  return {{"end", c.end}, {"code", c.code}, {"elapsed_ms", c.elapsed_ms}, {"values", c.values}};
+}
+
+json gpu_code_json(const GpuCode& g) {
+  return {{"sass", g.sass}, {"ptx", g.ptx}, {"compressed", g.compressed}, {"error", g.error}};
+}
+
+// A manifest is read strictly: a field of the wrong type stops the replay with one line that names
+// it (nlohmann's own conversions would take true or 1.0 for 1, or throw past the caller).
+struct FieldError {
+  std::string message;
+};
+
+std::string type_of(const json& v) {
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_null()) return "null";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "a list";
+  return "an object";
+}
+
+[[noreturn]] void wrong(const std::string& field, const json& v, const char* want) {
+  throw FieldError{"\"" + printable(field, 200) + "\" is " + type_of(v) + ", not " + want};
+}
+
+const json* find(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+std::string text_field(const json& j, const std::string& where, const char* key, std::string fallback) {
+  const json* v = find(j, key);
+  if (!v) return fallback;
+  if (!v->is_string()) wrong(where + key, *v, "a string");
+  return v->get<std::string>();
+}
+
+int64_t integer_value(const json& v, const std::string& field, int64_t lo, int64_t hi) {
+  if (!v.is_number_integer()) wrong(field, v, "an integer");
+  bool huge = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX);
+  int64_t n = huge ? 0 : v.get<int64_t>();
+  if (huge || n < lo || n > hi) throw FieldError{"\"" + printable(field, 200) + "\" is " + v.dump() + ", out of range"};
+  return n;
+}
+
+int64_t integer_field(const json& j, const std::string& where, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
+  const json* v = find(j, key);
+  return v ? integer_value(*v, where + key, lo, hi) : fallback;
+}
+
+double number_field(const json& j, const std::string& where, const char* key, double fallback) {
+  const json* v = find(j, key);
+  if (!v) return fallback;
+  if (!v->is_number()) wrong(where + key, *v, "a number");
+  return v->get<double>();
+}
+
+bool bool_field(const json& j, const std::string& where, const char* key, bool fallback) {
+  const json* v = find(j, key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) wrong(where + key, *v, "true or false");
+  return v->get<bool>();
+}
+
+const json& object_field(const json& j, const std::string& where, const char* key) {
+  static const json kEmpty = json::object();
+  const json* v = find(j, key);
+  if (!v) return kEmpty;
+  if (!v->is_object()) wrong(where + key, *v, "an object");
+  return *v;
+}
+
+std::map<std::string, std::string> text_map_field(const json& j, const std::string& where, const char* key) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, v] : object_field(j, where, key).items()) {
+    if (!v.is_string()) wrong(where + key + "." + name, v, "a string");
+    out[name] = v.get<std::string>();
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> integer_list_field(const json& j, const std::string& where, const char* key, int64_t lo, int64_t hi) {
+  std::vector<T> out;
+  const json* v = find(j, key);
+  if (!v) return out;
+  if (!v->is_array()) wrong(where + key, *v, "a list");
+  for (size_t i = 0; i < v->size(); ++i)
+    out.push_back(static_cast<T>(integer_value((*v)[i], where + key + "[" + std::to_string(i) + "]", lo, hi)));
+  return out;
+}
+
+ChildAnswer child_from(const std::string& name, const json& j) {
+  std::string where = "children." + name + ".";
+  if (!j.is_object()) wrong("children." + name, j, "an object");
+  ChildAnswer c;
+  c.end = text_field(j, where, "end", "exited");
+  c.code = static_cast<int>(integer_field(j, where, "code", 0, INT32_MIN, INT32_MAX));
+  c.elapsed_ms = number_field(j, where, "elapsed_ms", 0);
+  c.values = text_map_field(j, where, "values");
+  return c;
+}
+
+GpuCode gpu_code_from(const std::string& library, const json& j) {
+  std::string where = "gpu_code." + library + ".";
+  if (!j.is_object()) wrong("gpu_code." + library, j, "an object");
+  GpuCode g;
+  g.library = library;
+  g.sass = integer_list_field<int>(j, where, "sass", 0, 10000);
+  g.ptx = integer_list_field<int>(j, where, "ptx", 0, 10000);
+  g.compressed = bool_field(j, where, "compressed", false);
+  g.error = text_field(j, where, "error", "");
+  return g;
+}
+
+std::optional<std::string> optional_text(const json& j, const char* key) {
+  if (!find(j, key)) return std::nullopt;
+  return text_field(j, "", key, "");
+}
+
+CaptureManifest manifest_from(const json& j) {
+  CaptureManifest m;
+  m.dlready_version = text_field(j, "", "dlready_version", "");
+  m.created = text_field(j, "", "created", "");
+  m.redacted = bool_field(j, "", "redacted", true);
+  m.environment = text_map_field(j, "", "environment");
+  const json& user = object_field(j, "", "user");
+  m.user_name = text_field(user, "user.", "name", "");
+  m.uid = static_cast<unsigned>(integer_field(user, "user.", "uid", 0, 0, UINT32_MAX));
+  m.gids = integer_list_field<unsigned>(user, "user.", "gids", 0, UINT32_MAX);
+  m.arch = optional_text(j, "arch");
+  m.own_module = optional_text(j, "own_module");
+  for (const auto& [name, c] : object_field(j, "", "children").items()) m.children[name] = child_from(name, c);
+  for (const auto& [lib, g] : object_field(j, "", "gpu_code").items()) m.gpu_code[lib] = gpu_code_from(lib, g);
+  return m;
+}
+
+}  // namespace
+
+std::string capture_manifest_json(const CaptureManifest& m) {
+  json j = {{"format", m.format},       {"dlready_version", m.dlready_version},
+            {"created", m.created},     {"redacted", m.redacted},
+            {"environment", m.environment},
+            {"user", {{"name", m.user_name}, {"uid", m.uid}, {"gids", m.gids}}}};
+  if (m.arch) j["arch"] = *m.arch;
+  if (m.own_module) j["own_module"] = *m.own_module;
+  j["children"] = json::object();
+  for (const auto& [name, c] : m.children) j["children"][name] = child_json(c);
+  j["gpu_code"] = json::object();
+  for (const auto& [lib, g] : m.gpu_code) j["gpu_code"][lib] = gpu_code_json(g);
+  return json_text(j, 2) + "\n";
+}
+
+std::optional<CaptureManifest> parse_capture_manifest(const std::string& text, std::string& error) {
+  json j = parse_json_bounded(text, &error);
+  if (!error.empty()) return std::nullopt;
+  if (!j.is_object()) {
+    error = "not a capture: the file is " + type_of(j) + ", not an object";
+    return std::nullopt;
+  }
+  try {
+    const json* format = find(j, "format");
+    if (!format) throw FieldError{"no \"format\""};
+    if (integer_field(j, "", "format", 0, INT64_MIN, INT64_MAX) != CaptureManifest::kFormat)
+      throw FieldError{"\"format\" is " + printable(format->dump(), 40) + ", not " + std::to_string(CaptureManifest::kFormat)};
+    return manifest_from(j);
+  } catch (const FieldError& e) {
+    error = "not a capture of format " + std::to_string(CaptureManifest::kFormat) + ": " + e.message;
+  } catch (const json::exception& e) {  // nothing above converts loosely; kept so that no exception escapes
+    error = std::string("a field has the wrong type (") + e.what() + ")";
+  }
+  return std::nullopt;
+}
+
+}  // namespace dlready

@@ -1,0 +1,34 @@
+// capture.json: what a capture holds besides the files — the machine's answers that do not come
+// from a file (the driver probes' children, the GPU code in fat binaries too large to copy, the
+// environment, the user and the processor architecture). `dlready capture` writes it; under a
+// root that holds one, the doctor replays from it (`capture_under` and `replayed_options` in probe/gather.cpp).
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts/access_log.hpp"
+
+namespace dlready {
+
+struct CaptureManifest {
+  static constexpr int kFormat = 1;
+  int format = kFormat;
+  std::string dlready_version, created;  // created: UTC, ISO 8601
+  bool redacted = true;
+  std::map<std::string, std::string> environment;  // the variables the doctor reads
+  std::string user_name;
+  unsigned uid = 0;
+  std::vector<unsigned> gids;
+  std::optional<std::string> arch;        // uname's machine
+  std::optional<std::string> own_module;  // libdlready_train.so the binary would load
+  std::map<std::string, ChildAnswer> children;
+  std::map<std::string, GpuCode> gpu_code;
+};
+
+std::string capture_manifest_json(const CaptureManifest& m);
+// nullopt with `error` set when the text is not a capture.json this version reads.
+std::optional<CaptureManifest> parse_capture_manifest(const std::string& text, std::string& error);
+
+}  // namespace dlready

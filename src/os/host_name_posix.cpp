@@ -1,0 +1,13 @@
+#include "os/host_name.hpp"
+
+#include <unistd.h>
+
+namespace dlready {
+
+std::string host_name() {
+  char host[256] = "";
+  if (::gethostname(host, sizeof host - 1) != 0) return "";
+  return host;
+}
+
+}  // namespace dlready

@@ -1,0 +1,15 @@
+#include <windows.h>
+
+#include "os/host_name.hpp"
+#include "os/windows_text.hpp"
+
+namespace dlready {
+
+std::string host_name() {
+  wchar_t name[256] = L"";
+  DWORD size = 256;
+  if (!::GetComputerNameExW(ComputerNameDnsHostname, name, &size)) return "";
+  return utf8_from_wide(name);
+}
+
+}  // namespace dlready

@@ -1,0 +1,110 @@
+// How busy the CPUs are: the tutorial's job runs ten times slower beside other heavy processes
+// (issue 15: 0.8 s epochs became 60-87 s with no hint), so the doctor and `train` say so.
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "probe/linux/probes.hpp"
+
+namespace dlready {
+
+CpuLoad parse_loadavg(const std::string& text) {
+  CpuLoad l;
+  auto fields = split(trim(text), ' ');
+  if (fields.size() < 4) return l;
+  char* end = nullptr;
+  double v = std::strtod(fields[0].c_str(), &end);
+  if (end != fields[0].c_str() && *end == '\0' && v >= 0 && v < 1e6) l.load_1min = v;
+  auto slash = fields[3].find('/');
+  if (slash != std::string::npos)
+    if (auto r = parse_int(fields[3].substr(0, slash)); r && *r >= 0 && *r < (1 << 24)) l.runnable = static_cast<int>(*r);
+  return l;
+}
+
+namespace {
+
+struct ProcStat {
+  std::string comm;
+  char state = '?';
+  std::string ppid;
+};
+// /proc/<pid>/stat: "pid (comm) R ppid ..." (comm may hold spaces and parentheses: the last ')').
+std::optional<ProcStat> read_proc_stat(const RootFs& fs, const std::string& pid) {
+  auto stat = fs.read("/proc/" + pid + "/stat", 4096);
+  if (!stat) return std::nullopt;
+  auto open = stat->find('('), close = stat->rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open || close + 2 >= stat->size())
+    return std::nullopt;
+  ProcStat s{stat->substr(open + 1, close - open - 1), (*stat)[close + 2], ""};
+  auto rest = split(stat->substr(close + 2), ' ');
+  if (rest.size() > 1) s.ppid = rest[1];
+  return s;
+}
+
+// The command names of the processes in state R, ours excluded: this process and its siblings
+// running the same command (the other ranks a launcher started beside it are this job, not
+// someone else's).
+std::vector<std::string> running_commands(const RootFs& fs) {
+  std::vector<std::string> names;
+  // The reader's pid as the root's /proc says it (a capture replays the process that made it).
+  const std::string self = fs.readlink("/proc/self").value_or(fs.is_host_root() ? std::to_string(::getpid()) : "");
+  auto me = read_proc_stat(fs, self);
+  for (const auto& pid : fs.list("/proc")) {
+    if (pid.empty() || pid == self || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto s = read_proc_stat(fs, pid);
+    if (!s || s->state != 'R') continue;
+    if (me && s->ppid == me->ppid && s->comm == me->comm) continue;
+    names.push_back(s->comm);
+    if (names.size() >= 8) break;
+  }
+  return names;
+}
+
+// (busy, total) jiffies of all processors from /proc/stat's first line.
+std::optional<std::pair<double, double>> cpu_jiffies(const RootFs& fs) {
+  auto text = fs.read("/proc/stat", 1 << 16);
+  if (!text || text->rfind("cpu ", 0) != 0) return std::nullopt;
+  auto fields = split(trim(text->substr(0, text->find('\n'))), ' ');
+  double busy = 0, total = 0;
+  int n = 0;
+  for (size_t i = 1; i < fields.size() && n < 8; ++i) {  // user nice system idle iowait irq softirq steal
+    if (fields[i].empty()) continue;
+    auto v = parse_int(fields[i]);
+    if (!v || *v < 0) return std::nullopt;
+    total += static_cast<double>(*v);
+    if (n != 3 && n != 4) busy += static_cast<double>(*v);
+    ++n;
+  }
+  if (n < 4) return std::nullopt;
+  return std::make_pair(busy, total);
+}
+
+}  // namespace
+
+std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms) {
+  if (cpus <= 0) return std::nullopt;
+  auto text = fs.read("/proc/loadavg", 4096);
+  if (!text) return std::nullopt;
+  auto l = parse_loadavg(*text);
+  // Nothing but the reader runnable and a quiet last minute: idle, no need to wait for a sample.
+  if (l.runnable && *l.runnable <= 1 && l.load_1min && *l.load_1min < 0.5) return std::nullopt;
+  auto before = cpu_jiffies(fs);
+  if (!before) return std::nullopt;
+  ::usleep(static_cast<useconds_t>(window_ms) * 1000);
+  auto after = cpu_jiffies(fs);
+  if (!after || after->second <= before->second) return std::nullopt;
+  double fraction = (after->first - before->first) / (after->second - before->second);
+  return std::clamp(fraction, 0.0, 1.0) * cpus;
+}
+
+CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus) {
+  auto text = fs.read("/proc/loadavg", 4096);
+  if (!text) return {};
+  CpuLoad l = parse_loadavg(*text);
+  bool busy = cpus && ((l.load_1min && *l.load_1min > *cpus) || (l.runnable && *l.runnable - 1 > *cpus));
+  if (busy) l.running_commands = running_commands(fs);
+  return l;
+}
+
+}  // namespace dlready

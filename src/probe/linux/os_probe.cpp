@@ -1,0 +1,216 @@
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/text.hpp"
+#include "binfmt/elf_reader.hpp"
+#include "probe/linux/probes.hpp"
+
+namespace dlready {
+
+std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key) {
+  for (const auto& line : lines(text)) {
+    if (!starts_with(line, key + "=")) continue;
+    std::string v = trim(line.substr(key.size() + 1));
+    if (v.size() >= 2 && (v[0] == '"' || v[0] == '\'') && v.back() == v[0]) v = v.substr(1, v.size() - 2);
+    return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts) {
+  for (const auto& line : lines(mounts)) {
+    auto f = split(line, ' ');
+    if (f.size() < 4 || f[1] != "/dev/shm") continue;
+    for (const auto& opt : split(f[3], ',')) {
+      if (!starts_with(opt, "size=")) continue;
+      std::string v = opt.substr(5);
+      uint64_t mult = 1;
+      if (!v.empty()) {
+        char u = static_cast<char>(std::tolower(static_cast<unsigned char>(v.back())));
+        if (u == 'k') mult = 1024;
+        if (u == 'm') mult = 1024ull * 1024;
+        if (u == 'g') mult = 1024ull * 1024 * 1024;
+        if (mult != 1) v.pop_back();
+      }
+      auto n = parse_int(v);
+      if (n && *n >= 0) return static_cast<uint64_t>(*n) * mult;
+    }
+    // tmpfs without size= defaults to half of RAM: the caller can fall back to that.
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// "MemTotal:       24683784 kB" -> bytes.
+std::optional<uint64_t> meminfo_bytes(const std::string& meminfo, const std::string& key) {
+  for (const auto& line : lines(meminfo)) {
+    if (!starts_with(line, key)) continue;
+    auto parts = split(trim(line.substr(key.size())), ' ');
+    if (!parts.empty())
+      if (auto kb = parse_int(parts[0]); kb && *kb >= 0) return static_cast<uint64_t>(*kb) * 1024;
+  }
+  return std::nullopt;
+}
+
+// "GNU C Library (Debian GLIBC 2.36-9+deb12u4) stable release version 2.36."
+std::optional<std::string> glibc_version(const RootFs& fs, const LibraryLocator& loc) {
+  auto libc = loc.locate("libc.so.6");
+  if (!libc.path) return std::nullopt;
+  // The banner is in .rodata: read that section alone where the file lists its sections.
+  std::optional<std::string> bytes;
+  if (auto elf = read_elf(fs, *libc.path, true); elf.info)
+    for (const auto& s : elf.info->sections)
+      if (s.name == ".rodata" && s.size <= (8u << 20)) bytes = fs.read_at(*libc.path, s.offset, s.size);
+  if (!bytes) bytes = fs.read(*libc.path, 8u << 20);
+  if (!bytes) return std::nullopt;
+  const std::string marker = "release version ";
+  auto pos = bytes->find(marker);
+  if (pos == std::string::npos) return std::nullopt;
+  pos += marker.size();
+  std::string v;
+  while (pos < bytes->size() && (std::isdigit(static_cast<unsigned char>((*bytes)[pos])) || (*bytes)[pos] == '.'))
+    v += (*bytes)[pos++];
+  while (!v.empty() && v.back() == '.') v.pop_back();
+  if (v.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> detect_container(const RootFs& fs) {
+  if (fs.exists("/run/.containerenv")) return "podman";
+  if (fs.exists("/var/run/secrets/kubernetes.io") || fs.exists("/run/secrets/kubernetes.io"))
+    return "kubernetes";
+  if (fs.exists("/.dockerenv")) return "docker";
+  if (auto cg = fs.read("/proc/1/cgroup", 64 * 1024)) {
+    if (contains(*cg, "kubepods")) return "kubernetes";
+    if (contains(*cg, "docker") || contains(*cg, "containerd")) return "docker";
+    if (contains(*cg, "libpod")) return "podman";
+    if (contains(*cg, "/lxc")) return "lxc";
+  }
+  if (auto env = fs.read("/proc/1/environ", 64 * 1024)) {
+    if (contains(*env, "container=podman")) return "podman";
+    if (contains(*env, "container=lxc")) return "lxc";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace {
+
+// Compiler and CMake versions from the directories their packages install (collect_env runs
+// `gcc --version`; the doctor runs no program it finds): /usr/lib/gcc/<triplet>/<N>,
+// /usr/lib/llvm-<N>/lib/clang/<full version>, /usr/share/cmake-<X.Y>.
+// Installed packages' versions from dpkg's status file ("gcc-12" -> "12.2.0-14+deb12u1").
+std::map<std::string, std::string> dpkg_versions(const RootFs& fs, const std::vector<std::string>& wanted) {
+  std::map<std::string, std::string> out;
+  auto status = fs.read("/var/lib/dpkg/status", 64 << 20);
+  if (!status) return out;
+  std::string package, version;
+  bool installed = false;
+  auto flush = [&] {
+    if (installed && !version.empty() && std::find(wanted.begin(), wanted.end(), package) != wanted.end())
+      out[package] = version;
+    package.clear(), version.clear(), installed = false;
+  };
+  for (const auto& line : lines(*status)) {
+    if (line.empty()) flush();
+    else if (starts_with(line, "Package: ")) package = trim(line.substr(9));
+    else if (starts_with(line, "Version: ")) version = trim(line.substr(9));
+    else if (starts_with(line, "Status: ")) installed = ends_with(trim(line), " installed");
+  }
+  flush();
+  return out;
+}
+
+// "12.2.0-14+deb12u1" -> "12.2.0" (epoch and Debian revision off).
+std::string upstream_version(std::string v) {
+  if (auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
+  return v.substr(0, v.find('-'));
+}
+
+void probe_build_tools(const RootFs& fs, OsFacts& f) {
+  // The host's compilers only: a cross compiler (mingw-w64's x86_64-w64-mingw32) is not the gcc
+  // collect_env runs.
+  for (const auto& triplet : fs.list("/usr/lib/gcc")) {
+    if (triplet.find("-linux-") == std::string::npos) continue;
+    if (f.arch && triplet.rfind(*f.arch + "-", 0) != 0) continue;
+    for (const auto& v : fs.list("/usr/lib/gcc/" + triplet))
+      if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) && fs.exists("/usr/lib/gcc/" + triplet + "/" + v + "/cc1plus"))
+        f.gcc_versions.push_back(v);
+  }
+  // The gcc on PATH is Debian's gcc-N (/usr/bin/gcc -> gcc-12): its package's version.
+  std::vector<std::string> packages = {"cmake"};
+  std::string gcc_package;
+  if (auto target = fs.readlink("/usr/bin/gcc"); target && starts_with(path_basename(*target), "gcc-"))
+    gcc_package = path_basename(*target), packages.push_back(gcc_package);
+  auto versions = dpkg_versions(fs, packages);
+  if (auto it = versions.find(gcc_package); it != versions.end()) {
+    std::string distro = f.id == std::string("ubuntu") ? "Ubuntu" : f.id == std::string("debian") ? "Debian" : "";
+    if (!distro.empty()) f.gcc_version_text = "(" + distro + " " + it->second + ") " + upstream_version(it->second);
+  }
+  if (auto it = versions.find("cmake"); it != versions.end()) f.cmake_version = upstream_version(it->second);
+  for (const auto& dir : fs.list("/usr/lib")) {
+    if (!starts_with(dir, "llvm-")) continue;
+    auto full = fs.list("/usr/lib/" + dir + "/lib/clang");
+    f.clang_versions.push_back(full.empty() ? dir.substr(5) : full.back());
+  }
+  for (const char* share : {"/usr/local/share", "/usr/share"})
+    for (const auto& dir : fs.list(share))
+      if (starts_with(dir, "cmake-") && !f.cmake_version) f.cmake_version = dir.substr(6);
+}
+
+}  // namespace
+
+OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
+  OsFacts f;
+  if (auto rel = fs.read("/etc/os-release", 64 * 1024)) {
+    f.pretty_name = parse_os_release_value(*rel, "PRETTY_NAME");
+    f.id = parse_os_release_value(*rel, "ID");
+  }
+  f.kernel = fs.read_line("/proc/sys/kernel/osrelease");
+  if (fs.can_list("/sys/class/net")) f.net_interfaces = fs.list("/sys/class/net");
+  if (fs.is_host_root()) {
+    struct utsname u {};
+    if (::uname(&u) == 0) f.arch = u.machine;
+  }
+  f.glibc = glibc_version(fs, loc);
+  auto cxx = loc.locate("libstdc++.so.6");
+  if (cxx.real_path) {
+    auto v = library_version_from_name(path_basename(*cxx.real_path));
+    if (v) f.libstdcxx = v;
+  }
+  f.container = detect_container(fs);
+  if (auto v = fs.read_line("/proc/version")) f.wsl = contains(to_lower(*v), "microsoft");
+  f.wsl_dxg = fs.exists("/dev/dxg");
+  f.wsl_libcuda = fs.exists("/usr/lib/wsl/lib/libcuda.so.1");
+  if (auto mounts = fs.read("/proc/self/mounts", 1 << 20)) f.shm_bytes = parse_shm_size_from_mounts(*mounts);
+  if (auto mem = fs.read("/proc/meminfo", 64 * 1024)) {
+    f.memory_bytes = meminfo_bytes(*mem, "MemTotal:");
+    f.swap_bytes = meminfo_bytes(*mem, "SwapTotal:");
+  }
+  if (f.shm_bytes == std::nullopt && f.memory_bytes && fs.is_dir("/dev/shm"))
+    f.shm_bytes = *f.memory_bytes / 2;  // tmpfs default when no size= is given
+  if (auto cpu = fs.read("/proc/cpuinfo", 4 << 20)) {
+    int n = 0;
+    for (const auto& line : lines(*cpu)) {
+      if (starts_with(line, "processor")) ++n;
+      if (!f.cpu_model && starts_with(line, "model name")) {
+        auto c = line.find(':');
+        if (c != std::string::npos) f.cpu_model = trim(line.substr(c + 1));
+      }
+      if (f.cpu_flags.empty() && (starts_with(line, "flags") || starts_with(line, "Features"))) {  // x86 / arm64
+        auto c = line.find(':');
+        if (c != std::string::npos) f.cpu_flags = split(trim(line.substr(c + 1)), ' ');
+      }
+    }
+    if (n > 0) f.cpu_count = n;
+  }
+  f.load = probe_cpu_load(fs, f.cpu_count);
+  probe_build_tools(fs, f);
+  return f;
+}
+
+}  // namespace dlready

@@ -1,0 +1,64 @@
+// One source of facts per file; each returns a plain struct and never prints.
+#pragma once
+#include <map>
+#include <set>
+#include <string>
+
+#include "facts/facts.hpp"
+#include "core/redact.hpp"
+#include "facts/capture_manifest.hpp"
+#include "os/root_fs.hpp"
+#include "probe/gather.hpp"
+#include "probe/linux/library_locator.hpp"
+
+namespace dlready {
+
+// The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
+// that cannot be read sets `error`.
+std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
+// The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
+// nullopt when it is not in a bin/ folder.
+std::optional<std::string> own_environment();
+
+UserIdentity current_user();
+// Looks the user up in <root>/etc/passwd and /etc/group; nullopt if unknown.
+std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);
+
+EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
+// What `--redact` hides on the machine under `fs` (identity_probe.cpp).
+RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::string, std::string>& env);
+OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+// /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
+CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
+// Processors kept busy over `window` (the "cpu" line of /proc/stat read twice, all but idle and
+// iowait), when /proc/loadavg says anything but the reader runs; nullopt = idle or unknown.
+// Slept through by the caller: the caller's own use is in the figure only as far as it ran.
+std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms);
+PciFacts probe_pci(const RootFs& fs);
+KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
+DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
+CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
+// The Python environments, the user's first: DLREADY_PARENT_PYTHON (the interpreter that ran
+// `python -m dlready`), VIRTUAL_ENV, CONDA_PREFIX, then the usual places. `own_prefix`: the
+// environment that holds this dlready executable (a uvx/pipx tool environment, first on PATH):
+// left out unless it is active or holds torch — it is the tool's, not the user's.
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix = std::nullopt);
+LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
+OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
+std::vector<CdiSpec> probe_cdi_specs(const RootFs& fs);
+BlasFacts probe_blas(const RootFs& fs, const LibraryLocator& loc, const PythonFacts& py, const LibtorchFacts& lt);
+
+// Parsers exposed for tests and fuzzing (pure functions over text).
+// "0.52 0.58 0.59 3/456 12345" -> load_1min 0.52, runnable 3.
+CpuLoad parse_loadavg(const std::string& text);
+std::optional<std::string> parse_nvidia_proc_version(const std::string& line);
+std::optional<std::string> parse_os_release_value(const std::string& text, const std::string& key);
+std::optional<uint64_t> parse_shm_size_from_mounts(const std::string& mounts);
+// The driver versions a CDI spec's host paths name: ".so.<digits and dots>" (libcuda.so.580.65.06).
+std::vector<std::string> parse_cdi_driver_versions(const std::string& spec_text);
+// Every (vendor, device) name of the given vendors in a pci.ids text, keyed "10de:2330"; one pass.
+std::map<std::string, std::string> pci_names(const std::string& pci_ids, const std::set<std::string>& vendors);
+std::optional<std::string> lookup_pci_name(const std::string& pci_ids, const std::string& vendor,
+                                           const std::string& device);
+
+}  // namespace dlready

@@ -1,0 +1,138 @@
+// Python environments and the PyTorch installed in them, read as plain files (no Python is run):
+// torch/version.py, torch-*.dist-info/METADATA, nvidia_*-*.dist-info names.
+#include <algorithm>
+#include <regex>
+
+#include "probe/python_files.hpp"
+#include "core/text.hpp"
+#include "probe/linux/probes.hpp"
+
+namespace dlready {
+namespace {
+
+// This root's files as the shared readers take them.
+FileSource root_files(const RootFs& fs) {
+  return {[&fs](const std::string& p, size_t limit) { return fs.read(p, limit); },
+          [&fs](const std::string& p) { return fs.exists(p); }, [&fs](const std::string& p) { return fs.list(p); }};
+}
+
+// The interpreter's patch version: a venv's pyvenv.cfg "version = 3.11.7" (or version_info), a
+// conda prefix's conda-meta/python-3.11.7-*.json, a pyenv prefix's own name.
+std::optional<std::string> full_python_version(const RootFs& fs, const std::string& prefix, const std::string& kind) {
+  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
+  auto version_in = [](const std::string& s) -> std::optional<std::string> {
+    std::smatch m;
+    if (std::regex_search(s, m, dotted)) return m.str();
+    return std::nullopt;
+  };
+  if (auto v = pyvenv_python_version(root_files(fs), prefix)) return v;
+  if (kind == "conda")
+    for (const auto& name : fs.list(prefix + "/conda-meta"))
+      if (starts_with(name, "python-3.")) return version_in(name.substr(7));
+  if (kind == "pyenv") return version_in(path_basename(prefix));
+  return std::nullopt;
+}
+
+struct Candidate {
+  std::string prefix;
+  std::string kind;
+  bool active;
+};
+
+// Where Python environments are, in the order Python would be chosen: the active ones, conda's,
+// those on PATH, pyenv's, the virtual environments where people keep them, the user's, the system's.
+std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
+  std::vector<Candidate> cands;
+  std::string home = env.get("HOME").value_or("/root");
+  // `python -m dlready` names the interpreter that started it: <prefix>/bin/python.
+  if (auto py = env.get("DLREADY_PARENT_PYTHON"); py && path_basename(path_dirname(*py)) == "bin") {
+    std::string prefix = path_dirname(path_dirname(*py));
+    cands.push_back({prefix, fs.exists(prefix + "/pyvenv.cfg") ? "venv" : fs.exists(prefix + "/conda-meta") ? "conda" : "system",
+                     true});
+  }
+  if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true});
+  if (auto c = env.get("CONDA_PREFIX")) {
+    cands.push_back({*c, "conda", true});
+    // Sibling envs: <base>/envs/* whether the active one is base or one of them.
+    std::string base = path_basename(path_dirname(*c)) == "envs" ? path_dirname(path_dirname(*c)) : *c;
+    if (base != *c) cands.push_back({base, "conda", false});
+    for (const auto& e : fs.list(base + "/envs")) cands.push_back({base + "/envs/" + e, "conda", false});
+  }
+  for (const char* d : {"miniconda3", "anaconda3", "miniforge3", "mambaforge"}) {
+    std::string base = home + "/" + d;
+    if (!fs.is_dir(base)) continue;
+    cands.push_back({base, "conda", false});
+    for (const auto& e : fs.list(base + "/envs")) cands.push_back({base + "/envs/" + e, "conda", false});
+  }
+  for (const auto& dir : split(env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"), ':')) {
+    if (!fs.exists(dir + "/python3") && !fs.exists(dir + "/python")) continue;
+    if (path_basename(dir) != "bin") continue;
+    std::string prefix = path_dirname(dir);
+    bool is_venv = fs.exists(prefix + "/pyvenv.cfg");
+    cands.push_back({prefix, is_venv ? "venv" : fs.exists(prefix + "/conda-meta") ? "conda" : "system", false});
+  }
+  for (const auto& v : fs.list(home + "/.pyenv/versions")) cands.push_back({home + "/.pyenv/versions/" + v, "pyenv", false});
+  // Virtual environments where people and tools keep them, found whether or not one is active: a
+  // snapshot taken with the venv activated and one without describe the same machine.
+  for (const char* d : {"venv", ".venv"})
+    if (fs.exists(home + "/" + d + "/pyvenv.cfg")) cands.push_back({home + "/" + d, "venv", false});
+  for (const char* d : {"venvs", ".venvs", ".virtualenvs", ".cache/dlready"})  // dlready setup's, its build's own
+    for (const auto& e : fs.list(home + "/" + d))
+      if (fs.exists(home + "/" + d + "/" + e + "/pyvenv.cfg")) cands.push_back({home + "/" + d + "/" + e, "venv", false});
+  cands.push_back({home + "/.local", "user", false});
+  cands.push_back({"/usr", "system", false});
+  return cands;
+}
+
+}  // namespace
+
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix) {
+  PythonFacts f;
+  std::vector<std::string> seen, seen_sp;
+  std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
+  for (const auto& c : candidates(fs, env)) {
+    auto real = fs.resolve(c.prefix);
+    if (!real || std::find(seen.begin(), seen.end(), *real) != seen.end()) continue;
+    seen.push_back(*real);
+    const bool tools_own = own && *real == *own && !c.active;
+    PythonEnv pe;
+    pe.prefix = c.prefix;
+    pe.kind = c.kind;
+    pe.active = c.active;
+    std::vector<std::string> sps;
+    for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
+      if (lib == "/local/lib" && c.prefix != "/usr") continue;
+      for (const auto& py : fs.list(c.prefix + lib)) {
+        if (!starts_with(py, "python3")) continue;
+        if (!pe.python_version && py.size() > 6) pe.python_version = py.substr(6);
+        for (const char* sub : {"site-packages", "dist-packages"}) {
+          std::string sp = c.prefix + lib + "/" + py + "/" + sub;
+          if (fs.is_dir(sp)) sps.push_back(sp);
+        }
+      }
+    }
+    if (c.prefix == "/usr" && fs.is_dir("/usr/lib/python3/dist-packages")) sps.push_back("/usr/lib/python3/dist-packages");
+    // The same directory reached through two prefixes (/bin -> /usr/bin) counts once.
+    std::vector<std::string> fresh;
+    for (const auto& sp : sps) {
+      auto r = fs.resolve(sp).value_or(sp);
+      if (std::find(seen_sp.begin(), seen_sp.end(), r) != seen_sp.end()) continue;
+      seen_sp.push_back(r);
+      fresh.push_back(sp);
+    }
+    if (fresh.empty()) continue;
+    pe.site_packages = fresh;
+    for (const auto& sp : fresh)
+      if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so"));
+    if (tools_own && pe.torch.empty()) continue;  // uvx's or pipx's environment for dlready itself
+    pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
+    if (!pe.torch.empty())
+      for (const auto& sp : fresh)
+        for (const auto& name : fs.list(sp))
+          if (auto d = split_dist_info(name)) pe.distributions.emplace(d->first, d->second);
+    f.envs.push_back(pe);
+  }
+  return f;
+}
+
+}  // namespace dlready

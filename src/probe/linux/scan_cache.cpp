@@ -1,0 +1,194 @@
+#include "probe/linux/scan_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
+#include "core/json_text.hpp"
+#include "os/posix_fs.hpp"
+#include "os/root_fs.hpp"
+#include "core/text.hpp"
+
+namespace dlready {
+namespace {
+
+// 3: one small file per entry (the whole cache in one JSON file, /2, was parsed on every run:
+// 24.8 ms and 14 MB with 237 entries).
+constexpr const char* kSchema = "dlready.doctor-cache/3";
+constexpr uint64_t kMaxEntryBytes = 4u << 20;
+// Bounded: the least recently used entries go once there are more than this many, or more bytes.
+constexpr size_t kMaxEntries = 64;
+constexpr uint64_t kMaxTotalBytes = 1u << 20;
+
+using nlohmann::json;
+
+bool inputs_unchanged(const json& entry) {
+  const auto& inputs = entry.value("inputs", json::object());
+  if (!inputs.is_object() || inputs.empty()) return false;
+  for (const auto& [path, id] : inputs.items())
+    if (!id.is_string() || id.get<std::string>() != file_identity(path)) return false;
+  return true;
+}
+
+json to_json(const Resolution& r) {
+  json libs = json::array();
+  for (const auto& l : r.libraries)
+    libs.push_back({{"name", l.name}, {"needed_by", l.needed_by}, {"path", l.path ? json(*l.path) : json(nullptr)},
+                    {"via", l.via}, {"version", l.version ? json(*l.version) : json(nullptr)},
+                    {"searched", l.searched}, {"later_copies", l.later_copies}});
+  json missing = json::array();
+  for (const auto& m : r.missing_versions) missing.push_back({m.library, m.version, m.required_by});
+  return {{"binary", r.binary}, {"libraries", libs}, {"missing_versions", missing}};
+}
+
+std::optional<std::string> opt_string(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? std::optional(j[key].get<std::string>()) : std::nullopt;
+}
+
+Resolution resolution_from(const json& j) {  // throws json::exception on a wrong type
+  Resolution r;
+  r.binary = j.at("binary").get<std::string>();
+  for (const auto& l : j.at("libraries")) {
+    ResolvedLibrary x;
+    x.name = l.at("name").get<std::string>();
+    x.needed_by = l.at("needed_by").get<std::string>();
+    x.path = opt_string(l, "path");
+    x.via = l.at("via").get<std::string>();
+    x.version = opt_string(l, "version");
+    x.searched = l.at("searched").get<std::vector<std::string>>();
+    x.later_copies = l.at("later_copies").get<std::vector<std::string>>();
+    r.libraries.push_back(x);
+  }
+  for (const auto& m : j.at("missing_versions"))
+    r.missing_versions.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<std::string>()});
+  return r;
+}
+
+// FNV-1a, 64 bits: an entry's file name from its kind and key (the file holds the key: a
+// collision is a miss, never a wrong answer).
+std::string entry_name(const std::string& kind, const std::string& key) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : kind + '\n' + key) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return kind + "-" + hex + ".json";
+}
+
+// The entry of `kind` for `key` when its file is whole and every input it depended on is
+// unchanged; a hit is touched, so the least recently used go first.
+std::optional<json> fresh_entry(const std::string& dir, const std::string& kind, const std::string& key) {
+  const std::string path = dir + "/" + entry_name(kind, key);
+  auto read = read_regular_file(path, kMaxEntryBytes, "a doctor cache entry");
+  if (!read.bytes) return std::nullopt;
+  auto e = parse_json_bounded(*read.bytes);
+  if (!e.is_object() || e.value("schema", "") != kSchema || e.value("key", "") != key || !inputs_unchanged(e))
+    return std::nullopt;
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  return e;
+}
+
+// Least recently used out until the bounds hold (a file another doctor removes first is skipped).
+void prune(const std::string& dir) {
+  struct Entry {
+    std::string path;
+    int64_t used_ns;
+    uint64_t bytes;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  for (const auto& name : list_directory(dir)) {
+    if (!ends_with(name, ".json")) continue;
+    struct stat st {};
+    std::string path = dir + "/" + name;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    entries.push_back({path, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, static_cast<uint64_t>(st.st_size)});
+    total += static_cast<uint64_t>(st.st_size);
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used_ns < b.used_ns; });
+  for (size_t i = 0; i < entries.size() && (entries.size() - i > kMaxEntries || total > kMaxTotalBytes); ++i) {
+    ::unlink(entries[i].path.c_str());
+    total -= entries[i].bytes;
+  }
+}
+
+}  // namespace
+
+std::string file_identity(const std::string& host_path) {
+  struct stat st {};
+  if (::stat(host_path.c_str(), &st) != 0) return "-";
+  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec) +
+         ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_dev);
+}
+
+std::string default_scan_cache_file(const std::map<std::string, std::string>& env) {
+  auto get = [&](const char* k) -> std::optional<std::string> {
+    auto it = env.find(k);
+    return it == env.end() ? std::nullopt : std::optional(it->second);
+  };
+  std::string dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  return dir.empty() ? "" : dir + "/doctor-cache";
+}
+
+ScanCache::ScanCache(std::string dir) : dir_(std::move(dir)) {
+  struct stat st {};
+  loaded_ = !dir_.empty() && ::stat(dir_.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<GpuCode> ScanCache::gpu_code(const std::string& host_library) const {
+  auto e = dir_.empty() ? std::nullopt : fresh_entry(dir_, "gpu_code", host_library);
+  if (!e) return std::nullopt;
+  try {
+    GpuCode g;
+    g.sass = e->at("sass").get<std::vector<int>>();
+    g.ptx = e->at("ptx").get<std::vector<int>>();
+    g.compressed = e->at("compressed").get<bool>();
+    g.error = e->at("error").get<std::string>();
+    return g;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void ScanCache::put_gpu_code(const std::string& host_library, const GpuCode& code) {
+  if (dir_.empty()) return;
+  pending_[entry_name("gpu_code", host_library)] = {
+      {"schema", kSchema}, {"key", host_library}, {"inputs", {{host_library, file_identity(host_library)}}},
+      {"sass", code.sass}, {"ptx", code.ptx}, {"compressed", code.compressed}, {"error", code.error}};
+}
+
+std::optional<Resolution> ScanCache::closure(const std::string& key) const {
+  auto e = dir_.empty() ? std::nullopt : fresh_entry(dir_, "closure", key);
+  if (!e) return std::nullopt;
+  try {
+    return resolution_from(e->at("resolution"));
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void ScanCache::put_closure(const std::string& key, const Resolution& r, const std::vector<std::string>& host_inputs) {
+  if (dir_.empty()) return;
+  json inputs = json::object();
+  for (const auto& p : host_inputs) inputs[p] = file_identity(p);
+  pending_[entry_name("closure", key)] = {{"schema", kSchema}, {"key", key}, {"inputs", inputs}, {"resolution", to_json(r)}};
+}
+
+Status ScanCache::save() const {
+  if (dir_.empty() || pending_.empty()) return {};
+  // Something else under that name (the one-file cache of earlier versions, junk) gives way.
+  struct stat st {};
+  if (::lstat(dir_.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) ::unlink(dir_.c_str());
+  ::unlink((dir_ + ".json").c_str());  // the one-file cache of earlier versions, beside the folder
+  if (auto made = make_directories(dir_); !made) return made;
+  for (const auto& [name, entry] : pending_)  // each whole or not at all: a concurrent doctor reads one or the other
+    if (auto st2 = write_file_atomically(dir_ + "/" + name, json_text(entry)); !st2) return st2;
+  prune(dir_);
+  return {};
+}
+
+}  // namespace dlready

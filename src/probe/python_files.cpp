@@ -1,0 +1,91 @@
+#include "probe/python_files.hpp"
+
+#include <regex>
+
+#include "core/text.hpp"
+
+namespace dlready {
+
+std::string normalize_dist_name(std::string_view name) {
+  std::string out;
+  for (char c : to_lower(name)) {
+    bool sep = c == '_' || c == '-' || c == '.';
+    if (sep) {
+      if (out.empty() || out.back() != '-') out += '-';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::optional<std::pair<std::string, std::string>> split_dist_info(const std::string& dir) {
+  if (!ends_with(dir, ".dist-info")) return std::nullopt;
+  std::string stem = dir.substr(0, dir.size() - 10);
+  auto dash = stem.find('-');
+  if (dash == std::string::npos) return std::nullopt;
+  return std::make_pair(normalize_dist_name(stem.substr(0, dash)), stem.substr(dash + 1));
+}
+
+std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name) {
+  auto cfg = fs.read(fs.join(prefix, "pyvenv.cfg"), 64 * 1024);
+  if (!cfg) return std::nullopt;
+  for (const auto& line : lines(*cfg)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos && trim(line.substr(0, eq)) == name) return trim(line.substr(eq + 1));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
+  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
+  for (const char* key : {"version", "version_info"}) {
+    std::smatch m;
+    std::string value = pyvenv_setting(fs, prefix, key).value_or("");
+    if (std::regex_search(value, m, dotted)) return m.str();
+  }
+  return std::nullopt;
+}
+
+TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, const std::string& cuda_library) {
+  TorchInstall t;
+  t.site_packages = sp;
+  if (auto vp = fs.read(fs.join(fs.join(sp, "torch"), "version.py"), 64 * 1024)) {
+    t.version_py_found = true;
+    t.version = find_assignment(*vp, "__version__");
+    auto cuda = find_assignment(*vp, "cuda");
+    if (cuda && *cuda != "None") t.cuda = cuda;
+  }
+  t.has_libtorch_cuda = fs.exists(fs.join(fs.join(fs.join(sp, "torch"), "lib"), cuda_library));
+  if (fs.exists(fs.join(fs.join(fs.join(sp, "torch"), "include"), "xnnpack.h"))) t.xnnpack = true;  // a build with USE_XNNPACK ships its header
+  for (const auto& name : fs.list(sp)) {
+    auto d = split_dist_info(name);
+    if (!d) continue;
+    if (d->first == "torch") {
+      ++t.dist_info_count;
+      t.dist_version = d->second;
+      if (auto meta = fs.read(fs.join(fs.join(sp, name), "METADATA"), 1 << 20)) {
+        // Requires-Dist: nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"
+        static const std::regex pin(R"(^Requires-Dist:\s*(nvidia[-_.A-Za-z0-9]+|cuda-toolkit)(\[[^\]]*\])?\s*==\s*([0-9][0-9A-Za-z.+]*))");
+        for (const auto& line : lines(*meta)) {
+          std::smatch m;
+          if (std::regex_search(line, m, pin)) t.nvidia_pins[normalize_dist_name(m[1].str())] = m[3].str();
+        }
+      }
+    } else if (starts_with(d->first, "nvidia-") || d->first == "cuda-toolkit") {
+      t.nvidia_installed[d->first] = d->second;
+    }
+  }
+  if (!t.version) t.version = t.dist_version;
+  return t;
+}
+
+bool has_torch(const FileSource& fs, const std::string& sp) {
+  std::string torch = fs.join(sp, "torch");
+  if (fs.exists(fs.join(torch, "version.py")) || fs.exists(fs.join(torch, "__init__.py"))) return true;
+  for (const auto& name : fs.list(sp))
+    if (starts_with(name, "torch-") && ends_with(name, ".dist-info")) return true;
+  return false;
+}
+
+}  // namespace dlready

@@ -1,0 +1,39 @@
+// What a Python environment's files say about its PyTorch, read as plain files (no Python is run):
+// torch/version.py, torch-*.dist-info/METADATA, nvidia_*-*.dist-info names, pyvenv.cfg. The same on
+// every platform: the files come through a FileSource (RootFs under --root on Linux, Win32 calls on
+// Windows).
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "facts/facts.hpp"
+
+namespace dlready {
+
+struct FileSource {
+  std::function<std::optional<std::string>(const std::string& path, size_t limit)> read;  // nullopt: unreadable
+  std::function<bool(const std::string& path)> exists;
+  std::function<std::vector<std::string>(const std::string& dir)> list;  // names; empty when unreadable
+  char separator = '/';
+  std::string join(const std::string& dir, const std::string& name) const { return dir + separator + name; }
+};
+
+// "nvidia_cudnn_cu13" / "nvidia-cudnn-cu13" / "Nvidia.CuDNN-cu13" -> "nvidia-cudnn-cu13" (PEP 503).
+std::string normalize_dist_name(std::string_view name);
+// "nvidia_cudnn_cu13-9.13.0.50.dist-info" -> {"nvidia-cudnn-cu13", "9.13.0.50"}
+std::optional<std::pair<std::string, std::string>> split_dist_info(const std::string& dir);
+// A venv's pyvenv.cfg setting ("home = C:\Python312": the Python it was made from); nullopt when the
+// file or the setting is not there.
+std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name);
+// A venv's pyvenv.cfg "version = 3.11.7" (or version_info).
+std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix);
+// The torch in `site_packages`; `cuda_library`: its CUDA library under torch/lib
+// (libtorch_cuda.so, torch_cuda.dll).
+TorchInstall read_torch_install(const FileSource& fs, const std::string& site_packages, const std::string& cuda_library);
+bool has_torch(const FileSource& fs, const std::string& site_packages);
+
+}  // namespace dlready
