@@ -70,6 +70,7 @@ target_link_libraries(dlready_binfmt PUBLIC dlready_os)
 # The sources of facts behind probe/gather.hpp's one verb: what both platforms share at the top,
 # each platform's own in its folder.
 dlready_platform_layer(dlready_probe probe
+  src/probe/gather.cpp posix:src/probe/fact_sources_posix.cpp windows:src/probe/fact_sources_windows.cpp
   src/probe/driver_children.cpp src/probe/python_files.cpp src/probe/linux/index_pages.cpp
   src/probe/linux/ld_cache.cpp src/probe/linux/library_locator.cpp src/probe/linux/child_probe.cpp
   src/probe/linux/child_wire.cpp src/probe/linux/cuda_probe.cpp src/probe/linux/nvml_probe.cpp src/probe/linux/env_probe.cpp

@@ -144,6 +144,11 @@ CaptureManifest manifest_from(const json& j) {
   m.user_name = text_field(user, "user.", "name", "");
   m.uid = static_cast<unsigned>(integer_field(user, "user.", "uid", 0, 0, UINT32_MAX));
   m.gids = integer_list_field<unsigned>(user, "user.", "gids", 0, UINT32_MAX);
+  m.platform = text_field(j, "", "platform", "linux");
+  // A platform is a word; anything else in a stranger's file would be printed in an error.
+  if (m.platform.empty() || m.platform.size() > 32 ||
+      m.platform.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    throw FieldError{"\"platform\" is not a platform's name (linux, windows, macos)"};
   m.arch = optional_text(j, "arch");
   m.own_module = optional_text(j, "own_module");
   for (const auto& [name, c] : object_field(j, "", "children").items()) m.children[name] = child_from(name, c);
@@ -158,6 +163,7 @@ std::string capture_manifest_json(const CaptureManifest& m) {
             {"created", m.created},     {"redacted", m.redacted},
             {"environment", m.environment},
             {"user", {{"name", m.user_name}, {"uid", m.uid}, {"gids", m.gids}}}};
+  j["platform"] = m.platform;
   if (m.arch) j["arch"] = *m.arch;
   if (m.own_module) j["own_module"] = *m.own_module;
   j["children"] = json::object();

@@ -1,7 +1,8 @@
 // capture.json: what a capture holds besides the files — the machine's answers that do not come
 // from a file (the driver probes' children, the GPU code in fat binaries too large to copy, the
 // environment, the user and the processor architecture). `dlready capture` writes it; under a
-// root that holds one, the doctor replays from it (`capture_under` and `replayed_options` in probe/gather.cpp).
+// root that holds one, the doctor replays from it with the source of facts of the platform it names
+// (probe/gather.cpp; `capture_under` and `replayed_options` in probe/linux/gather_linux.cpp).
 #pragma once
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@ struct CaptureManifest {
   std::string user_name;
   unsigned uid = 0;
   std::vector<unsigned> gids;
+  std::string platform = "linux";         // whose source of facts replays it (probe/gather.cpp)
   std::optional<std::string> arch;        // uname's machine
   std::optional<std::string> own_module;  // libdlready_train.so the binary would load
   std::map<std::string, ChildAnswer> children;

@@ -1,6 +1,8 @@
-// The doctor's one verb: every probe of the examined machine in order, its facts. One declaration;
-// each platform's source of facts defines it (probe/linux/gather_linux.cpp, probe/windows/
-// gather_windows.cpp), the build choosing which; the only place that knows a platform's probe order.
+// The doctor's one verb: the examined machine's facts. For the live machine the build chooses the
+// source of facts; under a root the examined machine does (its capture's platform, or its files),
+// so a Linux binary replays a capture made on another platform whose source it has (probe/gather.cpp).
+// Each source knows its platform's probe order (probe/linux/gather_linux.cpp,
+// probe/windows/gather_windows.cpp).
 #pragma once
 #include <map>
 #include <optional>
@@ -51,9 +53,19 @@ struct GatherResult {
   std::optional<RedactionInputs> redaction;  // GatherOptions::redaction_inputs
 };
 
-// A platform honours the options it has a meaning for; the rest it names in `error` when set
-// (another root on a build whose source of facts reads only its own machine).
-GatherResult gather_facts(const GatherOptions& opt);
+// One platform's source of facts. `platform_of` (sources that read roots) names the platform of the
+// machine under a root: its capture's, else what its files say.
+struct FactSource {
+  std::string platform;  // "linux", "windows", "macos"
+  GatherResult (*gather)(const GatherOptions&) = nullptr;
+  std::string (*platform_of)(const std::string& root) = nullptr;
+};
+// The sources this build has, the live machine's first (probe/fact_sources_<platform>.cpp).
+[[nodiscard]] std::vector<FactSource> fact_sources();
+
+// A source honours the options it has a meaning for; a root no source of this build reads is named
+// in `error`, with where it can be read.
+[[nodiscard]] GatherResult gather_facts(const GatherOptions& opt);
 // The process's environment as UTF-8 (names as the platform spells them).
 std::map<std::string, std::string> process_environment();
 

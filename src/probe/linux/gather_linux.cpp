@@ -244,9 +244,19 @@ class BinaryScan {
   std::optional<RootFs> unrecorded_;
 };
 
-}  // namespace
+// The platform of the machine under `root`: its capture's; else macOS's or Windows' own files;
+// else Linux (an unreadable root or capture.json too: the Linux source says what is wrong).
+std::string platform_under(const std::string& root) {
+  RootFs fs(root);
+  std::string error;
+  if (auto manifest = capture_under(fs, error)) return manifest->platform;
+  if (!error.empty()) return "linux";
+  if (fs.exists("/System/Library/CoreServices/SystemVersion.plist")) return "macos";
+  if (fs.is_dir("/Windows/System32")) return "windows";
+  return "linux";
+}
 
-GatherResult gather_facts(const GatherOptions& options) {
+GatherResult gather_linux_machine(const GatherOptions& options) {
   GatherResult r;
   RootFs fs(options.root);
   // A root we cannot list would read as an empty machine ("no NVIDIA GPU"): refuse it instead.
@@ -272,5 +282,9 @@ GatherResult gather_facts(const GatherOptions& options) {
   if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
   return r;
 }
+
+}  // namespace
+
+FactSource linux_fact_source() { return {"linux", gather_linux_machine, platform_under}; }
 
 }  // namespace dlready

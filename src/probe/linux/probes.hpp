@@ -13,6 +13,9 @@
 
 namespace dlready {
 
+// The Linux source of facts (probe/gather.hpp): every probe in order through RootFs, live or under a
+// root; it names the platform of a root (a capture's, else macOS's or Windows' own files).
+FactSource linux_fact_source();
 // The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
 // that cannot be read sets `error`.
 std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);

@@ -1,5 +1,5 @@
-// gather_facts on Windows: the registry, Win32 calls and System32's files of the machine it runs
-// on (probe/gather.hpp's one verb; the Linux source is probe/gather.cpp).
+// The Windows source of facts: the registry, Win32 calls and System32's files of the machine it runs
+// on (probe/gather.hpp; the Linux source is probe/linux/gather_linux.cpp).
 #include "probe/gather.hpp"
 #include "probe/windows/windows_probes.hpp"
 
@@ -42,21 +42,19 @@ Facts windows_facts(const GatherOptions& options) {
   return f;
 }
 
-}  // namespace
-
-GatherResult gather_facts(const GatherOptions& options) {
+GatherResult gather_windows_machine(const GatherOptions& options) {
   GatherResult r;
-  // The Windows source reads the machine it runs on; another machine's files (a capture) are read
-  // by the Linux build's source (the front end offers --root only where the source reads roots).
-  if (options.root != "/") {
-    r.error = "--root " + options.root + ": the Windows build examines only this machine";
-    return r;
-  }
   r.facts = windows_facts(options);
   r.env = options.env;
   if (auto it = options.env.find("USERNAME"); it != options.env.end()) r.user.name = it->second;
   if (options.redaction_inputs) r.redaction = windows_redaction_inputs(options.env);
   return r;
 }
+
+}  // namespace
+
+// The machine it runs on only: what a Windows machine answers through Win32 calls (the registry,
+// DXGI, version resources) has no capture to replay yet.
+FactSource windows_fact_source() { return {"windows", gather_windows_machine, nullptr}; }
 
 }  // namespace dlready

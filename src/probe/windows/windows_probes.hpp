@@ -6,6 +6,7 @@
 #include <string>
 
 #include "probe/driver_children.hpp"
+#include "probe/gather.hpp"
 #include "facts/facts.hpp"
 #include "core/redact.hpp"
 
@@ -49,5 +50,8 @@ std::vector<CudaToolkit> probe_windows_toolkits(const std::map<std::string, std:
 // `timeout_ms`; and the child's side.
 ChildResult windows_driver_child(const std::string& kind, const std::string& dll, int timeout_ms);
 int run_windows_driver_child(const std::string& kind, const std::string& dll);
+
+// The Windows source of facts (probe/gather.hpp): every probe above in order.
+FactSource windows_fact_source();
 
 }  // namespace dlready
