@@ -52,7 +52,7 @@ dlready_platform_layer(dlready_facts facts
   src/facts/enums.cpp src/facts/device_fields.cpp src/facts/capture_manifest.cpp src/facts/facts.cpp
   src/facts/facts_system.cpp src/facts/facts_pci.cpp src/facts/facts_kernel_driver.cpp src/facts/facts_device_nodes.cpp
   src/facts/facts_libraries.cpp src/facts/facts_driver.cpp src/facts/facts_python.cpp src/facts/facts_loader.cpp
-  src/facts/facts_index.cpp src/facts/facts_windows.cpp)
+  src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp)
 target_link_libraries(dlready_facts PUBLIC dlready_core)
 # The OS services, each platform's twin named by its platform.
 dlready_platform_layer(dlready_os os
@@ -65,7 +65,7 @@ target_link_libraries(dlready_os PUBLIC dlready_facts ${CMAKE_DL_LIBS})
 # Binary-file readers (ELF with its symbol versions, CUDA fat binaries, PE), for every platform's probes
 # and the CLI: files as bytes, nothing loaded.
 dlready_platform_layer(dlready_binfmt binfmt posix:src/binfmt/elf_reader.cpp posix:src/binfmt/fatbin_reader.cpp
-  src/binfmt/pe_image.cpp)
+  src/binfmt/pe_image.cpp src/binfmt/macho_reader.cpp)
 target_link_libraries(dlready_binfmt PUBLIC dlready_os)
 # The sources of facts behind probe/gather.hpp's one verb: what both platforms share at the top,
 # each platform's own in its folder.
@@ -79,6 +79,7 @@ dlready_platform_layer(dlready_probe probe
   src/probe/linux/python_probe.cpp src/probe/linux/libtorch_probe.cpp src/probe/linux/blas_probe.cpp
   src/probe/linux/own_module_probe.cpp src/probe/linux/cdi_probe.cpp src/probe/linux/identity_probe.cpp
   src/probe/linux/ld_resolver.cpp src/probe/linux/scan_cache.cpp src/probe/linux/gather_linux.cpp
+  posix:src/probe/macos/system_version.cpp posix:src/probe/macos/mac_binaries.cpp posix:src/probe/macos/gather_macos.cpp
   src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
   src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
   src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
@@ -90,7 +91,8 @@ endif()
 dlready_platform_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
-  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/gpu_code.cpp
+  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp
+  src/diagnose/gpu_code.cpp
   src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
 target_link_libraries(dlready_diagnose PUBLIC dlready_facts)
 dlready_platform_layer(dlready_report report

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-15}
 targets=(ld_cache text_parsers root_files idx elf sealed audit_log pickle json node_message safetensors checkpoint pe
-         capture_manifest index_page)
+         capture_manifest index_page macho)
 cmake --preset fuzz >/dev/null
 # Only the fuzz targets (and the layers they link): the CLI is not built a second time here.
 cmake --build --preset fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null

@@ -886,7 +886,9 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */,
       "windows-nvcuda-missing", "windows-long-paths-disabled", "windows-python-store-stub", "windows-vc-runtime-missing", "windows-torch-dll-missing",
       "windows-python-architecture-mismatch", "windows-python-on-power-saving-gpu",
-      "windows-gpu-watchdog" /* windows_doctor_test.cpp, under wine */};
+      "windows-gpu-watchdog" /* windows_doctor_test.cpp, under wine */,
+      "macos-too-old-for-mps", "mac-torch-needs-newer-macos", "mac-python-under-rosetta", "mac-intel-no-new-torch",
+      "mac-virtual-machine-no-mps", "torch-built-without-mps" /* macos_doctor_test.cpp, fixture Macs replayed */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -45,6 +45,27 @@ const std::vector<CatalogueEntry>& catalogue() {
        "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
        "(/dev/dxg) and no device answers the driver (on Windows: no display adapter of vendor 10de among "
        "those Windows installed a driver for). PyTorch can only train on the CPU here."},
+      {"macos-too-old-for-mps", S::error, "pytorch", "This macOS is older than the installed PyTorch's MPS needs",
+       "PyTorch's MPS backend checks the macOS release before it uses the GPU: torch 1.12 to 2.4 need macOS "
+       "12.3, 2.5 to 2.8 need 13.0, 2.9 and later need 14.0. Up to 2.11 the wheels install on macOS 11, so "
+       "pip installs a torch whose torch.backends.mps.is_available() is False here (and its warning may name "
+       "an older macOS than it needs)."},
+      {"mac-torch-needs-newer-macos", S::error, "pytorch", "PyTorch's libraries are built for a newer macOS",
+       "libtorch_cpu.dylib's LC_BUILD_VERSION names a minimum macOS newer than this one (the wheels of 2.12 "
+       "and later need macOS 14): `import torch` fails in dyld before Python sees it."},
+      {"mac-python-under-rosetta", S::error, "pytorch", "An Intel (x86_64) Python runs on this Apple Silicon Mac",
+       "The Python has no arm64 code (Intel Homebrew under /usr/local, an osx-64 conda, an old python.org "
+       "installer) or the shell runs under Rosetta: pip then sees an Intel Mac, offers at most torch 2.2.2, "
+       "and MPS is not available."},
+      {"mac-intel-no-new-torch", S::warning, "system", "An Intel Mac: PyTorch stopped at 2.2.2 here",
+       "PyPI has no macOS x86_64 wheels after torch 2.2.2 (Python 3.8 to 3.12); MPS works on an Intel Mac "
+       "only with an AMD GPU on macOS 12.3 or newer."},
+      {"mac-virtual-machine-no-mps", S::warning, "system", "A virtual Mac: MPS has no Metal device here",
+       "macOS in a virtual machine (CI runners, Tart, Parallels, Apple's Virtualization framework) exposes no "
+       "Metal device that MPS accepts (it requires the Mac2 GPU family): PyTorch runs on the CPU."},
+      {"torch-built-without-mps", S::error, "pytorch", "This PyTorch was built without MPS",
+       "libtorch_cpu.dylib does not link MetalPerformanceShadersGraph: torch.backends.mps.is_built() is "
+       "False, so PyTorch cannot use the Mac's GPU whatever the macOS (a source or third-party build)."},
       {"windows-long-paths-disabled", S::warning, "system", "Windows limits paths to 260 characters",
        "LongPathsEnabled is off (Windows' default): pip fails to install torch into a Python whose "
        "site-packages sits deep enough, with 'OSError: [Errno 2] No such file or directory' on a file under "

@@ -72,6 +72,9 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 // The facts come from the Windows doctor (src/windows/).
 inline bool on_windows(const Facts& f) { return f.os.id == "windows"; }
+void rules_macos(const Facts& f, const Derived& d, std::vector<Finding>& out);
+Verdict macos_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
+inline bool on_macos(const Facts& f) { return f.os.id == "macos"; }
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d);
 

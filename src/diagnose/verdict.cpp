@@ -211,6 +211,14 @@ Report diagnose(const Facts& facts) {
     if (!d.gpu_evidence) rep.not_applicable.push_back("driver-library");
     return rep;
   }
+  if (on_macos(facts)) {
+    // No NVIDIA driver, no sysfs: the macOS source's facts and the environment's settings.
+    rules_macos(facts, d, rep.findings);
+    rep.verdict = macos_verdict(facts, d, rep.findings);
+    rep.not_applicable = {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries",
+                          "libtorch", "cpu-math"};
+    return rep;
+  }
   rules_system(facts, d, rep.findings);
   rules_driver(facts, d, rep.findings);
   // A malformed allocator setting is wrong with or without a GPU (the job fails once there is one).

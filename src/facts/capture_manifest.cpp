@@ -153,6 +153,7 @@ CaptureManifest manifest_from(const json& j) {
   m.own_module = optional_text(j, "own_module");
   for (const auto& [name, c] : object_field(j, "", "children").items()) m.children[name] = child_from(name, c);
   for (const auto& [lib, g] : object_field(j, "", "gpu_code").items()) m.gpu_code[lib] = gpu_code_from(lib, g);
+  m.sysctl = text_map_field(j, "", "sysctl");
   return m;
 }
 
@@ -170,6 +171,7 @@ std::string capture_manifest_json(const CaptureManifest& m) {
   for (const auto& [name, c] : m.children) j["children"][name] = child_json(c);
   j["gpu_code"] = json::object();
   for (const auto& [lib, g] : m.gpu_code) j["gpu_code"][lib] = gpu_code_json(g);
+  if (!m.sysctl.empty()) j["sysctl"] = m.sysctl;
   return json_text(j, 2) + "\n";
 }
 

@@ -27,6 +27,9 @@ struct CaptureManifest {
   std::optional<std::string> own_module;  // libdlready_train.so the binary would load
   std::map<std::string, ChildAnswer> children;
   std::map<std::string, GpuCode> gpu_code;
+  // A Mac's sysctl answers (hw.optional.arm64, kern.osrelease, kern.hv_vmm_present, ...): what no
+  // file holds, recorded so the macOS source of facts replays them (probe/macos/).
+  std::map<std::string, std::string> sysctl;
 };
 
 std::string capture_manifest_json(const CaptureManifest& m);

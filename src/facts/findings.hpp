@@ -23,6 +23,7 @@ struct TorchVerdict {
   std::string version;
   std::optional<std::string> cuda;
   bool cuda_available = false;  // our prediction of torch.cuda.is_available()
+  std::optional<bool> mps_available;  // on a Mac: of torch.backends.mps.is_available()
   std::string reason;
 };
 

@@ -1,10 +1,11 @@
-// The sources of facts of the Linux build (and of the macOS build to come, which reads the same
-// roots): Linux machines, live or under a root. macOS's source joins this list.
+// The sources of facts of the Linux build: Linux machines, live or under a root, and Macs under a
+// root (a Mac's capture or fixture, replayed). The macOS build to come lists its live source first.
 #include "probe/gather.hpp"
 #include "probe/linux/probes.hpp"
+#include "probe/macos/macos_probes.hpp"
 
 namespace dlready {
 
-std::vector<FactSource> fact_sources() { return {linux_fact_source()}; }
+std::vector<FactSource> fact_sources() { return {linux_fact_source(), macos_fact_source()}; }
 
 }  // namespace dlready

@@ -55,8 +55,12 @@ json report_json(const Facts& f, const Report& r) {
                         {"evidence", x.evidence}, {"fix", x.fix}});
   json torch = json::array();
   for (const auto& t : r.verdict.torch)
-    torch.push_back({{"location", t.location}, {"version", t.version}, {"cuda", opt(t.cuda)},
-                     {"cuda_available", t.cuda_available}, {"reason", t.reason}});
+  {
+    json one = {{"location", t.location}, {"version", t.version}, {"cuda", opt(t.cuda)},
+                {"cuda_available", t.cuda_available}, {"reason", t.reason}};
+    if (t.mps_available) one["mps_available"] = *t.mps_available;  // on a Mac only
+    torch.push_back(one);
+  }
   json recs = json::array();
   for (const auto& rec : r.recommendations) recs.push_back({{"title", rec.title}, {"commands", rec.commands}});
   json j = {{"schema", "dlready.doctor/1"},

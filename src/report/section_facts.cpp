@@ -262,10 +262,48 @@ std::vector<std::string> windows_section(const Facts& f, const std::string& sect
   return out;
 }
 
+void macos_system(const Facts& f, std::vector<std::string>& out) {
+  out.push_back(f.os.pretty_name.value_or("macOS") + (f.os.kernel ? ", " + *f.os.kernel : "") +
+                (f.os.arch ? ", " + *f.os.arch : ""));
+  if (!f.macos) return;
+  const auto& m = *f.macos;
+  std::string hw;
+  if (m.model) hw += *m.model;
+  if (m.cpu_brand) hw += (hw.empty() ? "" : ", ") + *m.cpu_brand;
+  if (m.virtual_machine == true) hw += (hw.empty() ? "" : ", ") + std::string("virtual machine");
+  if (m.translated == true) hw += (hw.empty() ? "" : ", ") + std::string("this shell runs under Rosetta");
+  if (!hw.empty()) out.push_back(hw);
+  if (!m.apple_silicon) out.push_back("processor, Rosetta and VM: unknown (no sysctl answers in this root)");
+}
+
+void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch)
+      out.push_back("torch " + t.version.value_or("?") + " in " + t.site_packages + (e.active ? " [active]" : ""));
+  if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
+  if (!f.macos) return;
+  for (const auto& p : f.macos->pythons)
+    if (p.interpreter) out.push_back(*p.interpreter + ": " + (p.cpus.empty() ? p.error.value_or("?") : join(p.cpus, ", ")));
+  for (const auto& c : f.macos->torch)
+    if (c.library)
+      out.push_back(*c.library + ": " + (c.error ? *c.error : join(c.cpus, ", ") + ", macOS " + c.minos.value_or("?") +
+                                                                   "+, MPS " + (c.mps_built == true ? "built" : "not built")));
+}
+
+std::vector<std::string> macos_section(const Facts& f, const std::string& section) {
+  std::vector<std::string> out;
+  if (section == "system") macos_system(f, out);
+  else if (section == "environment") facts_environment(f, out);
+  else if (section == "pytorch") macos_pytorch(f, out);
+  else out.push_back("not on macOS (no NVIDIA GPU, no CUDA: PyTorch's GPU here is MPS)");
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> section_facts(const Facts& f, const std::string& section) {
   if (f.os.id == "windows") return windows_section(f, section);
+  if (f.os.id == "macos") return macos_section(f, section);
   using Lines = void (*)(const Facts&, std::vector<std::string>&);
   static const std::pair<const char*, Lines> kSections[] = {
       {"system", facts_system},

@@ -134,9 +134,10 @@ std::string render_text(const Facts& f, const Report& r, const TextStyle& style)
   }
   out += p("1", "Verdict") + "\n    " + printable(r.verdict.summary, 4096) + "\n";
   for (const auto& t : r.verdict.torch)
-    out += "    torch " + printable(t.version, 256) + " (" + printable(t.location, 1024) +
-           "): torch.cuda.is_available() would be " + (t.cuda_available ? "True" : "False") + " — " +
-           printable(t.reason, 1024) + "\n";
+    out += "    torch " + printable(t.version, 256) + " (" + printable(t.location, 1024) + "): " +
+           (t.mps_available ? std::string("torch.backends.mps.is_available() would be ") + (*t.mps_available ? "True" : "False")
+                            : std::string("torch.cuda.is_available() would be ") + (t.cuda_available ? "True" : "False")) +
+           " — " + printable(t.reason, 1024) + "\n";
   if (!r.recommendations.empty()) {
     out += "\n" + p("1", "Recommended install") + "\n";
     for (const auto& rec : r.recommendations) {

@@ -128,6 +128,15 @@ std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& erro
   return m;
 }
 
+std::optional<CaptureManifest> readable_capture(const RootFs& fs, std::string& error) {
+  // A root we cannot list would read as an empty machine ("no NVIDIA GPU"): refuse it instead.
+  if (!fs.is_dir("/") || ::access(fs.host("/").c_str(), R_OK | X_OK) != 0) {
+    error = "--root " + fs.root() + " is not a readable directory (check its permissions)";
+    return std::nullopt;
+  }
+  return capture_under(fs, error);
+}
+
 std::optional<std::string> own_environment() {
   std::string exe = own_executable();
   std::string bin = path_dirname(exe);
@@ -244,27 +253,10 @@ class BinaryScan {
   std::optional<RootFs> unrecorded_;
 };
 
-// The platform of the machine under `root`: its capture's; else macOS's or Windows' own files;
-// else Linux (an unreadable root or capture.json too: the Linux source says what is wrong).
-std::string platform_under(const std::string& root) {
-  RootFs fs(root);
-  std::string error;
-  if (auto manifest = capture_under(fs, error)) return manifest->platform;
-  if (!error.empty()) return "linux";
-  if (fs.exists("/System/Library/CoreServices/SystemVersion.plist")) return "macos";
-  if (fs.is_dir("/Windows/System32")) return "windows";
-  return "linux";
-}
-
 GatherResult gather_linux_machine(const GatherOptions& options) {
   GatherResult r;
   RootFs fs(options.root);
-  // A root we cannot list would read as an empty machine ("no NVIDIA GPU"): refuse it instead.
-  if (!fs.is_dir("/") || ::access(fs.host("/").c_str(), R_OK | X_OK) != 0) {
-    r.error = "--root " + options.root + " is not a readable directory (check its permissions)";
-    return r;
-  }
-  auto replay = capture_under(fs, r.error);
+  auto replay = readable_capture(fs, r.error);
   if (!r.error.empty()) return r;
   GatherOptions opt = replayed_options(options, replay);
   fs.record_into(opt.record);
@@ -285,6 +277,18 @@ GatherResult gather_linux_machine(const GatherOptions& options) {
 
 }  // namespace
 
-FactSource linux_fact_source() { return {"linux", gather_linux_machine, platform_under}; }
+// The platform of the machine under `root`: its capture's; else macOS's or Windows' own files;
+// else Linux (an unreadable root or capture.json too: the Linux source says what is wrong).
+std::string root_platform(const std::string& root) {
+  RootFs fs(root);
+  std::string error;
+  if (auto manifest = capture_under(fs, error)) return manifest->platform;
+  if (!error.empty()) return "linux";
+  if (fs.exists("/System/Library/CoreServices/SystemVersion.plist")) return "macos";
+  if (fs.is_dir("/Windows/System32")) return "windows";
+  return "linux";
+}
+
+FactSource linux_fact_source() { return {"linux", gather_linux_machine, root_platform}; }
 
 }  // namespace dlready

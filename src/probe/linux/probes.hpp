@@ -16,9 +16,14 @@ namespace dlready {
 // The Linux source of facts (probe/gather.hpp): every probe in order through RootFs, live or under a
 // root; it names the platform of a root (a capture's, else macOS's or Windows' own files).
 FactSource linux_fact_source();
+// The platform of the machine under `root` (every POSIX source's `platform_of`).
+std::string root_platform(const std::string& root);
 // The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
 // that cannot be read sets `error`.
 std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
+// The same after checking that the root can be listed at all (a root we cannot list would read as
+// an empty machine); `error` says which failed.
+std::optional<CaptureManifest> readable_capture(const RootFs& fs, std::string& error);
 // The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
 // nullopt when it is not in a bin/ folder.
 std::optional<std::string> own_environment();

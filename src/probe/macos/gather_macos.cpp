@@ -1,0 +1,39 @@
+// The macOS source of facts over a Mac's root: its files through RootFs, sysctl's answers from the
+// capture's manifest (a folder without one answers none: those facts stay unknown), the Python
+// environments where Macs keep them (the POSIX layout the Linux reader knows: venvs, conda,
+// Homebrew's and python.org's prefixes on PATH, pyenv), the binaries read as Mach-O.
+#include "probe/linux/probes.hpp"
+#include "probe/macos/macos_probes.hpp"
+
+namespace dlready {
+namespace {
+
+GatherResult gather_mac_root(const GatherOptions& options) {
+  GatherResult r;
+  RootFs fs(options.root);
+  auto replay = readable_capture(fs, r.error);
+  if (!r.error.empty()) return r;
+  // A Mac's folder without a manifest says nothing of its environment: the running process's is
+  // another machine's and is not used.
+  r.replayed = replay.has_value();
+  r.env = replay ? replay->environment : std::map<std::string, std::string>{};
+  if (replay) r.user = {replay->user_name, replay->uid, replay->gids};
+  SysctlAnswers sysctl = replay ? replay->sysctl : SysctlAnswers{};
+  Facts& f = r.facts;
+  f.root = fs.root();
+  f.env = probe_env(r.env);
+  MacosFacts mac;
+  probe_macos_version(fs, sysctl, mac, f.os);
+  probe_macos_hardware(sysctl, mac, f.os);
+  f.python = probe_python(fs, f.env);
+  probe_mac_binaries(fs, f.python, mac);
+  f.macos = mac;
+  if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
+  return r;
+}
+
+}  // namespace
+
+FactSource macos_fact_source() { return {"macos", gather_mac_root, root_platform}; }
+
+}  // namespace dlready

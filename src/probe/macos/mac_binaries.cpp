@@ -1,0 +1,92 @@
+// Each Python's interpreter and each PyTorch's libtorch_cpu.dylib, read as Mach-O files: which
+// CPUs they run on, the oldest macOS their loader accepts, whether torch links Metal's graph
+// framework (built with MPS).
+#include <algorithm>
+#include <regex>
+
+#include "binfmt/macho_reader.hpp"
+#include "core/text.hpp"
+#include "probe/macos/macos_probes.hpp"
+
+namespace dlready {
+namespace {
+
+ByteReader root_reader(const RootFs& fs, const std::string& path) {
+  return [&fs, path](uint64_t offset, size_t len) { return fs.read_at(path, offset, len); };
+}
+
+std::vector<std::string> cpu_names(const MachOFile& f) {
+  std::vector<std::string> names;
+  for (const auto& s : f.slices) names.push_back(macho_cpu_name(s.cputype));
+  return names;
+}
+
+// <prefix>/bin/python3.X (the version's own name first), else python3, else python.
+std::optional<std::string> interpreter_of(const RootFs& fs, const PythonEnv& e) {
+  std::vector<std::string> names;
+  if (e.python_version) names.push_back("python" + *e.python_version);
+  names.insert(names.end(), {"python3", "python"});
+  for (const auto& n : names)
+    if (fs.exists(e.prefix + "/bin/" + n)) return e.prefix + "/bin/" + n;
+  return std::nullopt;
+}
+
+// conda-meta/python-3.*.json's "subdir" (osx-64 on an Intel conda, osx-arm64 on Apple Silicon's).
+std::optional<std::string> conda_subdir(const RootFs& fs, const std::string& prefix) {
+  static const std::regex kSubdir(R"re("subdir"\s*:\s*"([a-z0-9_-]{1,32})")re");
+  for (const auto& name : fs.list(prefix + "/conda-meta")) {
+    if (!starts_with(name, "python-3") || !ends_with(name, ".json")) continue;
+    auto text = fs.read(prefix + "/conda-meta/" + name, 256 * 1024);
+    std::smatch m;
+    if (text && std::regex_search(*text, m, kSubdir)) return m[1].str();
+  }
+  return std::nullopt;
+}
+
+MacPython read_python(const RootFs& fs, const PythonEnv& e) {
+  MacPython p;
+  p.prefix = e.prefix;
+  p.interpreter = interpreter_of(fs, e);
+  if (p.interpreter) {
+    auto r = parse_macho(root_reader(fs, *p.interpreter));
+    if (r.file) p.cpus = cpu_names(*r.file);
+    else p.error = printable(*p.interpreter) + ": " + r.error;
+  }
+  if (e.kind == "conda") p.conda_subdir = conda_subdir(fs, e.prefix);
+  return p;
+}
+
+MacTorchCheck read_torch(const RootFs& fs, const PythonEnv& e, const TorchInstall& t) {
+  MacTorchCheck c;
+  c.site_packages = t.site_packages;
+  // The wheel keeps it in torch/lib; conda-forge's libtorch moves it to <env>/lib.
+  for (const auto& lib : {t.site_packages + "/torch/lib/libtorch_cpu.dylib", e.prefix + "/lib/libtorch_cpu.dylib"})
+    if (!c.library && fs.exists(lib)) c.library = lib;
+  if (!c.library) return c;
+  auto r = parse_macho(root_reader(fs, *c.library));
+  if (!r.file) {
+    c.error = printable(*c.library) + ": " + r.error;
+    return c;
+  }
+  c.cpus = cpu_names(*r.file);
+  // The slice the loader would pick on this Mac: arm64 when there is one, else the first.
+  const MachOSlice* s = macho_slice(*r.file, kMachOCpuArm64);
+  if (!s) s = &r.file->slices.front();
+  c.minos = s->minos;
+  bool mps = false;
+  for (const auto& d : s->weak_dylibs) mps |= d.find("/MetalPerformanceShadersGraph.framework/") != std::string::npos;
+  for (const auto& d : s->dylibs) mps |= d.find("/MetalPerformanceShadersGraph.framework/") != std::string::npos;
+  c.mps_built = mps;
+  return c;
+}
+
+}  // namespace
+
+void probe_mac_binaries(const RootFs& fs, const PythonFacts& python, MacosFacts& mac) {
+  for (const auto& e : python.envs) {
+    mac.pythons.push_back(read_python(fs, e));
+    for (const auto& t : e.torch) mac.torch.push_back(read_torch(fs, e, t));
+  }
+}
+
+}  // namespace dlready

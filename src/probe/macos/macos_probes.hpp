@@ -1,0 +1,30 @@
+// The macOS source of facts: a Mac's files through RootFs (the live machine on a Mac; a Mac's
+// capture or fixture root replayed on Linux) and what only a system call answers (sysctl) through
+// one seam a capture's manifest answers. It fills the same fact groups as the other sources, and
+// MacosFacts for what only a Mac has.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "facts/facts.hpp"
+#include "os/root_fs.hpp"
+#include "probe/gather.hpp"
+
+namespace dlready {
+
+// The answers of sysctl by name ("hw.optional.arm64" -> "1"); a name missing is unknown.
+using SysctlAnswers = std::map<std::string, std::string>;
+
+// SystemVersion.plist's ProductVersion and ProductBuildVersion (the compatibility shim's 10.16 and
+// 16.x kept as read, flagged), the Darwin release's macOS major beside it.
+void probe_macos_version(const RootFs& fs, const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os);
+// The processor, Rosetta and virtual-machine facts from sysctl.
+void probe_macos_hardware(const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os);
+// Each Python's interpreter and each PyTorch's libtorch_cpu.dylib read as Mach-O files.
+void probe_mac_binaries(const RootFs& fs, const PythonFacts& python, MacosFacts& mac);
+
+// The macOS source (probe/gather.hpp): replays a Mac root on any POSIX build.
+FactSource macos_fact_source();
+
+}  // namespace dlready

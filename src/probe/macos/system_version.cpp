@@ -1,0 +1,67 @@
+// macOS's version and hardware: SystemVersion.plist (a file) and sysctl's answers (the seam).
+#include "core/text.hpp"
+#include "probe/macos/macos_probes.hpp"
+
+namespace dlready {
+namespace {
+
+// The <string> after <key>name</key> in an XML plist's top dict; nullopt when absent.
+std::optional<std::string> plist_string(const std::string& text, const std::string& name) {
+  auto key = text.find("<key>" + name + "</key>");
+  if (key == std::string::npos) return std::nullopt;
+  auto open = text.find("<string>", key);
+  auto close = open == std::string::npos ? std::string::npos : text.find("</string>", open);
+  // The value must follow its key directly (only whitespace between).
+  if (close == std::string::npos || trim(text.substr(key + name.size() + 11, open - key - name.size() - 11)) != "")
+    return std::nullopt;
+  return trim(text.substr(open + 8, close - open - 8));
+}
+
+std::optional<bool> flag(const SysctlAnswers& s, const char* name) {
+  auto it = s.find(name);
+  if (it == s.end()) return std::nullopt;
+  return trim(it->second) == "1";
+}
+
+std::optional<std::string> value(const SysctlAnswers& s, const char* name) {
+  auto it = s.find(name);
+  if (it == s.end() || trim(it->second).empty()) return std::nullopt;
+  return trim(it->second);
+}
+
+}  // namespace
+
+void probe_macos_version(const RootFs& fs, const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os) {
+  os.id = "macos";
+  if (auto text = fs.read("/System/Library/CoreServices/SystemVersion.plist", 64 * 1024)) {
+    mac.product_version = plist_string(*text, "ProductVersion");
+    mac.build = plist_string(*text, "ProductBuildVersion");
+  }
+  mac.darwin_release = value(sysctl, "kern.osrelease");
+  // The shim answers 10.16 for 11 and later and 16.x for 26; the Darwin release is never shimmed.
+  if (mac.product_version && (*mac.product_version == "10.16" || starts_with(*mac.product_version, "16.")))
+    mac.version_shimmed = true;
+  std::optional<int> darwin_major = mac.darwin_release ? macos_major_from_darwin(*mac.darwin_release) : std::nullopt;
+  std::optional<std::string> shown = mac.product_version;
+  if (mac.version_shimmed) shown = darwin_major ? std::to_string(*darwin_major) : "11 or newer";
+  os.kernel = mac.darwin_release ? "Darwin " + *mac.darwin_release : std::optional<std::string>();
+  os.pretty_name = "macOS " + shown.value_or("(version unknown)") + (mac.build ? " (" + *mac.build + ")" : "");
+}
+
+void probe_macos_hardware(const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os) {
+  mac.apple_silicon = flag(sysctl, "hw.optional.arm64");
+  mac.translated = flag(sysctl, "sysctl.proc_translated");
+  mac.virtual_machine = flag(sysctl, "kern.hv_vmm_present");
+  mac.model = value(sysctl, "hw.model");
+  mac.cpu_brand = value(sysctl, "machdep.cpu.brand_string");
+  if (mac.model && starts_with(*mac.model, "VirtualMac")) mac.virtual_machine = true;
+  if (mac.cpu_brand && mac.cpu_brand->find("(Virtual)") != std::string::npos) mac.virtual_machine = true;
+  if (mac.apple_silicon) os.arch = *mac.apple_silicon ? "arm64" : "x86_64";
+  os.cpu_model = mac.cpu_brand;
+  if (auto cpus = value(sysctl, "hw.ncpu"))
+    if (auto n = parse_int(*cpus)) os.cpu_count = static_cast<int>(*n);
+  if (auto memory = value(sysctl, "hw.memsize"))
+    if (auto bytes = parse_int(*memory)) os.memory_bytes = static_cast<uint64_t>(*bytes);
+}
+
+}  // namespace dlready

@@ -1,0 +1,231 @@
+// The macOS doctor, tested here as a maintainer reads a Mac user's capture: fixture Macs (their
+// files, their Mach-O binaries, their sysctl answers in the capture's manifest) replayed through the
+// dlready binary with `doctor --root`; and the Mach-O reader on built files and garbage.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "binfmt/macho_reader.hpp"
+#include "fixture.hpp"
+#include "macho_builder.hpp"
+
+namespace dlready::test {
+namespace {
+
+constexpr uint32_t kArm64 = 0x0100000C, kX86_64 = 0x01000007;
+constexpr const char* kMpsGraph =
+    "/System/Library/Frameworks/MetalPerformanceShadersGraph.framework/Versions/A/MetalPerformanceShadersGraph";
+
+TEST(MachO, ThinDylibWithItsMinimumMacosWeakFrameworksAndRpaths) {
+  std::string bytes = macho_thin({kArm64, 6, 0x000E0000, {"/usr/lib/libc++.1.dylib"}, {kMpsGraph}, {"@loader_path"}});
+  auto r = parse_macho(bytes_reader(bytes));
+  ASSERT_TRUE(r.file) << r.error;
+  ASSERT_EQ(r.file->slices.size(), 1u);
+  const auto& s = r.file->slices[0];
+  EXPECT_FALSE(r.file->fat);
+  EXPECT_EQ(macho_cpu_name(s.cputype), "arm64");
+  EXPECT_EQ(s.filetype, 6u);
+  EXPECT_EQ(s.minos, "14.0");
+  EXPECT_EQ(s.dylibs, std::vector<std::string>{"/usr/lib/libc++.1.dylib"});
+  EXPECT_EQ(s.weak_dylibs, std::vector<std::string>{kMpsGraph});
+  EXPECT_EQ(s.rpaths, std::vector<std::string>{"@loader_path"});
+}
+
+TEST(MachO, UniversalFileHasASlicePerCpu) {
+  std::string bytes = macho_fat({{kX86_64, 2, 0x000A0F00, {}, {}, {}}, {kArm64, 2, 0x000B0000, {}, {}, {}}});
+  auto r = parse_macho(bytes_reader(bytes));
+  ASSERT_TRUE(r.file) << r.error;
+  EXPECT_TRUE(r.file->fat);
+  ASSERT_EQ(r.file->slices.size(), 2u);
+  EXPECT_EQ(macho_cpu_name(r.file->slices[0].cputype), "x86_64");
+  EXPECT_EQ(r.file->slices[0].minos, "10.15");
+  ASSERT_NE(macho_slice(*r.file, kArm64), nullptr);
+  EXPECT_EQ(macho_slice(*r.file, kArm64)->minos, "11.0");
+}
+
+TEST(MachO, GarbageIsAnErrorValue) {
+  std::string good = macho_thin({kArm64, 6, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, {}, {}});
+  for (size_t cut : {0u, 4u, 20u, 40u}) {
+    auto r = parse_macho(bytes_reader(good.substr(0, cut)));
+    EXPECT_FALSE(r.file) << "cut at " << cut;
+    EXPECT_FALSE(r.error.empty());
+  }
+  std::string huge = good;
+  huge[16] = '\xff', huge[17] = '\xff', huge[18] = '\xff', huge[19] = '\x7f';  // ncmds
+  EXPECT_NE(parse_macho(bytes_reader(huge)).error.find("implausible"), std::string::npos);
+  std::string java = std::string("\xCA\xFE\xBA\xBE\x00\x00\x00\x34", 8) + std::string(64, '\0');
+  EXPECT_NE(parse_macho(bytes_reader(java)).error.find("Java"), std::string::npos);
+  EXPECT_NE(parse_macho(bytes_reader("\x7f" "ELF" + std::string(60, '\0'))).error.find("not a Mach-O"), std::string::npos);
+  // A command whose size runs past the others: the commands before it stand, nothing is read past.
+  std::string bad = good;
+  bad[32 + 4] = '\x7f';
+  auto r = parse_macho(bytes_reader(bad));
+  ASSERT_TRUE(r.file) << r.error;
+  EXPECT_TRUE(r.file->slices[0].dylibs.empty());
+}
+
+// A fixture Mac: SystemVersion.plist, sysctl's answers and the environment in the capture's
+// manifest, a Python with torch where the Mac keeps it.
+struct Mac {
+  std::string version = "15.1", build = "24B83", darwin = "24.1.0";
+  std::optional<bool> apple_silicon = true;
+  bool vm = false, translated = false;
+  std::string model = "Mac15,3", brand = "Apple M3";
+  std::string torch = "2.11.0";  // "": none
+  uint32_t torch_minos = 0x000B0000;
+  bool torch_mps = true;
+  std::vector<uint32_t> python_cpus = {kArm64};
+  std::string conda_subdir;  // set: a Miniforge base in the home folder instead of Homebrew's Python
+};
+
+void write_mac(Fixture& f, const Mac& m) {
+  f.write("/System/Library/CoreServices/SystemVersion.plist",
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\"><dict>\n <key>ProductBuildVersion</key>"
+          "<string>" + m.build + "</string>\n <key>ProductName</key><string>macOS</string>\n <key>ProductVersion</key>"
+          "<string>" + m.version + "</string>\n</dict></plist>\n");
+  std::string prefix = m.conda_subdir.empty() ? "/opt/homebrew" : "/Users/alice/miniforge3";
+  std::vector<MachOSpec> slices;
+  for (uint32_t cpu : m.python_cpus) slices.push_back({cpu, 2, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, {}, {}});
+  f.write(prefix + "/bin/python3.12", slices.size() == 1 ? macho_thin(slices[0]) : macho_fat(slices), 0755);
+  f.link(prefix + "/bin/python3", "python3.12");
+  std::string sp = prefix + "/lib/python3.12/site-packages";
+  f.mkdir(sp);
+  if (!m.conda_subdir.empty())
+    f.write(prefix + "/conda-meta/python-3.12.7-h1234.json", "{\"name\": \"python\", \"subdir\": \"" + m.conda_subdir + "\"}");
+  if (!m.torch.empty()) {
+    f.write(sp + "/torch/__init__.py", "");
+    f.write(sp + "/torch/version.py", "__version__ = '" + m.torch + "'\ncuda = None\n");
+    f.write(sp + "/torch-" + m.torch + ".dist-info/METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: " + m.torch + "\n");
+    MachOSpec lib{m.python_cpus.front(), 6, m.torch_minos, {"/usr/lib/libc++.1.dylib"}, {}, {"@loader_path"}};
+    if (m.torch_mps) lib.weak_dylibs = {kMpsGraph, "/System/Library/Frameworks/Metal.framework/Versions/A/Metal"};
+    f.write(sp + "/torch/lib/libtorch_cpu.dylib", macho_thin(lib));
+  }
+  nlohmann::json sysctl = {{"kern.osrelease", m.darwin}, {"hw.model", m.model}, {"machdep.cpu.brand_string", m.brand},
+                           {"kern.hv_vmm_present", m.vm ? "1" : "0"}, {"hw.ncpu", "8"}, {"hw.memsize", "17179869184"}};
+  if (m.apple_silicon) sysctl["hw.optional.arm64"] = *m.apple_silicon ? "1" : "0";
+  if (m.apple_silicon == true) sysctl["sysctl.proc_translated"] = m.translated ? "1" : "0";
+  nlohmann::json manifest = {
+      {"format", 1}, {"platform", "macos"}, {"dlready_version", "0.1.0"}, {"created", "2026-12-06T07:00:00Z"},
+      {"environment", {{"HOME", "/Users/alice"}, {"PATH", prefix + "/bin:/usr/bin:/bin"}}},
+      {"user", {{"name", "alice"}, {"uid", 501}, {"gids", {20}}}}, {"sysctl", sysctl}};
+  if (!m.conda_subdir.empty()) manifest["environment"]["CONDA_PREFIX"] = prefix;
+  f.write("/.dlready-capture/capture.json", manifest.dump(2));
+}
+
+struct Doctor {
+  int status = 0;
+  nlohmann::json report;
+  std::string text;
+};
+
+Doctor doctor(const Mac& m) {
+  Fixture f;
+  write_mac(f, m);
+  auto json = run_command(std::string(DLREADY_BINARY) + " doctor --json --root " + f.root + " 2>&1");
+  Doctor d;
+  d.status = json.status;
+  d.report = nlohmann::json::parse(json.out, nullptr, false);
+  d.text = run_command(std::string(DLREADY_BINARY) + " doctor --no-color --root " + f.root + " 2>&1").out;
+  return d;
+}
+
+std::set<std::string> finding_ids(const Doctor& d) {
+  std::set<std::string> ids;
+  if (d.report.is_object())
+    for (const auto& x : d.report.at("findings")) ids.insert(x.at("id").get<std::string>());
+  return ids;
+}
+
+TEST(MacDoctor, AHealthyAppleSiliconMacIsMpsReady) {
+  auto d = doctor({});
+  ASSERT_FALSE(d.report.is_discarded()) << d.text;
+  EXPECT_EQ(d.status, 0) << d.text;
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{}) << d.text;
+  const auto& v = d.report.at("verdict");
+  EXPECT_EQ(v.at("summary").get<std::string>().rfind("MPS ready", 0), 0u) << v.dump(1);
+  EXPECT_EQ(v.at("cuda_usable"), false);
+  EXPECT_EQ(v.at("torch")[0].at("mps_available"), true);
+  const auto& mac = d.report.at("facts").at("macos");
+  EXPECT_EQ(mac.at("product_version"), "15.1");
+  EXPECT_EQ(mac.at("apple_silicon"), true);
+  EXPECT_EQ(mac.at("torch")[0].at("minos"), "11.0");
+  EXPECT_EQ(mac.at("torch")[0].at("mps_built"), true);
+  EXPECT_EQ(mac.at("pythons")[0].at("cpus"), nlohmann::json::array({"arm64"}));
+  EXPECT_EQ(d.report.at("facts").at("os").at("id"), "macos");
+  EXPECT_NE(d.text.find("macOS 15.1 (24B83), Darwin 24.1.0, arm64"), std::string::npos) << d.text;
+  EXPECT_NE(d.text.find("torch.backends.mps.is_available() would be True"), std::string::npos) << d.text;
+  EXPECT_EQ(d.text.find("No NVIDIA GPU"), std::string::npos) << d.text;
+}
+
+TEST(MacDoctor, MacosThirteenWithTorch211HasNoMps) {
+  Mac m;
+  m.version = "13.6.7", m.build = "22G720", m.darwin = "22.6.0";
+  auto d = doctor(m);
+  EXPECT_EQ(d.status, 1) << d.text;
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"macos-too-old-for-mps"}) << d.text;
+  EXPECT_NE(d.text.find("its MPS needs macOS 14.0 or newer"), std::string::npos) << d.text;
+  EXPECT_NE(d.text.find("pip install \"torch<2.9\""), std::string::npos) << d.text;
+  EXPECT_EQ(d.report.at("verdict").at("summary").get<std::string>().rfind("CPU only", 0), 0u);
+}
+
+TEST(MacDoctor, AnIntelCondaOnAppleSiliconIsNamed) {
+  Mac m;
+  m.conda_subdir = "osx-64", m.python_cpus = {kX86_64}, m.torch = "2.2.2", m.torch_minos = 0x000A0D00;
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-python-under-rosetta"}) << d.text;
+  EXPECT_NE(d.text.find("subdir osx-64"), std::string::npos) << d.text;
+  EXPECT_NE(d.text.find("CONDA_SUBDIR=osx-arm64"), std::string::npos) << d.text;
+}
+
+TEST(MacDoctor, AnIntelMacStopsAtTorch222) {
+  Mac m;
+  m.apple_silicon = false, m.model = "MacBookPro16,1", m.brand = "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz";
+  m.python_cpus = {kX86_64}, m.torch = "2.2.2", m.torch_minos = 0x000A0D00, m.version = "14.7", m.darwin = "23.6.0";
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-intel-no-new-torch"}) << d.text;
+  EXPECT_EQ(d.status, 0) << "a warning: --fail-on error passes";
+}
+
+TEST(MacDoctor, AVirtualMacHasNoMetalDeviceForMps) {
+  Mac m;
+  m.vm = true, m.model = "VirtualMac2,1", m.brand = "Apple M1 (Virtual)";
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-virtual-machine-no-mps"}) << d.text;
+}
+
+TEST(MacDoctor, ATorchBuiltWithoutMps) {
+  Mac m;
+  m.torch_mps = false;
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"torch-built-without-mps"}) << d.text;
+}
+
+TEST(MacDoctor, ATorchBuiltForANewerMacosFailsToImport) {
+  Mac m;
+  m.version = "13.6.7", m.darwin = "22.6.0", m.torch = "2.12.0", m.torch_minos = 0x000E0000;
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-torch-needs-newer-macos"}) << d.text;
+}
+
+TEST(MacDoctor, TheCompatibilityShimsVersionIsReadThroughTheDarwinRelease) {
+  Mac m;
+  m.version = "10.16", m.darwin = "23.6.0";  // macOS 14 to an old-SDK process
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{}) << d.text;
+  EXPECT_EQ(d.report.at("facts").at("macos").at("version_shimmed"), true);
+  m.darwin = "22.6.0";  // macOS 13
+  EXPECT_EQ(finding_ids(doctor(m)), std::set<std::string>{"macos-too-old-for-mps"});
+}
+
+TEST(MacDoctor, AMacFolderWithoutAManifestStillReadsItsFiles) {
+  Fixture f;
+  write_mac(f, {});
+  f.remove("/.dlready-capture");
+  auto run = run_command(std::string(DLREADY_BINARY) + " doctor --no-color --root " + f.root + " 2>&1");
+  EXPECT_NE(run.out.find("macOS 15.1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("no sysctl answers in this root"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace dlready::test
