@@ -2,7 +2,8 @@
 # platform: the full build, the Windows build (cmake/windows_build.cmake) and the module-only build a
 # wheel-installed dlready runs (`dlready module build`, cmake/module_only.cmake).
 #
-# A source's platforms: its folder (probe/linux/, probe/windows/), else a tag before it in the list
+# A source's platforms: its folder (probe/linux/, probe/macos/, probe/windows/; probe/posix/: Linux
+# and macOS), else a tag before it in the list
 # ("posix:" Linux and macOS, "linux:", "windows:", "macos:"; os's twins carry theirs in their names
 # too); an untagged file is every platform's.
 if(WIN32)
@@ -26,6 +27,8 @@ function(dlready_platform_sources out)
       endif()
     elseif(item MATCHES "^src/[a-z_]+/(linux|windows|macos)/")
       set(platforms ${CMAKE_MATCH_1})
+    elseif(item MATCHES "^src/[a-z_]+/posix/")
+      set(platforms linux macos)
     endif()
     if(DLREADY_PLATFORM IN_LIST platforms)
       list(APPEND kept "${src}")
@@ -58,28 +61,32 @@ target_link_libraries(dlready_facts PUBLIC dlready_core)
 dlready_platform_layer(dlready_os os
   posix:src/os/root_fs_posix.cpp posix:src/os/posix_fs.cpp posix:src/os/atomic_file_posix.cpp
   windows:src/os/atomic_file_windows.cpp posix:src/os/bounded_file_posix.cpp windows:src/os/bounded_file_windows.cpp
-  linux:src/os/fatal_signal_linux.cpp posix:src/os/tcp_connect_posix.cpp linux:src/os/process_runner_linux.cpp
+  linux:src/os/fatal_signal_linux.cpp linux:src/os/tcp_connect_linux.cpp linux:src/os/process_runner_linux.cpp
   posix:src/os/terminal_posix.cpp windows:src/os/terminal_windows.cpp posix:src/os/host_name_posix.cpp
   windows:src/os/host_name_windows.cpp)
 target_link_libraries(dlready_os PUBLIC dlready_facts ${CMAKE_DL_LIBS})
 # Binary-file readers (ELF with its symbol versions, CUDA fat binaries, PE), for every platform's probes
 # and the CLI: files as bytes, nothing loaded.
-dlready_platform_layer(dlready_binfmt binfmt posix:src/binfmt/elf_reader.cpp posix:src/binfmt/fatbin_reader.cpp
+dlready_platform_layer(dlready_binfmt binfmt linux:src/binfmt/elf_reader.cpp linux:src/binfmt/fatbin_reader.cpp
   src/binfmt/pe_image.cpp src/binfmt/macho_reader.cpp)
 target_link_libraries(dlready_binfmt PUBLIC dlready_os)
 # The sources of facts behind probe/gather.hpp's one verb: what both platforms share at the top,
 # each platform's own in its folder.
 dlready_platform_layer(dlready_probe probe
-  src/probe/gather.cpp posix:src/probe/fact_sources_posix.cpp windows:src/probe/fact_sources_windows.cpp
-  src/probe/driver_children.cpp src/probe/python_files.cpp src/probe/linux/index_pages.cpp
+  src/probe/gather.cpp src/probe/driver_children.cpp src/probe/python_files.cpp
+  src/probe/posix/root_capture.cpp src/probe/posix/users.cpp src/probe/posix/env_probe.cpp src/probe/posix/python_probe.cpp
+  src/probe/posix/identity_probe.cpp
+  src/probe/linux/fact_sources_linux.cpp src/probe/linux/index_pages.cpp
   src/probe/linux/ld_cache.cpp src/probe/linux/library_locator.cpp src/probe/linux/child_probe.cpp
-  src/probe/linux/child_wire.cpp src/probe/linux/cuda_probe.cpp src/probe/linux/nvml_probe.cpp src/probe/linux/env_probe.cpp
+  src/probe/linux/child_wire.cpp src/probe/linux/cuda_probe.cpp src/probe/linux/nvml_probe.cpp
   src/probe/linux/os_probe.cpp src/probe/linux/cpu_load_probe.cpp src/probe/linux/pci_probe.cpp
   src/probe/linux/kernel_driver_probe.cpp src/probe/linux/device_nodes_probe.cpp src/probe/linux/cuda_libs_probe.cpp
-  src/probe/linux/python_probe.cpp src/probe/linux/libtorch_probe.cpp src/probe/linux/blas_probe.cpp
-  src/probe/linux/own_module_probe.cpp src/probe/linux/cdi_probe.cpp src/probe/linux/identity_probe.cpp
+  src/probe/linux/libtorch_probe.cpp src/probe/linux/blas_probe.cpp
+  src/probe/linux/own_module_probe.cpp src/probe/linux/cdi_probe.cpp
   src/probe/linux/ld_resolver.cpp src/probe/linux/scan_cache.cpp src/probe/linux/gather_linux.cpp
   posix:src/probe/macos/system_version.cpp posix:src/probe/macos/mac_binaries.cpp posix:src/probe/macos/gather_macos.cpp
+  src/probe/macos/live_macos.cpp src/probe/macos/fact_sources_macos.cpp
+  src/probe/windows/fact_sources_windows.cpp
   src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
   src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
   src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
@@ -107,17 +114,19 @@ dlready_platform_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snap
 target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose dlready_os)
 
 # The front end's sources, every platform's (cli/main.cpp; cli/front_end_<platform>.cpp wires the
-# commands a platform runs); the commands that need the LibTorch module or POSIX processes are tagged.
+# commands a platform runs); the commands only the Linux build has (the LibTorch module, setup's
+# installs, launch, capture, the sealed files) are tagged.
 dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/main.cpp src/cli/command_table.cpp linux:src/cli/front_end_linux.cpp windows:src/cli/front_end_windows.cpp
+  macos:src/cli/front_end_macos.cpp
   src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp windows:src/cli/setup_command_windows.cpp
-  posix:src/cli/setup_command.cpp posix:src/cli/train_command.cpp posix:src/cli/torch_module.cpp
-  posix:src/cli/cuda_preload.cpp posix:src/cli/verify_command.cpp posix:src/cli/launch_command.cpp
-  posix:src/cli/security_command.cpp posix:src/cli/shell_completion.cpp posix:src/cli/capture_command.cpp
-  posix:src/cli/module_command.cpp)
+  linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
+  linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
+  linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp linux:src/cli/capture_command.cpp
+  linux:src/cli/module_command.cpp)
 
-if(WIN32)
-  return()  # the Windows build is the doctor half alone
+if(NOT DLREADY_PLATFORM STREQUAL "linux")
+  return()  # the Windows and macOS builds are the doctor half alone
 endif()
 # The layers only the Linux build has (the launcher, training's files, cryptography, setup's installs).
 dlready_platform_layer(dlready_launch launch src/launch/dist_env.cpp src/launch/supervisor.cpp src/launch/launcher.cpp

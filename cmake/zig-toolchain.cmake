@@ -13,6 +13,12 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES DLREADY_ZIG_TARGET DLREADY_ZIG_
 string(REGEX MATCH "^[^-]+" _arch "${DLREADY_ZIG_TARGET}")
 if(DLREADY_ZIG_TARGET MATCHES "-macos")
   set(CMAKE_SYSTEM_NAME Darwin)
+  # zig links with its own macOS libc stubs: no SDK, no sysroot; the minimum macOS is in the target
+  # (aarch64-macos.11.0), never in -mmacosx-version-min (zig ignores it and stamps the newest).
+  # CMake asks for install_name_tool, which a static executable never needs.
+  set(CMAKE_OSX_SYSROOT "" CACHE PATH "none: zig's own")
+  set(CMAKE_OSX_DEPLOYMENT_TARGET "" CACHE STRING "none: in the zig target")
+  set(CMAKE_INSTALL_NAME_TOOL "/bin/true" CACHE FILEPATH "not used")
 elseif(DLREADY_ZIG_TARGET MATCHES "-windows")
   set(CMAKE_SYSTEM_NAME Windows)
 else()

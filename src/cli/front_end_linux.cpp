@@ -64,22 +64,6 @@ CommandGroup launch_command() {
           }};
 }
 
-CommandGroup snapshot_commands() {
-  struct Args {
-    SnapshotArgs snapshot;
-    DiffArgs diff;
-    ExportArgs exp;
-  };
-  auto a = std::make_shared<Args>();
-  return {[a](CLI::App& app) { add_snapshot_commands(app, a->snapshot, a->diff, a->exp); },
-          [a](const CLI::App& app) -> std::optional<int> {
-            if (app.got_subcommand("snapshot")) return to_int(run_snapshot(a->snapshot));
-            if (app.got_subcommand("diff")) return to_int(run_diff(a->diff));
-            if (app.got_subcommand("export")) return to_int(run_export(a->exp));
-            return std::nullopt;
-          }};
-}
-
 // completion and man: generated from the parsed program's own command table.
 CommandGroup shell_commands() {
   auto shell = std::make_shared<std::string>();
@@ -118,13 +102,13 @@ const PlatformFrontEnd& this_platform() {
 std::optional<int> start_process(int, char**) { return std::nullopt; }
 
 std::vector<CommandGroup> platform_commands() {
-  return {single<DoctorArgs>("doctor", add_doctor_command, run_doctor),
+  return {doctor_command_group(),
           single<TrainOptions>("train", add_train_command, run_train),
           single<VerifyOptions>("verify", add_verify_command, run_verify),
           single<BenchOptions>("bench", add_bench_command, run_bench),
           model_commands(),
           launch_command(),
-          snapshot_commands(),
+          snapshot_command_group(),
           single<CaptureArgs>("capture", add_capture_command, run_capture),
           single<SetupArgs>("setup", add_setup_command, run_setup),
           shared_args<SecurityArgs>(add_security_commands, run_security_command),

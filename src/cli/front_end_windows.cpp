@@ -35,26 +35,8 @@ std::optional<int> start_process(int argc, char** argv) {
 }
 
 std::vector<CommandGroup> platform_commands() {
-  auto doctor = std::make_shared<DoctorArgs>();
   auto setup = std::make_shared<WindowsSetupArgs>();
-  struct SnapshotGroup {
-    SnapshotArgs snapshot;
-    DiffArgs diff;
-    ExportArgs exp;
-  };
-  auto snap = std::make_shared<SnapshotGroup>();
-  return {{[doctor](CLI::App& app) { add_doctor_command(app, *doctor); },
-           [doctor](const CLI::App& app) -> std::optional<int> {
-             if (!app.got_subcommand("doctor")) return std::nullopt;
-             return to_int(run_doctor(*doctor));
-           }},
-          {[snap](CLI::App& app) { add_snapshot_commands(app, snap->snapshot, snap->diff, snap->exp); },
-           [snap](const CLI::App& app) -> std::optional<int> {
-             if (app.got_subcommand("snapshot")) return to_int(run_snapshot(snap->snapshot));
-             if (app.got_subcommand("diff")) return to_int(run_diff(snap->diff));
-             if (app.got_subcommand("export")) return to_int(run_export(snap->exp));
-             return std::nullopt;
-           }},
+  return {doctor_command_group(), snapshot_command_group(),
           {[setup](CLI::App& app) { add_windows_setup_command(app, *setup); },
            [setup](const CLI::App& app) -> std::optional<int> {
              if (!app.got_subcommand("setup")) return std::nullopt;

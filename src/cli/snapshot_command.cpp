@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
 
 #include "cli/front_end.hpp"
 #include "cli/usage_hints.hpp"
@@ -84,5 +85,21 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
 }
 
 ExitCode run_diff(const DiffArgs& a) { return run_diff_command(a.before, a.after, a.json); }
+
+CommandGroup snapshot_command_group() {
+  struct Args {
+    SnapshotArgs snapshot;
+    DiffArgs diff;
+    ExportArgs exp;
+  };
+  auto a = std::make_shared<Args>();
+  return {[a](CLI::App& app) { add_snapshot_commands(app, a->snapshot, a->diff, a->exp); },
+          [a](const CLI::App& app) -> std::optional<int> {
+            if (app.got_subcommand("snapshot")) return to_int(run_snapshot(a->snapshot));
+            if (app.got_subcommand("diff")) return to_int(run_diff(a->diff));
+            if (app.got_subcommand("export")) return to_int(run_export(a->exp));
+            return std::nullopt;
+          }};
+}
 
 }  // namespace dlready

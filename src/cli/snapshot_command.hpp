@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/front_end.hpp"
 #include "core/exit_code.hpp"
 #include "core/status.hpp"
 
@@ -34,5 +35,7 @@ ExitCode run_snapshot(const SnapshotArgs& args);
 Status take_snapshot(const SnapshotArgs& args, nlohmann::json& out);
 ExitCode run_diff(const DiffArgs& args);
 ExitCode run_export(const ExportArgs& args);
+// snapshot, diff and export as every platform's front end wires them.
+CommandGroup snapshot_command_group();
 
 }  // namespace dlready

@@ -157,6 +157,22 @@ if [ -n "$win" ]; then
     pass "win_amd64: dlready.exe --version under wine"
   fi
 fi
+# 6b. macOS: nothing here runs a Mach-O; each wheel's tag, its executable's CPU, minimum macOS and
+# libraries (scripts/macho_check.py), and pip's choice: a Mac's pip takes it, Linux's does not.
+for spec in "arm64 11.0 macosx_11_0_arm64" "x86_64 10.15 macosx_10_15_x86_64"; do
+  read -r cpu minos tag <<<"$spec"
+  mac=$(ls "$dist"/dlready-*-py3-none-"$tag".whl 2>/dev/null | head -1)
+  [ -n "$mac" ] || fail "no $tag wheel in $dist"
+  rm -rf "$work/mac" && unzip -q -o "$mac" -d "$work/mac"
+  exe=$work/mac/dlready-$version.data/scripts/dlready
+  [ -f "$exe" ] || fail "$tag wheel: no dlready in .data/scripts"
+  python3 "$src/scripts/macho_check.py" "$exe" "$cpu" "$minos" >/dev/null || fail "$tag: $(python3 "$src/scripts/macho_check.py" "$exe" "$cpu" "$minos" 2>&1)"
+  grep -q "^Tag: py3-none-$tag$" "$work/mac"/dlready-"$version".dist-info/WHEEL || fail "$tag: WHEEL's Tag"
+  "$venv/bin/pip" download -q --no-index --no-deps --find-links "$dist" --platform "$tag" --only-binary=:all: \
+    -d "$work/mac-pick" "dlready==$version" || fail "$tag: pip for a Mac does not take it"
+  pass "$tag: Mach-O $cpu, macOS $minos+, system libraries only; pip for that Mac takes it"
+done
+
 # 7. The LibTorch module from a wheel install: no compiler gets one line; then built against the pinned
 # venv's real torch into a fresh cache by this machine's g++, reported by status and the doctor, and
 # one epoch trained with it (the second command reuses it).

@@ -10,31 +10,17 @@
 #include "os/root_fs.hpp"
 #include "probe/gather.hpp"
 #include "probe/linux/library_locator.hpp"
+#include "probe/posix/posix_probes.hpp"
 
 namespace dlready {
 
 // The Linux source of facts (probe/gather.hpp): every probe in order through RootFs, live or under a
 // root; it names the platform of a root (a capture's, else macOS's or Windows' own files).
 FactSource linux_fact_source();
-// The platform of the machine under `root` (every POSIX source's `platform_of`).
-std::string root_platform(const std::string& root);
-// The manifest of the capture under `fs`; nullopt for any other root (and for "/"). A capture.json
-// that cannot be read sets `error`.
-std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& error);
-// The same after checking that the root can be listed at all (a root we cannot list would read as
-// an empty machine); `error` says which failed.
-std::optional<CaptureManifest> readable_capture(const RootFs& fs, std::string& error);
 // The environment this executable was installed into (<prefix>/bin/dlready by pip, uvx or pipx);
 // nullopt when it is not in a bin/ folder.
 std::optional<std::string> own_environment();
 
-UserIdentity current_user();
-// Looks the user up in <root>/etc/passwd and /etc/group; nullopt if unknown.
-std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);
-
-EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
-// What `--redact` hides on the machine under `fs` (identity_probe.cpp).
-RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::string, std::string>& env);
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
@@ -46,11 +32,6 @@ PciFacts probe_pci(const RootFs& fs);
 KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
 CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
-// The Python environments, the user's first: DLREADY_PARENT_PYTHON (the interpreter that ran
-// `python -m dlready`), VIRTUAL_ENV, CONDA_PREFIX, then the usual places. `own_prefix`: the
-// environment that holds this dlready executable (a uvx/pipx tool environment, first on PATH):
-// left out unless it is active or holds torch — it is the tool's, not the user's.
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix = std::nullopt);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
 OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
 std::vector<CdiSpec> probe_cdi_specs(const RootFs& fs);

@@ -2,23 +2,24 @@
 // capture's manifest (a folder without one answers none: those facts stay unknown), the Python
 // environments where Macs keep them (the POSIX layout the Linux reader knows: venvs, conda,
 // Homebrew's and python.org's prefixes on PATH, pyenv), the binaries read as Mach-O.
-#include "probe/linux/probes.hpp"
+#include "probe/posix/posix_probes.hpp"
 #include "probe/macos/macos_probes.hpp"
 
 namespace dlready {
-namespace {
 
-GatherResult gather_mac_root(const GatherOptions& options) {
+GatherResult gather_mac(const GatherOptions& options, const SysctlAnswers* live) {
   GatherResult r;
   RootFs fs(options.root);
   auto replay = readable_capture(fs, r.error);
   if (!r.error.empty()) return r;
+  const bool here = fs.is_host_root() && live;
   // A Mac's folder without a manifest says nothing of its environment: the running process's is
   // another machine's and is not used.
   r.replayed = replay.has_value();
-  r.env = replay ? replay->environment : std::map<std::string, std::string>{};
-  if (replay) r.user = {replay->user_name, replay->uid, replay->gids};
-  SysctlAnswers sysctl = replay ? replay->sysctl : SysctlAnswers{};
+  r.env = here ? options.env : replay ? replay->environment : std::map<std::string, std::string>{};
+  if (here) r.user = current_user();
+  else if (replay) r.user = {replay->user_name, replay->uid, replay->gids};
+  SysctlAnswers sysctl = here ? *live : replay ? replay->sysctl : SysctlAnswers{};
   Facts& f = r.facts;
   f.root = fs.root();
   f.env = probe_env(r.env);
@@ -31,6 +32,10 @@ GatherResult gather_mac_root(const GatherOptions& options) {
   if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
   return r;
 }
+
+namespace {
+
+GatherResult gather_mac_root(const GatherOptions& options) { return gather_mac(options, nullptr); }
 
 }  // namespace
 

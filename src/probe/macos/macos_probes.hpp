@@ -24,7 +24,12 @@ void probe_macos_hardware(const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts&
 // Each Python's interpreter and each PyTorch's libtorch_cpu.dylib read as Mach-O files.
 void probe_mac_binaries(const RootFs& fs, const PythonFacts& python, MacosFacts& mac);
 
-// The macOS source (probe/gather.hpp): replays a Mac root on any POSIX build.
+// A Mac's facts: under a root, sysctl's answers from its capture; on the Mac itself (`live`, the
+// macOS build's sysctl), the live answers and the process's environment.
+GatherResult gather_mac(const GatherOptions& options, const SysctlAnswers* live);
+// The macOS source (probe/gather.hpp) that replays a Mac's root, on every POSIX build.
 FactSource macos_fact_source();
+// The macOS build's own source: this Mac, live (probe/macos/live_macos.cpp), and Mac roots.
+FactSource macos_live_fact_source();
 
 }  // namespace dlready

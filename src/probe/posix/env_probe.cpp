@@ -1,6 +1,19 @@
-#include "probe/linux/probes.hpp"
+#include "probe/posix/posix_probes.hpp"
+
+extern char** environ;
 
 namespace dlready {
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
 
 namespace {
 // The variables that change which GPUs CUDA sees, which libraries the loader picks, and how
@@ -14,7 +27,8 @@ const char* const kVars[] = {
     "CUDA_MODULE_LOADING", "NVIDIA_TF32_OVERRIDE", "NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE",
     "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_DEBUG", "CUDA_LAUNCH_BLOCKING",
     "CUDA_INJECTION64_PATH", "PYTHONPATH", "PYTHONNOUSERSITE", "USER", "GLOO_SOCKET_IFNAME",
-    "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME", "DLREADY_PARENT_PYTHON"};
+    "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME", "DLREADY_PARENT_PYTHON",
+    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO"};
 
 // A variable's value as the doctor keeps it: a path list's first kMaxListEntries entries, any value
 // at most kMaxValueBytes. A list of 200,000 folders would be searched for every library and

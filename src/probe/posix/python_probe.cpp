@@ -5,7 +5,7 @@
 
 #include "probe/python_files.hpp"
 #include "core/text.hpp"
-#include "probe/linux/probes.hpp"
+#include "probe/posix/posix_probes.hpp"
 
 namespace dlready {
 namespace {

@@ -1,5 +1,5 @@
 // The sources of facts of the Linux build: Linux machines, live or under a root, and Macs under a
-// root (a Mac's capture or fixture, replayed). The macOS build to come lists its live source first.
+// root (a Mac's capture or fixture, replayed).
 #include "probe/gather.hpp"
 #include "probe/linux/probes.hpp"
 #include "probe/macos/macos_probes.hpp"

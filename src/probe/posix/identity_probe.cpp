@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "core/text.hpp"
-#include "probe/linux/probes.hpp"
+#include "probe/posix/posix_probes.hpp"
 
 namespace dlready {
 namespace {
