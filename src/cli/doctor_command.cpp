@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <memory>
 #include <optional>
 
 #include "cli/front_end.hpp"
@@ -81,14 +80,7 @@ std::string rendered_report(const DoctorArgs& a, const Examination& e) {
 
 }  // namespace
 
-CommandGroup doctor_command_group() {
-  auto args = std::make_shared<DoctorArgs>();
-  return {[args](CLI::App& app) { add_doctor_command(app, *args); },
-          [args](const CLI::App& app) -> std::optional<int> {
-            if (!app.got_subcommand("doctor")) return std::nullopt;
-            return to_int(run_doctor(*args));
-          }};
-}
+CommandGroup doctor_command_group() { return single_command<DoctorArgs>("doctor", add_doctor_command, run_doctor); }
 
 ExitCode run_doctor(const DoctorArgs& a) {
   if (a.list_findings) {

@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "core/exit_code.hpp"
 #include "probe/gather.hpp"
 
 namespace dlready {
@@ -30,6 +32,17 @@ struct CommandGroup {
   std::function<void(CLI::App&)> add;
   std::function<std::optional<int>(const CLI::App&)> run;
 };
+
+// One command with its own arguments: `add(app, args)` fills in its options, `run(args)` its work.
+template <class Args, class Add, class Run>
+CommandGroup single_command(const char* name, Add add, Run run) {
+  auto args = std::make_shared<Args>();
+  return {[args, add](CLI::App& app) { add(app, *args); },
+          [args, run, name](const CLI::App& app) -> std::optional<int> {
+            if (!app.got_subcommand(name)) return std::nullopt;
+            return to_int(run(*args));
+          }};
+}
 
 [[nodiscard]] const PlatformFrontEnd& this_platform();
 // Before the arguments are parsed (the console's encoding; Windows' driver probes run this

@@ -20,17 +20,6 @@
 namespace dlready {
 namespace {
 
-// One command with its own arguments: `add(app, args)` and `run(args)`.
-template <class Args, class Add, class Run>
-CommandGroup single(const char* name, Add add, Run run) {
-  auto args = std::make_shared<Args>();
-  return {[args, add](CLI::App& app) { add(app, *args); },
-          [args, run, name](const CLI::App& app) -> std::optional<int> {
-            if (!app.got_subcommand(name)) return std::nullopt;
-            return to_int(run(*args));
-          }};
-}
-
 CommandGroup model_commands() {
   struct Args {
     ModelOptions export_model, eval, quantize;
@@ -103,14 +92,14 @@ std::optional<int> start_process(int, char**) { return std::nullopt; }
 
 std::vector<CommandGroup> platform_commands() {
   return {doctor_command_group(),
-          single<TrainOptions>("train", add_train_command, run_train),
-          single<VerifyOptions>("verify", add_verify_command, run_verify),
-          single<BenchOptions>("bench", add_bench_command, run_bench),
+          single_command<TrainOptions>("train", add_train_command, run_train),
+          single_command<VerifyOptions>("verify", add_verify_command, run_verify),
+          single_command<BenchOptions>("bench", add_bench_command, run_bench),
           model_commands(),
           launch_command(),
           snapshot_command_group(),
-          single<CaptureArgs>("capture", add_capture_command, run_capture),
-          single<SetupArgs>("setup", add_setup_command, run_setup),
+          single_command<CaptureArgs>("capture", add_capture_command, run_capture),
+          single_command<SetupArgs>("setup", add_setup_command, run_setup),
           shared_args<SecurityArgs>(add_security_commands, run_security_command),
           shared_args<ModuleArgs>(add_module_commands, run_module_command),
           shell_commands()};

@@ -35,13 +35,8 @@ std::optional<int> start_process(int argc, char** argv) {
 }
 
 std::vector<CommandGroup> platform_commands() {
-  auto setup = std::make_shared<WindowsSetupArgs>();
   return {doctor_command_group(), snapshot_command_group(),
-          {[setup](CLI::App& app) { add_windows_setup_command(app, *setup); },
-           [setup](const CLI::App& app) -> std::optional<int> {
-             if (!app.got_subcommand("setup")) return std::nullopt;
-             return to_int(run_windows_setup(*setup));
-           }}};
+          single_command<WindowsSetupArgs>("setup", add_windows_setup_command, run_windows_setup)};
 }
 
 void complete_live_options(GatherOptions&, bool) {}

@@ -153,13 +153,17 @@ void facts_cuda_libraries(const Facts& f, std::vector<std::string>& out) {
   if (out.empty()) out.push_back("no CUDA toolkit or libraries found by the loader");
 }
 
-void facts_pytorch(const Facts& f, std::vector<std::string>& out) {
+// Each torch found; `cuda_words`: with its CUDA build or "(CPU)" (a Mac's torch has no CUDA to name).
+void torch_lines(const Facts& f, std::vector<std::string>& out, bool cuda_words) {
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch)
-      out.push_back("torch " + t.version.value_or("?") + (t.cuda ? " (CUDA " + *t.cuda + ")" : " (CPU)") + " in " +
-                    t.site_packages + (e.active ? " [active]" : ""));
+      out.push_back("torch " + t.version.value_or("?") +
+                    (!cuda_words ? "" : t.cuda ? " (CUDA " + *t.cuda + ")" : " (CPU)") + " in " + t.site_packages +
+                    (e.active ? " [active]" : ""));
   if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
 }
+
+void facts_pytorch(const Facts& f, std::vector<std::string>& out) { torch_lines(f, out, true); }
 
 void facts_libtorch(const Facts& f, std::vector<std::string>& out) {
   for (const auto& l : f.libtorch.installs)
@@ -277,10 +281,7 @@ void macos_system(const Facts& f, std::vector<std::string>& out) {
 }
 
 void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
-  for (const auto& e : f.python.envs)
-    for (const auto& t : e.torch)
-      out.push_back("torch " + t.version.value_or("?") + " in " + t.site_packages + (e.active ? " [active]" : ""));
-  if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
+  torch_lines(f, out, false);
   if (!f.macos) return;
   for (const auto& p : f.macos->pythons)
     if (p.interpreter) out.push_back(*p.interpreter + ": " + (p.cpus.empty() ? p.error.value_or("?") : join(p.cpus, ", ")));
