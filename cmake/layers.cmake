@@ -85,7 +85,8 @@ dlready_platform_layer(dlready_probe probe
   src/probe/linux/own_module_probe.cpp src/probe/linux/cdi_probe.cpp
   src/probe/linux/ld_resolver.cpp src/probe/linux/scan_cache.cpp src/probe/linux/gather_linux.cpp
   posix:src/probe/macos/system_version.cpp posix:src/probe/macos/mac_binaries.cpp posix:src/probe/macos/gather_macos.cpp
-  src/probe/macos/live_macos.cpp src/probe/macos/fact_sources_macos.cpp
+  posix:src/probe/macos/pip_indexes.cpp posix:src/probe/macos/metal_wire.cpp
+  src/probe/macos/live_macos.cpp src/probe/macos/metal_probe.cpp src/probe/macos/fact_sources_macos.cpp
   src/probe/windows/fact_sources_windows.cpp
   src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
   src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
@@ -98,7 +99,7 @@ endif()
 dlready_platform_layer(dlready_diagnose diagnose
   src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
-  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp
+  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/mac_wheels.cpp
   src/diagnose/gpu_code.cpp
   src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
 target_link_libraries(dlready_diagnose PUBLIC dlready_facts)

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "binfmt/macho_reader.hpp"
+#include "probe/macos/macos_probes.hpp"
 #include "fixture.hpp"
 #include "macho_builder.hpp"
 
@@ -77,6 +78,10 @@ struct Mac {
   bool torch_mps = true;
   std::vector<uint32_t> python_cpus = {kArm64};
   std::string conda_subdir;  // set: a Miniforge base in the home folder instead of Homebrew's Python
+  std::string python = "3.12";
+  std::map<std::string, std::string> env;              // more of the environment
+  std::map<std::string, std::string> files;            // more files (path -> text)
+  std::optional<nlohmann::json> metal;                 // the live Metal probe's record
 };
 
 void write_mac(Fixture& f, const Mac& m) {
@@ -87,12 +92,13 @@ void write_mac(Fixture& f, const Mac& m) {
   std::string prefix = m.conda_subdir.empty() ? "/opt/homebrew" : "/Users/alice/miniforge3";
   std::vector<MachOSpec> slices;
   for (uint32_t cpu : m.python_cpus) slices.push_back({cpu, 2, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, {}, {}});
-  f.write(prefix + "/bin/python3.12", slices.size() == 1 ? macho_thin(slices[0]) : macho_fat(slices), 0755);
-  f.link(prefix + "/bin/python3", "python3.12");
-  std::string sp = prefix + "/lib/python3.12/site-packages";
+  const std::string py = "python" + m.python;
+  f.write(prefix + "/bin/" + py, slices.size() == 1 ? macho_thin(slices[0]) : macho_fat(slices), 0755);
+  f.link(prefix + "/bin/python3", py);
+  std::string sp = prefix + "/lib/" + py + "/site-packages";
   f.mkdir(sp);
   if (!m.conda_subdir.empty())
-    f.write(prefix + "/conda-meta/python-3.12.7-h1234.json", "{\"name\": \"python\", \"subdir\": \"" + m.conda_subdir + "\"}");
+    f.write(prefix + "/conda-meta/python-" + m.python + ".7-h1234.json", "{\"name\": \"python\", \"subdir\": \"" + m.conda_subdir + "\"}");
   if (!m.torch.empty()) {
     f.write(sp + "/torch/__init__.py", "");
     f.write(sp + "/torch/version.py", "__version__ = '" + m.torch + "'\ncuda = None\n");
@@ -110,6 +116,9 @@ void write_mac(Fixture& f, const Mac& m) {
       {"environment", {{"HOME", "/Users/alice"}, {"PATH", prefix + "/bin:/usr/bin:/bin"}}},
       {"user", {{"name", "alice"}, {"uid", 501}, {"gids", {20}}}}, {"sysctl", sysctl}};
   if (!m.conda_subdir.empty()) manifest["environment"]["CONDA_PREFIX"] = prefix;
+  for (const auto& [k, v] : m.env) manifest["environment"][k] = v;
+  if (m.metal) manifest["metal"] = *m.metal;
+  for (const auto& [path, text] : m.files) f.write(path, text);
   f.write("/.dlready-capture/capture.json", manifest.dump(2));
 }
 
@@ -216,6 +225,112 @@ TEST(MacDoctor, TheCompatibilityShimsVersionIsReadThroughTheDarwinRelease) {
   EXPECT_EQ(d.report.at("facts").at("macos").at("version_shimmed"), true);
   m.darwin = "22.6.0";  // macOS 13
   EXPECT_EQ(finding_ids(doctor(m)), std::set<std::string>{"macos-too-old-for-mps"});
+}
+
+TEST(MacDoctor, AnIntelMacWithPython313HasNoWheelAtAll) {
+  Mac m;
+  m.apple_silicon = false, m.model = "MacBookPro16,1", m.brand = "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz";
+  m.python_cpus = {kX86_64}, m.torch = "", m.python = "3.13", m.version = "14.7", m.darwin = "23.6.0";
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), (std::set<std::string>{"mac-intel-no-new-torch", "mac-python-no-torch-wheels", "torch-not-installed"}))
+      << d.text;
+  EXPECT_NE(d.text.find("stop at torch 2.2.2, for Python 3.8 to 3.12"), std::string::npos) << d.text;
+  EXPECT_NE(d.text.find("pip install \"torch==2.2.2\""), std::string::npos) << d.text;
+  m.python = "3.12";  // the same Mac with 3.12: 2.2.2 installs
+  EXPECT_EQ(finding_ids(doctor(m)), (std::set<std::string>{"mac-intel-no-new-torch", "torch-not-installed"}));
+}
+
+TEST(MacDoctor, TwoOpenmpRuntimesBesideTorchAreNamedAndMpsStillWorks) {
+  Mac m;
+  const std::string sp = "/opt/homebrew/lib/python3.12/site-packages";
+  m.files = {{sp + "/torch/lib/libomp.dylib", "omp"}, {sp + "/sklearn/.dylibs/libomp.dylib", "omp2"},
+             {sp + "/sklearn/__init__.py", ""}};
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-two-openmp-runtimes"}) << d.text;
+  EXPECT_NE(d.text.find("sklearn/.dylibs/libomp.dylib"), std::string::npos) << d.text;
+  EXPECT_EQ(d.report.at("verdict").at("summary").get<std::string>().rfind("MPS ready", 0), 0u) << d.text;
+  m.files.erase(sp + "/sklearn/.dylibs/libomp.dylib");  // torch's own alone is fine
+  EXPECT_EQ(finding_ids(doctor(m)), std::set<std::string>{});
+}
+
+TEST(MacDoctor, ACudaIndexCopiedFromALinuxTutorialIsNamedWithoutItsToken) {
+  Mac m;
+  m.env = {{"PIP_EXTRA_INDEX_URL", "https://alice:s3cret@download.pytorch.org/whl/cu124"}};
+  m.files = {{"/Users/alice/.config/pip/pip.conf", "[global]\nindex-url = https://download.pytorch.org/whl/cu121\n"}};
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-cuda-index-configured"}) << d.text;
+  EXPECT_NE(d.text.find("/Users/alice/.config/pip/pip.conf: index-url = https://download.pytorch.org/whl/cu121"),
+            std::string::npos) << d.text;
+  EXPECT_EQ(d.text.find("s3cret"), std::string::npos) << d.text;
+  EXPECT_EQ(d.report.dump().find("s3cret"), std::string::npos);
+}
+
+TEST(MacDoctor, HomebrewsPythonWithoutTorchNeedsAVenv) {
+  Mac m;
+  m.torch = "";
+  m.files = {{"/opt/homebrew/Cellar/python@3.12/3.12.7/Frameworks/Python.framework/Versions/3.12/lib/python3.12/EXTERNALLY-MANAGED",
+              "[externally-managed]\n"}};
+  Fixture f;
+  write_mac(f, m);
+  // Homebrew's bin/python3.12 is a link into its Cellar, where the standard library and the marker are.
+  f.remove("/opt/homebrew/bin/python3.12");
+  f.write("/opt/homebrew/Cellar/python@3.12/3.12.7/Frameworks/Python.framework/Versions/3.12/bin/python3.12",
+          macho_thin({kArm64, 2, 0x000B0000, {"/usr/lib/libSystem.B.dylib"}, {}, {}}), 0755);
+  f.link("/opt/homebrew/bin/python3.12", "../Cellar/python@3.12/3.12.7/Frameworks/Python.framework/Versions/3.12/bin/python3.12");
+  auto run = run_command(std::string(DLREADY_BINARY) + " doctor --json --root " + f.root + " 2>&1");
+  auto report = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << run.out;
+  std::set<std::string> ids;
+  for (const auto& x : report.at("findings")) ids.insert(x.at("id").get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"mac-pip-externally-managed", "torch-not-installed"})) << run.out;
+  EXPECT_NE(run.out.find("python3.12 -m venv ~/.venvs/torch"), std::string::npos) << run.out;
+}
+
+TEST(MacDoctor, MpsVariablesAreCheckedAsTorchReadsThem) {
+  Mac m;
+  m.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.0"}, {"PYTORCH_ENABLE_MPS_FALLBACK", "1"}};
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), (std::set<std::string>{"mps-memory-limit-off", "mps-cpu-fallback-on"})) << d.text;
+  EXPECT_EQ(d.status, 0) << "a warning and a note: MPS still works";
+  m.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.7x"}};
+  d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mps-watermark-invalid"}) << d.text;
+  EXPECT_EQ(d.status, 1);
+  m.env = {{"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"}, {"PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.5"}};
+  EXPECT_EQ(finding_ids(doctor(m)), std::set<std::string>{});
+}
+
+TEST(MacDoctor, TheMetalProbesRecordDecides) {
+  Mac m;
+  m.metal = nlohmann::json{{"devices", {{{"name", "Apple M3"}, {"low_power", false}, {"mac2", true}}}},
+                           {"mpsgraph_gates", {{"12.3", true}, {"13.0", true}, {"14.0", true}}}};
+  auto d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{}) << d.text;
+  EXPECT_EQ(d.report.at("facts").at("macos").at("metal").at("devices")[0].at("name"), "Apple M3");
+  m.metal = nlohmann::json{{"devices", nlohmann::json::array()}, {"mpsgraph_gates", nlohmann::json::object()}};
+  d = doctor(m);
+  EXPECT_EQ(finding_ids(d), std::set<std::string>{"mac-no-metal-device-for-mps"}) << d.text;
+  EXPECT_EQ(d.report.at("verdict").at("summary").get<std::string>().rfind("CPU only", 0), 0u) << d.text;
+  m.metal = nlohmann::json{{"devices", "many"}};  // a stranger's capture: one line, exit 2
+  d = doctor(m);
+  EXPECT_EQ(d.status, 2) << d.text;
+  EXPECT_NE(d.text.find("\"metal.devices\" is a string, not a list"), std::string::npos) << d.text;
+}
+
+TEST(MacDoctor, TheMetalChildsLinesAreReadDefensively) {
+  auto p = parse_metal_wire("gate\t14.0\t1\ndevice\tApple M2 Max\t0\t1\ndevice\tshort\nwhat\tever\n"
+                            "device\tIntel UHD\t1\t0\nerror\tcannot \x1b[31mload\n");
+  ASSERT_EQ(p.devices.size(), 2u);
+  EXPECT_EQ(p.devices[0].name, "Apple M2 Max");
+  EXPECT_TRUE(p.devices[0].mac2);
+  EXPECT_TRUE(p.devices[1].low_power);
+  EXPECT_EQ(p.mpsgraph_gates.at("14.0"), true);
+  ASSERT_TRUE(p.error);
+  EXPECT_EQ(p.error->find('\x1b'), std::string::npos) << *p.error;
+  std::string flood;
+  for (int i = 0; i < 100000; ++i) flood += "device\tx\t0\t1\n";
+  EXPECT_EQ(parse_metal_wire(flood).devices.size(), 64u);
+  EXPECT_EQ(parse_metal_wire(metal_wire_line({"device", "a\tb\nc", "0", "1"})).devices.at(0).name, "a b c");
 }
 
 TEST(MacDoctor, AMacFolderWithoutAManifestStillReadsItsFiles) {

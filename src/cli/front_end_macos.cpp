@@ -4,19 +4,24 @@
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/snapshot_command.hpp"
+#include "probe/macos/macos_probes.hpp"
 
 namespace dlready {
 
 const PlatformFrontEnd& this_platform() {
   static const PlatformFrontEnd kMacosFrontEnd{
       kMacos, "dlready — make a GPU deep-learning machine ready and prove it (macOS: the doctor)",
-      "the Metal probe (not in this build yet)",
+      "Metal (the Metal probe's child process)",
       "Replace user names, home directories, host names, addresses and secret-looking values with placeholders",
       false};
   return kMacosFrontEnd;
 }
 
-std::optional<int> start_process(int, char**) { return std::nullopt; }
+// The Metal probe's child (probe/macos/metal_probe.cpp) is this program started with --metal-child.
+std::optional<int> start_process(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--metal-child") return run_metal_child();
+  return std::nullopt;
+}
 
 std::vector<CommandGroup> platform_commands() { return {doctor_command_group(), snapshot_command_group()}; }
 

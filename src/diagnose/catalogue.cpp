@@ -66,6 +66,34 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"torch-built-without-mps", S::error, "pytorch", "This PyTorch was built without MPS",
        "libtorch_cpu.dylib does not link MetalPerformanceShadersGraph: torch.backends.mps.is_built() is "
        "False, so PyTorch cannot use the Mac's GPU whatever the macOS (a source or third-party build)."},
+      {"mac-no-metal-device-for-mps", S::error, "system", "No Metal device that MPS can use",
+       "The live Metal probe asked what torch's MPSDevice asks: MTLCopyAllDevices, without low-power devices "
+       "(Intel integrated GPUs), in the Mac2 GPU family. None is left: a sandbox, a remote or virtual session "
+       "or an Intel Mac without a discrete GPU, so torch.backends.mps.is_available() is False."},
+      {"mac-python-no-torch-wheels", S::warning, "pytorch", "PyPI has no PyTorch for this Python on this Mac",
+       "No torch release has macOS wheels for this Python version, processor and macOS: Python 3.13 before "
+       "torch 2.6, 3.14 before 2.9, 3.15 before 2.15; an Intel Mac's last wheels (2.2.2) stop at Python 3.12. "
+       "pip answers 'No matching distribution found for torch'."},
+      {"mac-pip-externally-managed", S::warning, "pytorch", "pip may not install into this Python (PEP 668)",
+       "Homebrew's Pythons carry PEP 668's EXTERNALLY-MANAGED file: pip install torch outside a virtual "
+       "environment stops with 'externally-managed-environment'. A venv is the way (not --break-system-packages)."},
+      {"mac-cuda-index-configured", S::warning, "pytorch", "pip is pointed at a CUDA index on a Mac",
+       "PIP_INDEX_URL, uv's variables or a pip.conf name a download.pytorch.org/whl/cuXXX index (copied from "
+       "a Linux tutorial): those indexes have no macOS wheels, so pip finds no torch. CUDA does not exist on "
+       "macOS; PyPI's wheels carry MPS."},
+      {"mac-two-openmp-runtimes", S::warning, "pytorch", "Two OpenMP runtimes in one environment",
+       "torch's libomp, scikit-learn's .dylibs copy, conda's llvm-openmp or MKL's libiomp5: when two are loaded "
+       "into one process it aborts with 'OMP: Error #15: Initializing libomp.dylib, but found libomp.dylib "
+       "already initialized' or crashes (pytorch #132372, #121101, #78490)."},
+      {"mps-memory-limit-off", S::warning, "environment", "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0 lifts MPS's memory limit",
+       "With the ratio 0.0 the MPS allocator never refuses memory: a large batch takes all of the Mac's unified "
+       "memory and the system swaps or stalls (torch's docs: 'may cause system failure')."},
+      {"mps-watermark-invalid", S::error, "environment", "An MPS watermark ratio is not valid",
+       "PYTORCH_MPS_HIGH_WATERMARK_RATIO and PYTORCH_MPS_LOW_WATERMARK_RATIO take a number from 0 to 2: torch "
+       "raises at the first MPS allocation otherwise."},
+      {"mps-cpu-fallback-on", S::info, "environment", "MPS falls back to the CPU for missing operations",
+       "PYTORCH_ENABLE_MPS_FALLBACK=1: an operation without an MPS kernel runs on the CPU without an error, "
+       "which can make training much slower than the GPU suggests."},
       {"windows-long-paths-disabled", S::warning, "system", "Windows limits paths to 260 characters",
        "LongPathsEnabled is off (Windows' default): pip fails to install torch into a Python whose "
        "site-packages sits deep enough, with 'OSError: [Errno 2] No such file or directory' on a file under "

@@ -2,28 +2,16 @@
 // source's facts (SystemVersion.plist, sysctl, the Mach-O files of Python and torch). CUDA does not
 // exist on macOS; the verdict speaks of MPS.
 #include <algorithm>
+#include <cstdlib>
+#include <set>
 
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
+#include "diagnose/mac_wheels.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
 namespace {
-
-// The macOS that torch's MPS gate needs (MPSDevice checks that MPSGraph answers a selector new in
-// that release): aten/src/ATen/mps/MPSDevice.mm; 13.0 from 2.5 (pytorch PR #133141), 14.0 from 2.9
-// (PR #162921: "in 2.9+ MPS is only supported on MacOS Sonoma+").
-struct MpsGate {
-  const char* first_torch;
-  const char* macos;
-};
-constexpr MpsGate kMpsGates[] = {{"2.9", "14.0"}, {"2.5", "13.0"}, {"1.12", "12.3"}};
-
-std::string mps_needs(const std::string& torch) {
-  for (const auto& g : kMpsGates)
-    if (compare_versions(torch, g.first_torch) >= 0) return g.macos;
-  return "12.3";
-}
 
 // The macOS version the rules compare with: the plist's, unless the compatibility shim answered.
 std::optional<std::string> macos_version(const MacosFacts& m) {
@@ -61,7 +49,7 @@ void os_rules(const Facts& f, const MacosFacts& m, std::vector<Finding>& out) {
       continue;
     }
     if (!os || c.mps_built == false || v == "?") continue;
-    std::string needs = mps_needs(v);
+    std::string needs = mps_needs_macos(v);
     if (compare_versions(*os, needs) >= 0) continue;
     auto x = make_finding("macos-too-old-for-mps");
     x.evidence = {"torch " + v + " in " + c.site_packages + ": its MPS needs macOS " + needs + " or newer",
@@ -121,6 +109,138 @@ void mps_rules(const MacosFacts& m, std::vector<Finding>& out) {
   }
 }
 
+const PythonEnv* env_of(const Facts& f, const std::string& prefix) {
+  for (const auto& e : f.python.envs)
+    if (e.prefix == prefix) return &e;
+  return nullptr;
+}
+
+// A Python pip would install torch into: one without torch that is active, or any when no
+// environment has torch.
+std::vector<const MacPython*> pythons_to_install_into(const Facts& f, const MacosFacts& m) {
+  bool any_torch = false;
+  for (const auto& e : f.python.envs) any_torch |= !e.torch.empty();
+  std::vector<const MacPython*> out;
+  for (const auto& p : m.pythons) {
+    const PythonEnv* e = env_of(f, p.prefix);
+    if (e && e->torch.empty() && (e->active || !any_torch)) out.push_back(&p);
+  }
+  return out;
+}
+
+// The CPU pip sees: the interpreter's own when it has one slice (an x86_64 Python under Rosetta
+// gets x86_64 wheels), else the Mac's.
+std::string pip_cpu(const MacosFacts& m, const MacPython& p) {
+  if (p.cpus.size() == 1) return p.cpus[0];
+  return m.apple_silicon == false ? "x86_64" : "arm64";
+}
+
+void install_rules(const Facts& f, const MacosFacts& m, std::vector<Finding>& out) {
+  auto os = macos_version(m);
+  for (const MacPython* p : pythons_to_install_into(f, m)) {
+    const PythonEnv* e = env_of(f, p->prefix);
+    if (os && e->python_version && (m.apple_silicon || !p->cpus.empty()) &&
+        !newest_mac_release(pip_cpu(m, *p), *os, *e->python_version, false)) {
+      auto x = make_finding("mac-python-no-torch-wheels");
+      std::string cpu = pip_cpu(m, *p);
+      x.evidence = {p->interpreter.value_or(p->prefix) + " is Python " + *e->python_version + " (" + cpu + ")",
+                    cpu == "x86_64" ? "PyPI's macOS x86_64 wheels stop at torch 2.2.2, for Python 3.8 to 3.12"
+                                    : "no torch release has macOS arm64 wheels for Python " + *e->python_version +
+                                          " on macOS " + *os};
+      x.fix = {cpu == "x86_64" ? "install Python 3.12 (brew install python@3.12, or uv python install 3.12), then: "
+                                 "python3.12 -m venv ~/.venvs/torch && ~/.venvs/torch/bin/pip install \"torch==2.2.2\""
+                               : "install a Python torch has wheels for: uv python install 3.12 (or brew install python@3.12)"};
+      out.push_back(x);
+    }
+    if (p->externally_managed) {
+      auto x = make_finding("mac-pip-externally-managed");
+      x.evidence = {p->interpreter.value_or(p->prefix) + ": EXTERNALLY-MANAGED beside its standard library (PEP 668)",
+                    "pip install torch there stops with error: externally-managed-environment"};
+      std::string py = e->python_version ? "python" + *e->python_version : "python3";
+      x.fix = {py + " -m venv ~/.venvs/torch && ~/.venvs/torch/bin/pip install torch torchvision",
+               "then: source ~/.venvs/torch/bin/activate"};
+      out.push_back(x);
+    }
+  }
+  std::vector<std::string> cuda;
+  for (const auto& i : m.pip_indexes)
+    if (i.find("download.pytorch.org/whl/cu") != std::string::npos || i.find("download.pytorch.org/whl/rocm") != std::string::npos)
+      cuda.push_back(i);
+  if (!cuda.empty()) {
+    auto x = make_finding("mac-cuda-index-configured");
+    x.evidence = cuda;
+    x.fix = {"remove that index (unset the variable, or delete the line from the pip.conf named), then: "
+             "python -m pip install torch torchvision (PyPI's macOS wheels; CUDA does not exist on macOS)"};
+    out.push_back(x);
+  }
+}
+
+void openmp_rules(const MacosFacts& m, std::vector<Finding>& out) {
+  for (const auto& c : m.torch) {
+    if (c.openmp.size() < 2) continue;
+    auto x = make_finding("mac-two-openmp-runtimes");
+    x.evidence = {std::to_string(c.openmp.size()) + " OpenMP runtimes beside torch in " + c.site_packages + ":"};
+    for (const auto& o : c.openmp) x.evidence.push_back(o);
+    x.fix = {"keep one OpenMP: install torch and scikit-learn from the same source (all pip, or all conda-forge)",
+             "conda: conda install -c conda-forge llvm-openmp and remove the mkl/intel-openmp packages",
+             "KMP_DUPLICATE_LIB_OK=TRUE only hides the error (the runtime calls it unsafe)"};
+    out.push_back(x);
+  }
+}
+
+// A plain decimal number ("1.7", "0", ".5"), nothing after it; nullopt otherwise.
+std::optional<double> plain_number(const std::string& text) {
+  if (text.empty() || text.size() > 32 || text.find_first_not_of("0123456789.") != std::string::npos) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+// PYTORCH_MPS_HIGH_WATERMARK_RATIO: torch's MPSAllocator takes 0 to 2 (default 1.7); 0 means no
+// limit at all (docs/source/mps_environment_variables.md: "may cause system failure").
+void variable_rules(const Facts& f, std::vector<Finding>& out) {
+  for (const char* var : {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"}) {
+    auto v = f.env.get(var);
+    if (!v) continue;
+    auto ratio = plain_number(*v);
+    if (!ratio || *ratio < 0 || *ratio > 2) {
+      auto x = make_finding("mps-watermark-invalid");
+      x.evidence = {std::string(var) + "=" + printable(*v, 80) + ": torch takes a number from 0 to 2"};
+      x.fix = {std::string("unset ") + var + " (torch's defaults: high 1.7, low 1.4 on Apple Silicon)"};
+      out.push_back(x);
+    } else if (*ratio == 0 && std::string(var) == "PYTORCH_MPS_HIGH_WATERMARK_RATIO") {
+      auto x = make_finding("mps-memory-limit-off");
+      x.evidence = {std::string(var) + "=" + *v + ": MPS may take all of this Mac's memory"};
+      x.fix = {"unset PYTORCH_MPS_HIGH_WATERMARK_RATIO (default 1.7), or give a limit such as 1.0; "
+               "for 'MPS backend out of memory' lower the batch size"};
+      out.push_back(x);
+    }
+  }
+  if (auto v = f.env.get("PYTORCH_ENABLE_MPS_FALLBACK"); v && *v == "1") {
+    auto x = make_finding("mps-cpu-fallback-on");
+    x.evidence = {"PYTORCH_ENABLE_MPS_FALLBACK=1"};
+    x.fix = {"to see which operations run on the CPU: unset PYTORCH_ENABLE_MPS_FALLBACK and read the "
+             "NotImplementedError (then keep it set only for those)"};
+    out.push_back(x);
+  }
+}
+
+// The live Metal probe (or a capture's record of it): no device torch would take (not low-power,
+// in the Mac2 family), or an MPSGraph without the gate the installed torch tests.
+void metal_rules(const MacosFacts& m, std::vector<Finding>& out) {
+  if (!m.metal || m.metal->error || m.virtual_machine == true) return;
+  bool usable = false;
+  for (const auto& d : m.metal->devices) usable |= !d.low_power && d.mac2;
+  if (usable) return;
+  auto x = make_finding("mac-no-metal-device-for-mps");
+  x.evidence = {m.metal->devices.empty() ? "MTLCopyAllDevices lists no Metal device" : "Metal devices, none usable by MPS:"};
+  for (const auto& d : m.metal->devices)
+    x.evidence.push_back(d.name + (d.low_power ? " (low power: torch skips it)" : "") + (d.mac2 ? "" : " (not in the Mac2 GPU family)"));
+  x.fix = {"run outside any sandbox or remote session that hides the GPU, on the Mac itself; else train on the CPU: device=\"cpu\""};
+  out.push_back(x);
+}
+
 }  // namespace
 
 void rules_macos(const Facts& f, const Derived&, std::vector<Finding>& out) {
@@ -129,6 +249,10 @@ void rules_macos(const Facts& f, const Derived&, std::vector<Finding>& out) {
   cpu_rules(f, m, out);
   os_rules(f, m, out);
   mps_rules(m, out);
+  metal_rules(m, out);
+  install_rules(f, m, out);
+  openmp_rules(m, out);
+  variable_rules(f, out);
   bool any_torch = false;
   for (const auto& e : f.python.envs) any_torch |= !e.torch.empty();
   if (!any_torch) {
@@ -143,8 +267,12 @@ Verdict macos_verdict(const Facts& f, const Derived&, const std::vector<Finding>
   Verdict v;
   v.cuda_usable = false;  // no CUDA on macOS: PyTorch's GPU there is MPS
   std::vector<std::string> errors;
+  // Only what keeps MPS from this torch: an OpenMP clash or a variable is a finding, not "no MPS".
+  static const std::set<std::string> kBlocksMps = {
+      "macos-too-old-for-mps", "mac-torch-needs-newer-macos", "mac-python-under-rosetta", "mac-intel-no-new-torch",
+      "mac-virtual-machine-no-mps", "torch-built-without-mps", "mac-no-metal-device-for-mps"};
   for (const auto& x : findings)
-    if (x.severity >= Severity::warning && x.id != "torch-not-installed") errors.push_back(x.title + " [" + x.id + "]");
+    if (kBlocksMps.count(x.id)) errors.push_back(x.title + " [" + x.id + "]");
   bool mps = false;
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {

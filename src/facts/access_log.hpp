@@ -37,6 +37,8 @@ struct AccessLog {
   std::map<std::string, std::vector<std::string>> listings;       // folder -> its names
   std::map<std::string, ChildAnswer> children;                    // "cuda", "nvml"
   std::map<std::string, GpuCode> gpu_code;                        // library (inside the root) -> its fat binaries
+  std::map<std::string, std::string> sysctl;                      // a Mac's sysctl answers
+  std::optional<MetalProbe> metal;                                // a Mac's live Metal probe
 };
 
 }  // namespace dlready

@@ -129,6 +129,37 @@ GpuCode gpu_code_from(const std::string& library, const json& j) {
   return g;
 }
 
+// The Metal probe's answer: devices with their name and the two flags torch reads, the gates by
+// the macOS they mark. At most 64 devices: no Mac has more, and a stranger's list is not endless.
+MetalProbe metal_from(const json& j) {
+  if (!j.is_object()) wrong("metal", j, "an object");
+  MetalProbe p;
+  const json* devices = find(j, "devices");
+  if (devices && !devices->is_array()) wrong("metal.devices", *devices, "a list");
+  if (devices && devices->size() > 64) throw FieldError{"\"metal.devices\" lists more than 64 devices"};
+  for (size_t i = 0; devices && i < devices->size(); ++i) {
+    const json& d = (*devices)[i];
+    std::string where = "metal.devices[" + std::to_string(i) + "].";
+    if (!d.is_object()) wrong("metal.devices[" + std::to_string(i) + "]", d, "an object");
+    p.devices.push_back({printable(text_field(d, where, "name", ""), 200), bool_field(d, where, "low_power", false),
+                         bool_field(d, where, "mac2", false)});
+  }
+  for (const auto& [macos, v] : object_field(j, "metal.", "mpsgraph_gates").items()) {
+    if (!v.is_boolean()) wrong("metal.mpsgraph_gates." + macos, v, "true or false");
+    p.mpsgraph_gates[printable(macos, 16)] = v.get<bool>();
+  }
+  if (find(j, "error")) p.error = printable(text_field(j, "metal.", "error", ""), 400);
+  return p;
+}
+
+json metal_json(const MetalProbe& p) {
+  json devices = json::array();
+  for (const auto& d : p.devices) devices.push_back({{"name", d.name}, {"low_power", d.low_power}, {"mac2", d.mac2}});
+  json j = {{"devices", devices}, {"mpsgraph_gates", p.mpsgraph_gates}};
+  if (p.error) j["error"] = *p.error;
+  return j;
+}
+
 std::optional<std::string> optional_text(const json& j, const char* key) {
   if (!find(j, key)) return std::nullopt;
   return text_field(j, "", key, "");
@@ -154,6 +185,7 @@ CaptureManifest manifest_from(const json& j) {
   for (const auto& [name, c] : object_field(j, "", "children").items()) m.children[name] = child_from(name, c);
   for (const auto& [lib, g] : object_field(j, "", "gpu_code").items()) m.gpu_code[lib] = gpu_code_from(lib, g);
   m.sysctl = text_map_field(j, "", "sysctl");
+  if (const json* metal = find(j, "metal")) m.metal = metal_from(*metal);
   return m;
 }
 
@@ -172,6 +204,7 @@ std::string capture_manifest_json(const CaptureManifest& m) {
   j["gpu_code"] = json::object();
   for (const auto& [lib, g] : m.gpu_code) j["gpu_code"][lib] = gpu_code_json(g);
   if (!m.sysctl.empty()) j["sysctl"] = m.sysctl;
+  if (m.metal) j["metal"] = metal_json(*m.metal);
   return json_text(j, 2) + "\n";
 }
 

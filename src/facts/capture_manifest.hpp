@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts/access_log.hpp"
+#include "facts/facts_macos.hpp"
 
 namespace dlready {
 
@@ -30,6 +31,7 @@ struct CaptureManifest {
   // A Mac's sysctl answers (hw.optional.arm64, kern.osrelease, kern.hv_vmm_present, ...): what no
   // file holds, recorded so the macOS source of facts replays them (probe/macos/).
   std::map<std::string, std::string> sysctl;
+  std::optional<MetalProbe> metal;  // the Mac's live Metal probe (probe/macos/metal_probe.cpp)
 };
 
 std::string capture_manifest_json(const CaptureManifest& m);

@@ -25,6 +25,8 @@ const FactTable<MacosFacts>& macos_fields() {
       {"cpu_brand", &M::cpu_brand},
       {"pythons", +[](const M& m) { return fact_list_json(m.pythons, mac_python_fields()); }},
       {"torch", +[](const M& m) { return fact_list_json(m.torch, mac_torch_check_fields()); }},
+      {"pip_indexes", &M::pip_indexes},
+      {"metal", +[](const M& m) { return m.metal ? fact_group_json(*m.metal, metal_probe_fields()) : nlohmann::json(); }},
   };
   return kFields;
 }
@@ -36,6 +38,7 @@ const FactTable<MacPython>& mac_python_fields() {
       {"interpreter", &P::interpreter},
       {"cpus", &P::cpus},
       {"conda_subdir", &P::conda_subdir},
+      {"externally_managed", &P::externally_managed},
       {"error", &P::error},
   };
   return kFields;
@@ -49,7 +52,28 @@ const FactTable<MacTorchCheck>& mac_torch_check_fields() {
       {"cpus", &T::cpus},
       {"minos", &T::minos},
       {"mps_built", &T::mps_built},
+      {"openmp", &T::openmp},
       {"error", &T::error},
+  };
+  return kFields;
+}
+
+const FactTable<MetalProbe>& metal_probe_fields() {
+  using P = MetalProbe;
+  static const FactTable<P> kFields = {
+      {"devices", +[](const P& p) { return fact_list_json(p.devices, metal_device_fields()); }},
+      {"mpsgraph_gates", +[](const P& p) { return nlohmann::json(p.mpsgraph_gates); }},
+      {"error", &P::error},
+  };
+  return kFields;
+}
+
+const FactTable<MetalDevice>& metal_device_fields() {
+  using D = MetalDevice;
+  static const FactTable<D> kFields = {
+      {"name", &D::name},
+      {"low_power", &D::low_power},
+      {"mac2", &D::mac2},
   };
   return kFields;
 }

@@ -2,6 +2,7 @@
 // unknown: a live call whose answer a replayed Mac root does not hold); the tables say how each
 // field is written (facts/fact_table.hpp).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ struct MacPython {
   std::optional<std::string> interpreter;   // <prefix>/bin/python3.X, links followed
   std::vector<std::string> cpus;            // its slices: arm64, x86_64 (both: universal2)
   std::optional<std::string> conda_subdir;  // conda-meta's "subdir": osx-arm64, osx-64
+  // PEP 668's EXTERNALLY-MANAGED beside its standard library (Homebrew's Pythons): pip refuses to
+  // install into it outside a virtual environment.
+  bool externally_managed = false;
   std::optional<std::string> error;         // the interpreter could not be read as Mach-O
 };
 
@@ -26,7 +30,27 @@ struct MacTorchCheck {
   std::vector<std::string> cpus;        // its slices
   std::optional<std::string> minos;     // the oldest macOS its loader accepts (LC_BUILD_VERSION)
   std::optional<bool> mps_built;        // weak-links MetalPerformanceShadersGraph: torch._C._has_mps
+  // The OpenMP runtimes one process of this environment can load (torch's libomp, scikit-learn's
+  // .dylibs copy, conda's llvm-openmp or MKL's libiomp5): two initialised in one process abort it
+  // ("OMP: Error #15") or crash it.
+  std::vector<std::string> openmp;
   std::optional<std::string> error;
+};
+
+// A Metal device as MTLCopyAllDevices lists it, with the two questions torch's MPSDevice asks.
+struct MetalDevice {
+  std::string name;
+  bool low_power = false;  // an Intel integrated GPU: torch skips it
+  bool mac2 = false;       // supportsFamily:MTLGPUFamilyMac2 (2002): a virtual device fails it
+};
+
+// The live Metal probe's answer (a child process on the Mac; recorded in a capture's manifest).
+struct MetalProbe {
+  std::vector<MetalDevice> devices;
+  // MPSGraph answers the selector each torch release's MPS gate tests, by the macOS it marks
+  // ("12.3", "13.0", "14.0" -> true/false).
+  std::map<std::string, bool> mpsgraph_gates;
+  std::optional<std::string> error;  // the child could not ask Metal (and why)
 };
 
 struct MacosFacts {
@@ -42,6 +66,10 @@ struct MacosFacts {
   std::optional<std::string> model, cpu_brand;  // hw.model (VirtualMac2,1 in a VM), machdep.cpu.brand_string
   std::vector<MacPython> pythons;
   std::vector<MacTorchCheck> torch;
+  // Where pip is told to look for packages ("PIP_INDEX_URL: https://download.pytorch.org/whl/cu124",
+  // "~/.config/pip/pip.conf: index-url = ..."), credentials removed.
+  std::vector<std::string> pip_indexes;
+  std::optional<MetalProbe> metal;  // unknown under a root whose capture did not record it
 };
 
 // macOS's major version from the Darwin release ("23.6.0" -> 14; 20 -> 11 ... 24 -> 15, 25 -> 26).
@@ -50,5 +78,7 @@ struct MacosFacts {
 const FactTable<MacosFacts>& macos_fields();
 const FactTable<MacPython>& mac_python_fields();
 const FactTable<MacTorchCheck>& mac_torch_check_fields();
+const FactTable<MetalProbe>& metal_probe_fields();
+const FactTable<MetalDevice>& metal_device_fields();
 
 }  // namespace dlready

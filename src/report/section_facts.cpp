@@ -278,6 +278,14 @@ void macos_system(const Facts& f, std::vector<std::string>& out) {
   if (m.translated == true) hw += (hw.empty() ? "" : ", ") + std::string("this shell runs under Rosetta");
   if (!hw.empty()) out.push_back(hw);
   if (!m.apple_silicon) out.push_back("processor, Rosetta and VM: unknown (no sysctl answers in this root)");
+  if (!m.metal) {
+    out.push_back("Metal: not asked (--no-driver-probe, or a root without the Metal probe's record)");
+    return;
+  }
+  if (m.metal->error) out.push_back("Metal: " + *m.metal->error);
+  for (const auto& d : m.metal->devices)
+    out.push_back("Metal device: " + d.name + (d.low_power ? ", low power" : "") + (d.mac2 ? ", Mac2 family" : ", not Mac2"));
+  if (m.metal->devices.empty() && !m.metal->error) out.push_back("Metal: no device (MTLCopyAllDevices is empty)");
 }
 
 void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
@@ -289,6 +297,7 @@ void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
     if (c.library)
       out.push_back(*c.library + ": " + (c.error ? *c.error : join(c.cpus, ", ") + ", macOS " + c.minos.value_or("?") +
                                                                    "+, MPS " + (c.mps_built == true ? "built" : "not built")));
+  for (const auto& i : f.macos->pip_indexes) out.push_back("pip index: " + i);
 }
 
 std::vector<std::string> macos_section(const Facts& f, const std::string& section) {

@@ -7,19 +7,20 @@
 
 namespace dlready {
 
-GatherResult gather_mac(const GatherOptions& options, const SysctlAnswers* live) {
+GatherResult gather_mac(const GatherOptions& options, const MacLive* live) {
   GatherResult r;
   RootFs fs(options.root);
   auto replay = readable_capture(fs, r.error);
   if (!r.error.empty()) return r;
   const bool here = fs.is_host_root() && live;
+  if (here) fs.record_into(options.record);  // a capture of this Mac (a replay records nothing)
   // A Mac's folder without a manifest says nothing of its environment: the running process's is
   // another machine's and is not used.
   r.replayed = replay.has_value();
   r.env = here ? options.env : replay ? replay->environment : std::map<std::string, std::string>{};
   if (here) r.user = current_user();
   else if (replay) r.user = {replay->user_name, replay->uid, replay->gids};
-  SysctlAnswers sysctl = here ? *live : replay ? replay->sysctl : SysctlAnswers{};
+  SysctlAnswers sysctl = here ? live->sysctl : replay ? replay->sysctl : SysctlAnswers{};
   Facts& f = r.facts;
   f.root = fs.root();
   f.env = probe_env(r.env);
@@ -28,6 +29,9 @@ GatherResult gather_mac(const GatherOptions& options, const SysctlAnswers* live)
   probe_macos_hardware(sysctl, mac, f.os);
   f.python = probe_python(fs, f.env);
   probe_mac_binaries(fs, f.python, mac);
+  probe_pip_indexes(fs, r.env, f.python, mac);
+  mac.metal = here ? live->metal : replay ? replay->metal : std::nullopt;
+  if (here && options.record) options.record->metal = mac.metal;  // what a capture records
   f.macos = mac;
   if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
   return r;

@@ -38,7 +38,10 @@ SysctlAnswers live_sysctl() {
 }
 
 GatherResult gather_this_mac(const GatherOptions& options) {
-  SysctlAnswers live = live_sysctl();
+  MacLive live;
+  live.sysctl = live_sysctl();
+  if (options.driver_probe) live.metal = ask_metal(options.probe_timeout_ms);
+  if (options.record) options.record->sysctl = live.sysctl;  // what a capture records
   return gather_mac(options, &live);
 }
 

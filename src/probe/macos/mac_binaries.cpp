@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "binfmt/macho_reader.hpp"
+#include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "probe/macos/macos_probes.hpp"
 
@@ -43,6 +44,46 @@ std::optional<std::string> conda_subdir(const RootFs& fs, const std::string& pre
   return std::nullopt;
 }
 
+// PEP 668's marker beside the standard library the interpreter uses (Homebrew's is in its Cellar:
+// the interpreter's links are followed); a venv's own pip is never blocked.
+bool externally_managed(const RootFs& fs, const PythonEnv& e, const std::optional<std::string>& interpreter) {
+  if (e.kind == "venv" || !e.python_version) return false;
+  std::string stdlib = "/lib/python" + *e.python_version + "/EXTERNALLY-MANAGED";
+  if (fs.exists(e.prefix + stdlib)) return true;
+  auto real = interpreter ? fs.resolve(*interpreter) : std::nullopt;
+  return real && fs.exists(path_dirname(path_dirname(*real)) + stdlib);
+}
+
+bool is_openmp(const std::string& name) {
+  return ends_with(name, ".dylib") && (starts_with(name, "libomp") || starts_with(name, "libiomp5") ||
+                                       starts_with(name, "libgomp"));
+}
+
+// The OpenMP runtimes of one environment: in its lib/ (conda's llvm-openmp, MKL's libiomp5) and in
+// each package of its site-packages (torch/lib, sklearn/.dylibs, a package's own folder), each file
+// once however many links name it.
+std::vector<std::string> openmp_runtimes(const RootFs& fs, const PythonEnv& e) {
+  std::vector<std::string> folders = {e.prefix + "/lib"};
+  for (const auto& sp : e.site_packages) {
+    size_t n = 0;
+    for (const auto& pkg : fs.list(sp)) {
+      if (++n > 2000 || ends_with(pkg, ".dist-info") || !fs.is_dir(sp + "/" + pkg)) continue;
+      for (const char* sub : {"", "/.dylibs", "/lib", "/.libs"}) folders.push_back(sp + "/" + pkg + sub);
+    }
+  }
+  std::vector<std::string> out, seen;
+  for (const auto& dir : folders)
+    for (const auto& name : fs.list(dir)) {
+      if (!is_openmp(name) || out.size() >= 16) continue;
+      std::string path = dir + "/" + name;
+      std::string real = fs.resolve(path).value_or(path);
+      if (std::find(seen.begin(), seen.end(), real) != seen.end()) continue;
+      seen.push_back(real);
+      out.push_back(path);
+    }
+  return out;
+}
+
 MacPython read_python(const RootFs& fs, const PythonEnv& e) {
   MacPython p;
   p.prefix = e.prefix;
@@ -53,12 +94,14 @@ MacPython read_python(const RootFs& fs, const PythonEnv& e) {
     else p.error = printable(*p.interpreter) + ": " + r.error;
   }
   if (e.kind == "conda") p.conda_subdir = conda_subdir(fs, e.prefix);
+  p.externally_managed = externally_managed(fs, e, p.interpreter);
   return p;
 }
 
 MacTorchCheck read_torch(const RootFs& fs, const PythonEnv& e, const TorchInstall& t) {
   MacTorchCheck c;
   c.site_packages = t.site_packages;
+  c.openmp = openmp_runtimes(fs, e);
   // The wheel keeps it in torch/lib; conda-forge's libtorch moves it to <env>/lib.
   for (const auto& lib : {t.site_packages + "/torch/lib/libtorch_cpu.dylib", e.prefix + "/lib/libtorch_cpu.dylib"})
     if (!c.library && fs.exists(lib)) c.library = lib;

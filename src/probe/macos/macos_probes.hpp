@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "facts/facts.hpp"
 #include "os/root_fs.hpp"
@@ -24,9 +25,27 @@ void probe_macos_hardware(const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts&
 // Each Python's interpreter and each PyTorch's libtorch_cpu.dylib read as Mach-O files.
 void probe_mac_binaries(const RootFs& fs, const PythonFacts& python, MacosFacts& mac);
 
-// A Mac's facts: under a root, sysctl's answers from its capture; on the Mac itself (`live`, the
-// macOS build's sysctl), the live answers and the process's environment.
-GatherResult gather_mac(const GatherOptions& options, const SysctlAnswers* live);
+// Where pip looks for packages: PIP_INDEX_URL and its kin, the pip.conf files a Mac's pip reads.
+void probe_pip_indexes(const RootFs& fs, const std::map<std::string, std::string>& env, const PythonFacts& python,
+                       MacosFacts& mac);
+
+// The Metal probe's lines (metal_wire.cpp): written by the child, read by the parent and tests.
+[[nodiscard]] std::string metal_wire_line(const std::vector<std::string>& fields);
+[[nodiscard]] MetalProbe parse_metal_wire(const std::string& text);
+// The macOS build's live probe (metal_probe.cpp): `dlready --metal-child` prints its lines;
+// ask_metal spawns it and reads them (killed after timeout_ms).
+int run_metal_child();
+[[nodiscard]] MetalProbe ask_metal(int timeout_ms);
+
+// What only the Mac itself answers: sysctl, and Metal when the live probe ran.
+struct MacLive {
+  SysctlAnswers sysctl;
+  std::optional<MetalProbe> metal;
+};
+
+// A Mac's facts: under a root, sysctl's and Metal's answers from its capture; on the Mac itself
+// (`live`), the live answers and the process's environment.
+GatherResult gather_mac(const GatherOptions& options, const MacLive* live);
 // The macOS source (probe/gather.hpp) that replays a Mac's root, on every POSIX build.
 FactSource macos_fact_source();
 // The macOS build's own source: this Mac, live (probe/macos/live_macos.cpp), and Mac roots.

@@ -1,3 +1,4 @@
+#include "core/text.hpp"
 #include "probe/posix/posix_probes.hpp"
 
 extern char** environ;
@@ -15,6 +16,18 @@ std::map<std::string, std::string> process_environment() {
 }
 
 
+std::string without_credentials(const std::string& urls) {
+  std::string out;
+  for (const auto& url : split(urls, ' ')) {
+    auto scheme = url.find("://");
+    auto at = url.find('@');
+    auto slash = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
+    bool userinfo = scheme != std::string::npos && at != std::string::npos && at > scheme && (slash == std::string::npos || at < slash);
+    out += (out.empty() ? "" : " ") + (userinfo ? url.substr(0, scheme + 3) + url.substr(at + 1) : url);
+  }
+  return out;
+}
+
 namespace {
 // The variables that change which GPUs CUDA sees, which libraries the loader picks, and how
 // PyTorch allocates and checks CUDA.
@@ -28,7 +41,8 @@ const char* const kVars[] = {
     "NCCL_SOCKET_IFNAME", "NCCL_IB_DISABLE", "NCCL_DEBUG", "CUDA_LAUNCH_BLOCKING",
     "CUDA_INJECTION64_PATH", "PYTHONPATH", "PYTHONNOUSERSITE", "USER", "GLOO_SOCKET_IFNAME",
     "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME", "DLREADY_PARENT_PYTHON",
-    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO"};
+    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO",
+    "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_CONFIG_FILE"};
 
 // A variable's value as the doctor keeps it: a path list's first kMaxListEntries entries, any value
 // at most kMaxValueBytes. A list of 200,000 folders would be searched for every library and
@@ -37,6 +51,8 @@ constexpr size_t kMaxListEntries = 256;
 constexpr size_t kMaxValueBytes = 64 * 1024;
 
 std::string bounded_value(const std::string& name, const std::string& value) {
+  // An index URL may carry a user and a token (https://user:token@host/simple): never kept.
+  if (name.find("INDEX") != std::string::npos) return without_credentials(value.substr(0, kMaxValueBytes));
   std::string out = value.substr(0, kMaxValueBytes);
   bool list = name == "LD_LIBRARY_PATH" || name == "PATH" || name == "PYTHONPATH" || name == "CMAKE_PREFIX_PATH" ||
               name == "LD_PRELOAD";
