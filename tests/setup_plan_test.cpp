@@ -200,6 +200,66 @@ TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
   EXPECT_NE(plain.find("rc=2"), std::string::npos) << plain;
 }
 
+PlanMachine mac(const std::string& platform, const std::string& macos, const std::string& python) {
+  PlanMachine m;
+  m.platform = platform, m.macos = macos, m.python = python;
+  return m;
+}
+
+TEST(SetupPlanMac, TheNewestTorchWhoseMpsRunsOnThisMacos) {
+  auto p = plan_install(mac("macos-arm64", "15.1", "3.12"));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.release, newest_torch_release());
+  EXPECT_EQ(p.variant, "mps");
+  EXPECT_EQ(p.index_url, "https://pypi.org/simple") << "never a CUDA index on a Mac";
+  p = plan_install(mac("macos-arm64", "13.6", "3.12"));  // 2.9 and later need 14 for MPS; 2.12 and later to install
+  EXPECT_EQ(p.release, "2.8") << all(p);
+  EXPECT_EQ(p.variant, "mps");
+  EXPECT_NE(all(p).find("2.11 installs too, but its MPS needs macOS 14.0"), std::string::npos) << all(p);
+  EXPECT_EQ(plan_install(mac("macos-arm64", "12.5", "3.11")).release, "2.4");
+  p = plan_install(mac("macos-arm64", "11.7", "3.10"));  // no MPS below 12.3: the newest that installs, on the CPU
+  EXPECT_EQ(p.release, "2.11");
+  EXPECT_EQ(p.variant, "cpu");
+  p = plan_install(mac("macos-arm64", "13.6", "3.14"));  // 3.14's first torch (2.9) has no MPS on 13
+  EXPECT_EQ(p.variant, "cpu");
+  EXPECT_NE(all(p).find("torch 2.8 with Python 3.12"), std::string::npos) << all(p);
+}
+
+TEST(SetupPlanMac, AnIntelMacStopsAt222AndPython312) {
+  auto p = plan_install(mac("macos-x86_64", "14.7", "3.12"));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.requirement, "torch==2.2.*");
+  EXPECT_EQ(p.variant, "cpu");
+  p = plan_install(mac("macos-x86_64", "14.7", "3.13"));
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.error.find("Python 3.8 to 3.12"), std::string::npos) << p.error;
+  auto asked = mac("macos-arm64", "13.6", "3.12");
+  asked.torch = "2.12";
+  EXPECT_NE(plan_install(asked).error.find("its wheels need macOS 14"), std::string::npos);
+  asked.index_url = "https://download.pytorch.org/whl/cu124", asked.torch = "";
+  p = plan_install(asked);
+  EXPECT_EQ(p.index_url, "https://pypi.org/simple");
+  EXPECT_NE(all(p).find("has no macOS wheels"), std::string::npos) << all(p);
+}
+
+TEST(SetupCli, PlansForAMacFromAnotherMachine) {
+  std::string bin = DLREADY_BINARY;
+  auto j = nlohmann::json::parse(command_output(bin + " setup --dry-run --json --platform macos-arm64 --macos 13.6 --python 3.12"));
+  EXPECT_TRUE(j["ok"].get<bool>()) << j.dump(1);
+  EXPECT_EQ(j["requirement"], "torch==2.8.*");
+  EXPECT_EQ(j["machine"]["macos"], "13.6");
+  EXPECT_NE(j["commands"][2].get<std::string>().find("torch.backends.mps.is_available()"), std::string::npos);
+  for (const char* bad : {"--platform macos-arm64 --python 3.12", "--platform macos-arm64 --macos 14.5",
+                          "--platform macos-arm64 --macos 14.5 --python 3.12 --gpu sm_90",
+                          "--platform macos-arm64 --macos 'fourteen' --python 3.12", "--macos 14.5 --no-gpu --python 3.12"}) {
+    auto r = command_output(bin + " setup --dry-run " + bad + " 2>&1; echo rc=$?");
+    EXPECT_NE(r.find("rc=2"), std::string::npos) << bad << ": " << r;
+    EXPECT_NE(r.find("dlready setup: "), std::string::npos) << bad << ": " << r;
+  }
+  auto install = command_output(bin + " setup --platform macos-arm64 --macos 14.5 --python 3.12 2>&1; echo rc=$?");
+  EXPECT_NE(install.find("add --dry-run"), std::string::npos) << install;
+}
+
 TEST(SetupCli, PlansForThisMachineFromItsFiles) {
   Fixture f;
   healthy_gpu_machine(f);

@@ -10,9 +10,6 @@ constexpr std::string_view kNeedsLinuxTorch =
 constexpr std::string_view kNotYet = "is not in the Windows build yet; run it in WSL2 or on a Linux machine";
 constexpr std::string_view kLinuxOnly = "is in the Linux build only (with the training runs it seals and audits); "
                                         "run it in WSL2 or on a Linux machine";
-constexpr std::string_view kNotOnMacosYet =
-    "is not in the macOS build yet; on a Mac, python3 -m pip install torch torchvision installs the build with "
-    "MPS (dlready doctor then says whether this Mac can use it)";
 constexpr std::string_view kUnixShells = "is for the shells of Linux (bash, zsh, fish); run it in WSL2 or on a Linux machine";
 
 constexpr CommandInfo kCommands[] = {
@@ -59,7 +56,7 @@ constexpr CommandInfo kCommands[] = {
     {"setup",
      "Install the PyTorch that fits this machine into a virtual environment and prove it "
      "(--dry-run: the plan only, also for another machine)",
-     kLinux | kWindows, kNotOnMacosYet},
+     kEveryPlatform, ""},
     {"keygen",
      "Write a new random key for encrypted checkpoints and models (mode 0600)",
      kLinux, kLinuxOnly},

@@ -1,8 +1,9 @@
-// The macOS build's side of the front end (cli/front_end.hpp): the doctor, snapshot, diff and
-// export; the table's other commands say where they run. Cross-built with zig; not run on a Mac here.
+// The macOS build's side of the front end (cli/front_end.hpp): the doctor, snapshot, diff,
+// export and setup's plan; the table's other commands say where they run. Cross-built with zig; not run on a Mac here.
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
+#include "cli/setup_command_macos.hpp"
 #include "cli/snapshot_command.hpp"
 #include "probe/macos/macos_probes.hpp"
 
@@ -23,7 +24,10 @@ std::optional<int> start_process(int argc, char** argv) {
   return std::nullopt;
 }
 
-std::vector<CommandGroup> platform_commands() { return {doctor_command_group(), snapshot_command_group()}; }
+std::vector<CommandGroup> platform_commands() {
+  return {doctor_command_group(), snapshot_command_group(),
+          single_command<MacosSetupArgs>("setup", add_macos_setup_command, run_macos_setup)};
+}
 
 void complete_live_options(GatherOptions&, bool) {}
 

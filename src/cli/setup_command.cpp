@@ -32,8 +32,11 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
   cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")
       ->delimiter(',');
   cmd->add_flag("--no-gpu", a.no_gpu, "Plan for another machine without an NVIDIA GPU");
-  cmd->add_option("--platform", a.platform, "linux-x86_64 or linux-aarch64 (default: this machine's)")
-      ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64"}));
+  cmd->add_option("--platform", a.platform,
+                  "linux-x86_64, linux-aarch64, or a Mac (macos-arm64, macos-x86_64; with --macos and --python) "
+                  "(default: this machine's)")
+      ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64", "macos-arm64", "macos-x86_64"}));
+  cmd->add_option("--macos", a.macos, "Plan for a Mac: its macOS version (14.5)");
   cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (test seam)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
@@ -58,8 +61,8 @@ ExitCode run_setup(const SetupArgs& a) {
   if (!plan.ok) return ExitCode::failed;
   if (a.dry_run || a.json) return ExitCode::ok;
   if (plans_another_machine(a)) {
-    std::fprintf(stderr, "dlready setup: --driver/--gpu/--no-gpu plan for another machine: add --dry-run (an install "
-                         "here follows this machine)\n");
+    std::fprintf(stderr, "dlready setup: --driver/--gpu/--no-gpu/--platform macos-* plan for another machine: add "
+                         "--dry-run (an install here follows this machine)\n");
     return ExitCode::usage;
   }
   InstallRequest req;

@@ -331,6 +331,7 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
 }  // namespace
 
 InstallPlan plan_install(const PlanMachine& m) {
+  if (starts_with(m.platform, "macos-")) return plan_mac_install(m);
   InstallPlan p;
   if (p.error = refuse_machine(m); !p.error.empty()) return p;
   std::vector<std::string> releases;
@@ -377,7 +378,8 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"ok", p.ok},
           {"error", p.error},
           {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
-                       {"python", m.python}, {"platform", m.platform}, {"seen", seen}}},
+                       {"python", m.python}, {"platform", m.platform},
+                       {"macos", m.macos.empty() ? nlohmann::json() : nlohmann::json(m.macos)}, {"seen", seen}}},
           {"release", p.release},
           {"variant", p.variant},
           {"cuda", p.cuda},

@@ -19,7 +19,8 @@ struct PlanMachine {
   std::optional<std::string> driver;     // "550.54.15"; nullopt: unknown (no GPU, or not probed)
   std::vector<std::pair<int, int>> gpus;  // compute capability of every GPU; empty: a CPU-only machine
   std::string python = "3.11";           // the environment's Python, major.minor
-  std::string platform = "linux-x86_64";  // or linux-aarch64, win-amd64
+  std::string platform = "linux-x86_64";  // or linux-aarch64, win-amd64, macos-arm64, macos-x86_64
+  std::string macos;                      // a Mac's macOS version ("14.5"); macos-* platforms only
   std::string torch;                      // a requested release ("2.5" or "2.5.1"); "" = the newest that fits
   // The index the user's tools are set to (--index-url, PIP_INDEX_URL, UV_INDEX_URL); "" = none.
   std::string index_url;
@@ -45,6 +46,12 @@ struct InstallPlan {
 };
 
 InstallPlan plan_install(const PlanMachine& m);
+// A Mac's plan (install_plan_macos.cpp; plan_install hands macos-* platforms to it): the variant is
+// "mps" or "cpu", the index PyPI.
+InstallPlan plan_mac_install(const PlanMachine& m);
+// The commands that make ENV with that Python, install the plan and prove it on a Mac (MPS, not CUDA).
+std::vector<std::string> mac_install_commands(const InstallPlan& p, const std::string& env_dir,
+                                              const std::vector<std::string>& with, const std::string& python);
 
 // The plan as `dlready setup --json` writes it (schema dlready.setup-plan/1): the machine and what
 // was seen of it, the build, why, and the commands for `environment`.

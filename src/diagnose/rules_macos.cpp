@@ -13,14 +13,6 @@
 namespace dlready {
 namespace {
 
-// The macOS version the rules compare with: the plist's, unless the compatibility shim answered.
-std::optional<std::string> macos_version(const MacosFacts& m) {
-  if (!m.version_shimmed) return m.product_version;
-  if (m.darwin_release)
-    if (auto major = macos_major_from_darwin(*m.darwin_release)) return std::to_string(*major) + ".0";
-  return std::nullopt;
-}
-
 std::string torch_version(const Facts& f, const std::string& site_packages) {
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch)
@@ -36,7 +28,7 @@ std::string pin_for(const std::string& macos) {
 }
 
 void os_rules(const Facts& f, const MacosFacts& m, std::vector<Finding>& out) {
-  auto os = macos_version(m);
+  auto os = effective_macos_version(m);
   for (const auto& c : m.torch) {
     std::string v = torch_version(f, c.site_packages);
     if (os && c.minos && compare_versions(*c.minos, *os) > 0) {
@@ -136,7 +128,7 @@ std::string pip_cpu(const MacosFacts& m, const MacPython& p) {
 }
 
 void install_rules(const Facts& f, const MacosFacts& m, std::vector<Finding>& out) {
-  auto os = macos_version(m);
+  auto os = effective_macos_version(m);
   for (const MacPython* p : pythons_to_install_into(f, m)) {
     const PythonEnv* e = env_of(f, p->prefix);
     if (os && e->python_version && (m.apple_silicon || !p->cpus.empty()) &&

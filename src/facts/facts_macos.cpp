@@ -11,6 +11,13 @@ std::optional<int> macos_major_from_darwin(const std::string& release) {
   return static_cast<int>(*major <= 24 ? *major - 9 : *major + 1);  // Darwin 25 is macOS 26
 }
 
+std::optional<std::string> effective_macos_version(const MacosFacts& m) {
+  if (!m.version_shimmed) return m.product_version;
+  if (m.darwin_release)
+    if (auto major = macos_major_from_darwin(*m.darwin_release)) return std::to_string(*major) + ".0";
+  return std::nullopt;
+}
+
 const FactTable<MacosFacts>& macos_fields() {
   using M = MacosFacts;
   static const FactTable<M> kFields = {

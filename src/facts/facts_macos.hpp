@@ -72,6 +72,10 @@ struct MacosFacts {
   std::optional<MetalProbe> metal;  // unknown under a root whose capture did not record it
 };
 
+// The macOS version to compare with: the plist's, unless it answered the compatibility shim (then
+// "<major>.0" from the Darwin release); nullopt when neither is known.
+[[nodiscard]] std::optional<std::string> effective_macos_version(const MacosFacts& m);
+
 // macOS's major version from the Darwin release ("23.6.0" -> 14; 20 -> 11 ... 24 -> 15, 25 -> 26).
 [[nodiscard]] std::optional<int> macos_major_from_darwin(const std::string& release);
 

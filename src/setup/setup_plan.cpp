@@ -48,12 +48,31 @@ std::string this_platform() {
 
 }  // namespace
 
-bool plans_another_machine(const SetupRequest& a) { return !a.driver.empty() || !a.gpus.empty() || a.no_gpu; }
+bool plans_another_machine(const SetupRequest& a) {
+  return !a.driver.empty() || !a.gpus.empty() || a.no_gpu || starts_with(a.platform, "macos-");
+}
 
 namespace {
 
+// A Mac from another machine: its macOS and Python as flags; CUDA's flags do not apply there.
+std::string mac_from_flags(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
+  if (!a.gpus.empty() || !a.driver.empty()) return "--gpu and --driver describe NVIDIA GPUs: CUDA does not exist on macOS";
+  if (a.macos.empty()) return "--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5";
+  auto parts = split(a.macos, '.');
+  for (const auto& p : parts)
+    if (!parse_int(p) || p.size() > 3) return "--macos " + printable(a.macos, 40) + " is not a macOS version (14.5)";
+  if (parts.empty() || parts.size() > 3 || *parse_int(parts[0]) < 10 || *parse_int(parts[0]) > 99)
+    return "--macos " + printable(a.macos, 40) + " is not a macOS version (14.5)";
+  if (a.python.empty()) return "--platform " + a.platform + " needs the Mac's Python version: --python 3.12";
+  m.macos = a.macos;
+  seen.push_back("the Mac given: " + a.platform.substr(6) + ", macOS " + a.macos + ", Python " + a.python);
+  return "";
+}
+
 // The machine to plan for: the flags', or this one as the doctor sees it. "" when it can be read.
 std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
+  if (starts_with(a.platform, "macos-")) return mac_from_flags(a, m, seen);
+  if (!a.macos.empty()) return "--macos goes with --platform macos-arm64 or macos-x86_64";
   if (plans_another_machine(a)) return machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen);
   GatherOptions opt;
   opt.root = a.root;
@@ -75,6 +94,7 @@ nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const Setup
 // install from the plan's index, then version, CUDA, cuDNN and a matmul checked against the CPU.
 std::vector<std::string> commands_of(const InstallPlan& p, const SetupRequest& a, const PlanMachine& m) {
   if (!p.ok) return {};
+  if (starts_with(m.platform, "macos-")) return mac_install_commands(p, a.env_dir, a.with, m.python);
   // Every argument quoted for the shell: a user copies these lines, and ENV or --with may hold
   // anything a shell would act on.
   std::vector<std::string> install = {a.env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
@@ -111,8 +131,10 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   if (const char* v = std::getenv("PIP_EXTRA_INDEX_URL"); v && *v) m.extra_index_url = v;
   for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
     if (const char* v = std::getenv(var); m.index_url.empty() && v && *v) m.index_url = v;
-  // What the indexes serve now (a day's cache); offline, the tables alone.
-  if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
+  // What the indexes serve now (a day's cache); offline, the tables alone. A Mac's plan comes from
+  // the macOS wheel table (diagnose/mac_wheels.hpp).
+  if (starts_with(m.platform, "macos-")) m.index_note = "a Mac's plan comes from dlready's macOS wheel table";
+  else if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
   else m.index_note = "--offline";
   return "";
 }

@@ -1,0 +1,91 @@
+// The macOS twin of setup_command.cpp: `dlready setup --dry-run` on a Mac plans from what the doctor
+// reads here (the macOS version through the compatibility shim, Apple Silicon or Intel, the active
+// Python) or from flags, with diagnose/install_plan_macos.cpp deciding. Cross-built; not run on a Mac.
+#include "cli/setup_command_macos.hpp"
+
+#include <cstdio>
+
+#include "core/json_text.hpp"
+#include "core/text.hpp"
+#include "diagnose/install_plan.hpp"
+#include "doctor/examine.hpp"
+#include "report/render.hpp"
+
+namespace dlready {
+namespace {
+
+// This Mac as the doctor reads it: its macOS, its processor, the active environment's Python (else
+// the first found).
+std::string mac_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
+  auto e = examine_this_machine();
+  if (!e.error.empty()) return e.error;
+  if (!e.facts.macos) return "this machine was not read as a Mac";
+  const MacosFacts& mac = *e.facts.macos;
+  m.macos = effective_macos_version(mac).value_or("");
+  m.platform = mac.apple_silicon == false ? "macos-x86_64" : "macos-arm64";
+  for (const auto& env : e.facts.python.envs)
+    if (env.python_version && (python.empty() || env.active)) python = *env.python_version;
+  seen.push_back("this Mac: " + m.platform.substr(6) + ", macOS " + (m.macos.empty() ? "unknown" : m.macos) +
+                 (mac.translated == true ? " (this shell runs under Rosetta: the plan is for the native arm64)" : ""));
+  return "";
+}
+
+}  // namespace
+
+void add_macos_setup_command(CLI::App& app, MacosSetupArgs& a) {
+  auto* cmd = app.get_subcommand("setup");
+  cmd->description("The PyTorch build that fits this Mac (MPS where it works) and the commands that install and "
+                   "prove it (--dry-run; also for another Mac)");
+  cmd->add_option("env", a.env_dir, "The virtual environment the commands make");
+  cmd->add_option("--python", a.python, "Python version X.Y (default: the active environment's, else the first found)");
+  cmd->add_option("--torch", a.torch, "A release (2.8) or version (2.8.0) instead of the newest that fits");
+  cmd->add_option("--with", a.with, "Also install these (torchvision,torchaudio)")->delimiter(',');
+  cmd->add_option("--index-url", a.index_url, "A PyPI mirror your tools use (default: PyPI)");
+  cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing (the macOS build's only way)");
+  cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
+  cmd->add_option("--platform", a.platform, "Plan for another Mac: macos-arm64 or macos-x86_64")
+      ->check(CLI::IsMember({"macos-arm64", "macos-x86_64"}));
+  cmd->add_option("--macos", a.macos, "Plan for another Mac: its macOS version (14.5)");
+}
+
+ExitCode run_macos_setup(const MacosSetupArgs& a) {
+  if (!a.dry_run && !a.json) {
+    std::fprintf(stderr, "dlready setup: the macOS build plans and installs nothing: add --dry-run for the plan and "
+                         "the commands that install it\n");
+    return ExitCode::usage;
+  }
+  PlanMachine m;
+  m.torch = a.torch;
+  m.index_url = a.index_url;
+  std::vector<std::string> seen;
+  std::string python = a.python, err;
+  if (!a.platform.empty() || !a.macos.empty()) {
+    m.platform = a.platform.empty() ? "macos-arm64" : a.platform;
+    m.macos = a.macos;
+    seen.push_back("the Mac given: " + m.platform.substr(6) + ", macOS " + a.macos);
+  } else {
+    err = mac_from_doctor(m, seen, python);
+  }
+  if (err.empty() && python.empty()) err = "no Python found (Homebrew, python.org, conda, venvs): give its version with --python X.Y";
+  if (err.empty() && (split(python, '.').size() != 2 || !parse_int(split(python, '.')[0]) || !parse_int(split(python, '.')[1])))
+    err = "--python " + printable(python, 40) + " is not X.Y (3.12)";
+  for (const auto& w : a.with)
+    if (err.empty() && (w.empty() || w.find_first_of(" '\"`$;&|\\") != std::string::npos)) err = "--with " + printable(w, 80) + " is not a package name";
+  if (err.empty() && a.index_url.find_first_of(" '\"`$;&|\\") != std::string::npos) err = "--index-url has a space or a quote";
+  if (!err.empty()) {
+    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+    return ExitCode::usage;
+  }
+  m.python = python;
+  auto plan = plan_install(m);
+  auto commands = mac_install_commands(plan, a.env_dir, a.with, m.python);
+  if (a.json) {
+    std::string text = json_text(install_plan_json(plan, m, a.env_dir, a.with, seen, commands), 2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    std::fputs(render_plan_text(plan, seen, commands, {", " + m.platform, ""}).c_str(), stdout);
+  }
+  return plan.ok ? ExitCode::ok : ExitCode::failed;
+}
+
+}  // namespace dlready
