@@ -61,7 +61,8 @@ target_link_libraries(dlready_facts PUBLIC dlready_core)
 dlready_platform_layer(dlready_os os
   posix:src/os/root_fs_posix.cpp posix:src/os/posix_fs.cpp posix:src/os/atomic_file_posix.cpp
   windows:src/os/atomic_file_windows.cpp posix:src/os/bounded_file_posix.cpp windows:src/os/bounded_file_windows.cpp
-  linux:src/os/fatal_signal_linux.cpp linux:src/os/tcp_connect_linux.cpp linux:src/os/process_runner_linux.cpp
+  linux:src/os/fatal_signal_linux.cpp linux:src/os/tcp_connect_linux.cpp posix:src/os/process_runner_posix.cpp
+  linux:src/os/cloexec_pipe_linux.cpp macos:src/os/cloexec_pipe_macos.cpp
   posix:src/os/terminal_posix.cpp windows:src/os/terminal_windows.cpp posix:src/os/host_name_posix.cpp
   windows:src/os/host_name_windows.cpp)
 target_link_libraries(dlready_os PUBLIC dlready_facts ${CMAKE_DL_LIBS})
@@ -110,6 +111,11 @@ target_link_libraries(dlready_report PUBLIC dlready_diagnose)
 target_compile_definitions(dlready_report PRIVATE DLREADY_VERSION="${PROJECT_VERSION}")  # named in every report
 dlready_platform_layer(dlready_doctor doctor src/doctor/examine.cpp)
 target_link_libraries(dlready_doctor PUBLIC dlready_probe dlready_diagnose)
+# dlready capture's folder: what the doctor read, written as a root the doctor replays (Linux and macOS).
+if(NOT DLREADY_PLATFORM STREQUAL "windows")
+  dlready_platform_layer(dlready_capture capture posix:src/capture/capture_tree.cpp)
+  target_link_libraries(dlready_capture PUBLIC dlready_os)
+endif()
 dlready_platform_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
   src/snapshot/export.cpp src/snapshot/node_compare.cpp)
 target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose dlready_os)
@@ -123,7 +129,7 @@ dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
   linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
   linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
-  linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp linux:src/cli/capture_command.cpp
+  linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp posix:src/cli/capture_command.cpp
   linux:src/cli/module_command.cpp)
 
 if(NOT DLREADY_PLATFORM STREQUAL "linux")
@@ -142,9 +148,6 @@ target_link_libraries(dlready_secure PUBLIC dlready_os ${DLREADY_SODIUM})
 target_include_directories(dlready_secure PUBLIC "${DLREADY_SODIUM_INCLUDE}")
 dlready_platform_layer(dlready_module_api module_api src/module_api/options.cpp)
 target_link_libraries(dlready_module_api PUBLIC dlready_core)
-# dlready capture's folder: what the doctor read, written as a root the doctor replays.
-dlready_platform_layer(dlready_capture capture src/capture/capture_tree.cpp)
-target_link_libraries(dlready_capture PUBLIC dlready_os)
 # dlready setup: the plan's inputs (flags, this machine, the indexes), installing and proving.
 dlready_platform_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_index.cpp src/setup/setup_install.cpp
   src/setup/logged_run.cpp src/setup/module_build.cpp)

@@ -333,6 +333,32 @@ TEST(MacDoctor, TheMetalChildsLinesAreReadDefensively) {
   EXPECT_EQ(parse_metal_wire(metal_wire_line({"device", "a\tb\nc", "0", "1"})).devices.at(0).name, "a b c");
 }
 
+TEST(MacDoctor, AMacsCaptureReplaysAsAMac) {
+  // What `dlready capture` writes on a Mac, made here from a Mac's folder: the files the macOS source
+  // read, and a manifest that names the platform, so the replay reads it as a Mac again.
+  Fixture f;
+  Mac m;
+  m.version = "13.6.7", m.build = "22G720", m.darwin = "22.6.0";
+  write_mac(f, m);
+  f.remove("/.dlready-capture");
+  Fixture out;
+  std::string capture = out.root + "/mac-capture";
+  auto run = run_command(std::string(DLREADY_BINARY) + " capture --root " + f.root + " " + capture + " 2>&1");
+  ASSERT_EQ(run.status, 0) << run.out;
+  auto manifest = nlohmann::json::parse(run_command("cat " + capture + "/.dlready-capture/capture.json").out, nullptr, false);
+  ASSERT_FALSE(manifest.is_discarded());
+  EXPECT_EQ(manifest.at("platform"), "macos");
+  auto replay = run_command(std::string(DLREADY_BINARY) + " doctor --json --root " + capture + " 2>&1");
+  auto report = nlohmann::json::parse(replay.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << replay.out;
+  ASSERT_TRUE(report.at("facts").at("macos").is_object()) << run_command("find " + capture).out << manifest.dump(1);
+  EXPECT_EQ(report.at("facts").at("macos").at("product_version"), "13.6.7");
+  EXPECT_EQ(report.at("facts").at("macos").at("torch")[0].at("mps_built"), true) << "torch's Mach-O headers were kept";
+  std::set<std::string> ids;
+  for (const auto& x : report.at("findings")) ids.insert(x.at("id").get<std::string>());
+  EXPECT_EQ(ids, std::set<std::string>{"macos-too-old-for-mps"}) << replay.out;
+}
+
 TEST(MacDoctor, AMacFolderWithoutAManifestStillReadsItsFiles) {
   Fixture f;
   write_mac(f, {});

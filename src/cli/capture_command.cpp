@@ -10,7 +10,8 @@
 #include <ctime>
 
 #include "capture/capture_tree.hpp"
-#include "cli/torch_module.hpp"
+#include "cli/command_table.hpp"
+#include "cli/front_end.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/json_text.hpp"
 #include "os/posix_fs.hpp"
@@ -18,7 +19,7 @@
 #include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "doctor/examine.hpp"
-#include "probe/linux/probes.hpp"
+#include "probe/posix/posix_probes.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -29,10 +30,12 @@ void add_capture_command(CLI::App& app, CaptureArgs& a) {
   cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (test seam)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
-  cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load libcuda/libnvidia-ml (files only)");
-  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
+  const PlatformFrontEnd& here = this_platform();
+  cmd->add_flag("--no-driver-probe", a.no_driver_probe, "Do not load " + std::string(here.driver_libraries) + " (files only)");
   cmd->add_option("--probe-timeout-ms", a.timeout_ms, "Kill a driver probe that takes longer (ms)")
       ->check(CLI::Range(50, 600000));
+  if (here.platform != kLinux) return;  // ld.so's resolution and a root's NVIDIA libraries are Linux's
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
   cmd->add_option("--binary", a.binaries, "Also capture this program's shared libraries as ld.so resolves them");
 }
 
@@ -43,10 +46,14 @@ void say_error(const std::string& what) { std::fprintf(stderr, "dlready capture:
 bool is_tarball(const std::string& out) { return ends_with(out, ".tar.gz") || ends_with(out, ".tgz"); }
 
 // tar with holes kept (a library's copy is its headers in a file of its real size) and no owner
-// names (they would name the user a redacted capture hides).
+// names (they would name the user a redacted capture hides). GNU tar on Linux; macOS's bsdtar
+// keeps holes by itself and spells the owner --uid/--gid.
 Status run_tar(const std::string& folder, const std::string& tarball) {
-  std::vector<std::string> args = {"tar", "--sparse", "--numeric-owner", "--owner=0", "--group=0",
-                                   "-czf", tarball,   "-C",              folder,      "."};
+  std::vector<std::string> args =
+      this_platform().platform == kLinux
+          ? std::vector<std::string>{"tar", "--sparse", "--numeric-owner", "--owner=0", "--group=0", "-czf", tarball,
+                                     "-C", folder, "."}
+          : std::vector<std::string>{"tar", "--numeric-owner", "--uid", "0", "--gid", "0", "-czf", tarball, "-C", folder, "."};
   int status = run_program(args).status;
   if (status == 127)
     return Status::failure("cannot run tar: install tar, or capture into a folder (a name without .tar.gz)");
@@ -102,7 +109,7 @@ ExitCode run_capture(const CaptureArgs& a) {
   opt.load_root_drivers = a.load_root_drivers;
   opt.binaries = a.binaries;
   opt.record = &log;  // and no scan cache: a cached answer would leave its files out of the capture
-  if (opt.root == "/") describe_own_module(opt);
+  complete_live_options(opt, false);  // no scan cache: a cached answer would leave its files out
   opt.redaction_inputs = !a.no_redact;
   auto e = examine(opt);
   if (!e.error.empty()) {
@@ -127,6 +134,9 @@ ExitCode run_capture(const CaptureArgs& a) {
   m.own_module = opt.own_module;
   m.children = log.children;
   m.gpu_code = log.gpu_code;
+  m.platform = e.facts.os.id == "macos" ? "macos" : "linux";
+  m.sysctl = log.sysctl;
+  m.metal = log.metal;
   CaptureTreeStats stats;
   if (auto s = write_capture(a.root, contents, a.out, redactor, stats); !s.ok()) {
     say_error(s.error() + " (nothing was written)");

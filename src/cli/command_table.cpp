@@ -52,7 +52,7 @@ constexpr CommandInfo kCommands[] = {
     {"capture",
      "Capture what the doctor reads here (redacted) for a bug report; dlready doctor --root "
      "replays it",
-     kLinux, kNotYet},
+     kLinux | kMacos, kNotYet},
     {"setup",
      "Install the PyTorch that fits this machine into a virtual environment and prove it "
      "(--dry-run: the plan only, also for another machine)",

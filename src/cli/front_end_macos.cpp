@@ -1,5 +1,6 @@
 // The macOS build's side of the front end (cli/front_end.hpp): the doctor, snapshot, diff,
-// export and setup's plan; the table's other commands say where they run. Cross-built with zig; not run on a Mac here.
+// export, setup's plan and capture; the table's other commands say where they run. Cross-built with zig; not run on a Mac here.
+#include "cli/capture_command.hpp"
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
@@ -26,7 +27,8 @@ std::optional<int> start_process(int argc, char** argv) {
 
 std::vector<CommandGroup> platform_commands() {
   return {doctor_command_group(), snapshot_command_group(),
-          single_command<MacosSetupArgs>("setup", add_macos_setup_command, run_macos_setup)};
+          single_command<MacosSetupArgs>("setup", add_macos_setup_command, run_macos_setup),
+          single_command<CaptureArgs>("capture", add_capture_command, run_capture)};
 }
 
 void complete_live_options(GatherOptions&, bool) {}

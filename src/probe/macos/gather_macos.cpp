@@ -13,7 +13,7 @@ GatherResult gather_mac(const GatherOptions& options, const MacLive* live) {
   auto replay = readable_capture(fs, r.error);
   if (!r.error.empty()) return r;
   const bool here = fs.is_host_root() && live;
-  if (here) fs.record_into(options.record);  // a capture of this Mac (a replay records nothing)
+  if (!replay) fs.record_into(options.record);  // a capture of this Mac's files (a replay records nothing)
   // A Mac's folder without a manifest says nothing of its environment: the running process's is
   // another machine's and is not used.
   r.replayed = replay.has_value();
@@ -27,7 +27,12 @@ GatherResult gather_mac(const GatherOptions& options, const MacLive* live) {
   MacosFacts mac;
   probe_macos_version(fs, sysctl, mac, f.os);
   probe_macos_hardware(sysctl, mac, f.os);
-  f.python = probe_python(fs, f.env);
+  // A Mac's folder without its environment: Python is looked for where a Mac's shell would find it
+  // (Homebrew on Apple Silicon and Intel, python.org's framework, the system's).
+  EnvFacts search = f.env;
+  if (!search.get("PATH"))
+    search.vars["PATH"] = "/opt/homebrew/bin:/usr/local/bin:/Library/Frameworks/Python.framework/Versions/Current/bin:/usr/bin:/bin";
+  f.python = probe_python(fs, search);
   probe_mac_binaries(fs, f.python, mac);
   probe_pip_indexes(fs, r.env, f.python, mac);
   mac.metal = here ? live->metal : replay ? replay->metal : std::nullopt;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "os/cloexec_pipe.hpp"
 
 namespace dlready {
 
@@ -116,7 +117,7 @@ int ChildEnd::shell_status() const {
 ChildEnd run_forked(const std::function<int(int out)>& in_child, const ForkOptions& o) {
   auto t0 = Clock::now();
   int fds[2] = {-1, -1};
-  if (o.on_output && ::pipe2(fds, O_CLOEXEC) != 0) return {};
+  if (o.on_output && !cloexec_pipe(fds)) return {};
   pid_t pid = ::fork();
   if (pid == 0) {
     if (fds[0] >= 0) ::close(fds[0]);
