@@ -13,6 +13,7 @@
 
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
+#include "mac_fixture.hpp"
 #include "report/render.hpp"
 
 namespace dlready::test {
@@ -58,6 +59,27 @@ void check_golden(const std::string& name, const std::function<void(Fixture&)>& 
 }
 
 TEST(Golden, HealthyGpuMachine) { check_golden("healthy-gpu", healthy_gpu_machine); }
+
+// Macs, replayed from their fixture roots (the macOS source of facts, on this Linux build).
+TEST(Golden, HealthyMacMpsReady) {
+  check_golden("mac-healthy", [](Fixture& f) {
+    Mac m;
+    m.metal = nlohmann::json{{"devices", {{{"name", "Apple M3"}, {"low_power", false}, {"mac2", true}}}},
+                             {"mpsgraph_gates", {{"12.3", true}, {"13.0", true}, {"14.0", true}}}};
+    write_mac(f, m);
+  });
+}
+
+TEST(Golden, MacOnMacos13WithTorch211AndTwoOpenmps) {
+  check_golden("mac-macos13-two-openmp", [](Fixture& f) {
+    Mac m;
+    m.version = "13.6.7", m.build = "22G720", m.darwin = "22.6.0";
+    const std::string sp = "/opt/homebrew/lib/python3.12/site-packages";
+    m.files = {{sp + "/torch/lib/libomp.dylib", "omp"}, {sp + "/sklearn/.dylibs/libomp.dylib", "omp2"}};
+    m.env = {{"PYTORCH_ENABLE_MPS_FALLBACK", "1"}};
+    write_mac(f, m);
+  });
+}
 
 TEST(Golden, NoNvidiaGpu) {
   check_golden("no-gpu", [](Fixture& f) {

@@ -300,10 +300,19 @@ void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
   for (const auto& i : f.macos->pip_indexes) out.push_back("pip index: " + i);
 }
 
+// The variables a Mac's PyTorch and pip read.
+void macos_environment(const Facts& f, std::vector<std::string>& out) {
+  for (const char* k : {"PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO",
+                        "CONDA_PREFIX", "VIRTUAL_ENV", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL",
+                        "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "OMP_NUM_THREADS"})
+    if (auto v = f.env.get(k)) out.push_back(std::string(k) + "=" + *v);
+  if (out.empty()) out.push_back("no MPS- or pip-related variables set");
+}
+
 std::vector<std::string> macos_section(const Facts& f, const std::string& section) {
   std::vector<std::string> out;
   if (section == "system") macos_system(f, out);
-  else if (section == "environment") facts_environment(f, out);
+  else if (section == "environment") macos_environment(f, out);
   else if (section == "pytorch") macos_pytorch(f, out);
   else out.push_back("not on macOS (no NVIDIA GPU, no CUDA: PyTorch's GPU here is MPS)");
   return out;
