@@ -55,7 +55,7 @@ dlready_platform_layer(dlready_facts facts
   src/facts/enums.cpp src/facts/device_fields.cpp src/facts/capture_manifest.cpp src/facts/facts.cpp
   src/facts/facts_system.cpp src/facts/facts_pci.cpp src/facts/facts_kernel_driver.cpp src/facts/facts_device_nodes.cpp
   src/facts/facts_libraries.cpp src/facts/facts_driver.cpp src/facts/facts_python.cpp src/facts/facts_loader.cpp
-  src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp)
+  src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp src/facts/facts_arm.cpp)
 target_link_libraries(dlready_facts PUBLIC dlready_core)
 # The OS services, each platform's twin named by its platform.
 dlready_platform_layer(dlready_os os
@@ -74,13 +74,13 @@ target_link_libraries(dlready_binfmt PUBLIC dlready_os)
 # The sources of facts behind probe/gather.hpp's one verb: what both platforms share at the top,
 # each platform's own in its folder.
 dlready_platform_layer(dlready_probe probe
-  src/probe/gather.cpp src/probe/driver_children.cpp src/probe/python_files.cpp
+  src/probe/gather.cpp src/probe/driver_children.cpp src/probe/python_files.cpp src/probe/requirement_markers.cpp
   src/probe/posix/root_capture.cpp src/probe/posix/users.cpp src/probe/posix/env_probe.cpp src/probe/posix/python_probe.cpp
   src/probe/posix/identity_probe.cpp
   src/probe/linux/fact_sources_linux.cpp src/probe/linux/index_pages.cpp
   src/probe/linux/ld_cache.cpp src/probe/linux/library_locator.cpp src/probe/linux/child_probe.cpp
   src/probe/linux/child_wire.cpp src/probe/linux/cuda_probe.cpp src/probe/linux/nvml_probe.cpp
-  src/probe/linux/os_probe.cpp src/probe/linux/cpu_load_probe.cpp src/probe/linux/pci_probe.cpp
+  src/probe/linux/os_probe.cpp src/probe/linux/arm_probe.cpp src/probe/linux/cpu_load_probe.cpp src/probe/linux/pci_probe.cpp
   src/probe/linux/kernel_driver_probe.cpp src/probe/linux/device_nodes_probe.cpp src/probe/linux/cuda_libs_probe.cpp
   src/probe/linux/libtorch_probe.cpp src/probe/linux/blas_probe.cpp
   src/probe/linux/own_module_probe.cpp src/probe/linux/cdi_probe.cpp

@@ -66,11 +66,7 @@ ExitCode run_macos_setup(const MacosSetupArgs& a) {
   } else {
     err = mac_from_doctor(m, seen, python);
   }
-  if (err.empty() && python.empty()) err = "no Python found (Homebrew, python.org, conda, venvs): give its version with --python X.Y";
-  if (err.empty() && (split(python, '.').size() != 2 || !parse_int(split(python, '.')[0]) || !parse_int(split(python, '.')[1])))
-    err = "--python " + printable(python, 40) + " is not X.Y (3.12)";
-  for (const auto& w : a.with)
-    if (err.empty() && (w.empty() || w.find_first_of(" '\"`$;&|\\") != std::string::npos)) err = "--with " + printable(w, 80) + " is not a package name";
+  if (err.empty()) err = plan_flags_error(python, a.with, "Homebrew, python.org, conda, venvs");
   if (err.empty() && a.index_url.find_first_of(" '\"`$;&|\\") != std::string::npos) err = "--index-url has a space or a quote";
   if (!err.empty()) {
     std::fprintf(stderr, "dlready setup: %s\n", err.c_str());

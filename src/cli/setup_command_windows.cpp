@@ -81,11 +81,7 @@ ExitCode run_windows_setup(const WindowsSetupArgs& a) {
   std::string err = another ? machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen)
                             : machine_from_doctor(m, seen, found_python);
   if (python.empty()) python = found_python;
-  if (err.empty() && python.empty()) err = "no Python found (py launcher, conda, venvs): give its version with --python X.Y";
-  if (err.empty() && (split(python, '.').size() != 2 || !parse_int(split(python, '.')[0]) || !parse_int(split(python, '.')[1])))
-    err = "--python " + python + " is not X.Y (3.12)";
-  for (const auto& w : a.with)
-    if (err.empty() && (w.empty() || w.find_first_of(" '\"`$;&|") != std::string::npos)) err = "--with " + w + " is not a package name";
+  if (err.empty()) err = plan_flags_error(python, a.with, "py launcher, conda, venvs");
   if (!err.empty()) {
     std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
     return ExitCode::usage;

@@ -392,6 +392,15 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"commands", commands}};
 }
 
+std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found) {
+  if (python.empty()) return "no Python found (" + where_found + "): give its version with --python X.Y";
+  auto parts = split(python, '.');
+  if (parts.size() != 2 || !parse_int(parts[0]) || !parse_int(parts[1])) return "--python " + printable(python, 40) + " is not X.Y (3.12)";
+  for (const auto& w : with)  // the commands quote nothing a shell would act on: refuse it here
+    if (w.empty() || w.find_first_of(" '\"`$;&|") != std::string::npos) return "--with " + printable(w, 80) + " is not a package name";
+  return "";
+}
+
 std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
                                PlanMachine& m, std::vector<std::string>& seen) {
   if (no_gpu && (!gpus.empty() || !driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";

@@ -68,6 +68,11 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
 // into `m` (with what was seen); "" when the plan can go on, else why not.
 std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen);
 
+// What is wrong with setup's Python and --with values in the builds that only print commands
+// (Windows', macOS'): "" when nothing, else the usage error. `where_found` names where Python was
+// looked for when none was given or found.
+std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found);
+
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 

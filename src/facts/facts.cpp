@@ -45,6 +45,7 @@ const FactTable<Facts>& facts_fields() {
       {"binaries", +[](const Facts& f) { return fact_list_json(f.binaries, resolution_fields()); }},
       {"windows", +[](const Facts& f) { return f.windows ? fact_group_json(*f.windows, windows_fields()) : json(); }},
       {"macos", +[](const Facts& f) { return f.macos ? fact_group_json(*f.macos, macos_fields()) : json(); }},
+      {"arm", +[](const Facts& f) { return f.arm ? fact_group_json(*f.arm, arm_fields()) : json(); }},
   };
   return kFields;
 }

@@ -13,6 +13,7 @@
 #include "facts/facts_pci.hpp"
 #include "facts/facts_python.hpp"
 #include "facts/facts_system.hpp"
+#include "facts/facts_arm.hpp"
 #include "facts/facts_macos.hpp"
 #include "facts/facts_windows.hpp"
 
@@ -39,6 +40,7 @@ struct Facts {
   std::optional<IndexReleases> torch_index;  // what `dlready setup` last read of the indexes (nullopt: never)
   std::optional<WindowsFacts> windows;       // the Windows doctor's own facts (nullopt: not Windows)
   std::optional<MacosFacts> macos;           // the macOS doctor's own facts (nullopt: not macOS)
+  std::optional<ArmFacts> arm;               // an aarch64 Linux machine's platform (nullopt: not one)
 };
 
 // The doctor's "facts" object, group by group (the report adds the derived "gpu_code").

@@ -24,7 +24,7 @@ struct OsFacts {
   std::optional<std::string> pretty_name;  // /etc/os-release PRETTY_NAME
   std::optional<std::string> id;           // /etc/os-release ID (debian, ubuntu, rhel, ...)
   std::optional<std::string> kernel;       // /proc/sys/kernel/osrelease
-  std::optional<std::string> arch;         // uname machine (host only)
+  std::optional<std::string> arch;         // uname machine; under a root its loader's name, or a capture's record
   std::optional<std::string> glibc;        // from the libc.so.6 the loader finds
   std::optional<std::string> libstdcxx;    // libstdc++.so.6.0.N file name
   std::optional<std::string> container;    // docker, podman, kubernetes, lxc

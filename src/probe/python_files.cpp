@@ -47,7 +47,8 @@ std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std
   return std::nullopt;
 }
 
-TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, const std::string& cuda_library) {
+TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, const std::string& cuda_library,
+                                const MarkerEnvironment& machine) {
   TorchInstall t;
   t.site_packages = sp;
   if (auto vp = fs.read(fs.join(fs.join(sp, "torch"), "version.py"), 64 * 1024)) {
@@ -66,10 +67,15 @@ TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, con
       t.dist_version = d->second;
       if (auto meta = fs.read(fs.join(fs.join(sp, name), "METADATA"), 1 << 20)) {
         // Requires-Dist: nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"
+        // (aarch64's CPU wheels up to 2.10 list them too, each behind platform_machine == "x86_64").
         static const std::regex pin(R"(^Requires-Dist:\s*(nvidia[-_.A-Za-z0-9]+|cuda-toolkit)(\[[^\]]*\])?\s*==\s*([0-9][0-9A-Za-z.+]*))");
         for (const auto& line : lines(*meta)) {
           std::smatch m;
-          if (std::regex_search(line, m, pin)) t.nvidia_pins[normalize_dist_name(m[1].str())] = m[3].str();
+          if (!std::regex_search(line, m, pin)) continue;
+          auto semicolon = line.find(';');
+          std::string marker = semicolon == std::string::npos ? "" : line.substr(semicolon + 1);
+          if (marker_holds(marker, machine) == false) continue;  // not for this machine: pip skipped it
+          t.nvidia_pins[normalize_dist_name(m[1].str())] = m[3].str();
         }
       }
     } else if (starts_with(d->first, "nvidia-") || d->first == "cuda-toolkit") {

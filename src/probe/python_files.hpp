@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "facts/facts.hpp"
+#include "probe/requirement_markers.hpp"
 
 namespace dlready {
 
@@ -32,8 +33,10 @@ std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::strin
 // A venv's pyvenv.cfg "version = 3.11.7" (or version_info).
 std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix);
 // The torch in `site_packages`; `cuda_library`: its CUDA library under torch/lib
-// (libtorch_cuda.so, torch_cuda.dll).
-TorchInstall read_torch_install(const FileSource& fs, const std::string& site_packages, const std::string& cuda_library);
+// (libtorch_cuda.so, torch_cuda.dll); `machine`: whose markers decide which of METADATA's nvidia-*
+// requirements pip installed there (an unknown field keeps a requirement).
+TorchInstall read_torch_install(const FileSource& fs, const std::string& site_packages, const std::string& cuda_library,
+                                const MarkerEnvironment& machine = {});
 bool has_torch(const FileSource& fs, const std::string& site_packages);
 
 }  // namespace dlready

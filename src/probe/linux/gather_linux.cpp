@@ -116,6 +116,7 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   const CaptureManifest* answers = replay ? &*replay : nullptr;
   f.os = probe_os(fs, loc);
   if (replay) f.os.arch = replay->arch;
+  f.arm = probe_arm(fs, f.os.arch);
   f.pci = probe_pci(fs);
   f.kernel = probe_kernel_driver(fs, f.os.kernel);
   f.nodes = probe_device_nodes(fs, user);
@@ -131,7 +132,8 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
     if (f.libcuda.path) f.driver.detail = kRootDriversNotLoaded;
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
-  f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt);
+  f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt,
+                          {"linux", "Linux", f.os.arch.value_or(""), ""});
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");

@@ -175,6 +175,12 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
   if (fs.is_host_root()) {
     struct utsname u {};
     if (::uname(&u) == 0) f.arch = u.machine;
+  } else {
+    // Another machine's root: its dynamic loader's name says its processor.
+    for (const auto& [loader, arch] : {std::pair<const char*, const char*>{"/lib/ld-linux-aarch64.so.1", "aarch64"},
+                                       {"/usr/lib/ld-linux-aarch64.so.1", "aarch64"},
+                                       {"/lib64/ld-linux-x86-64.so.2", "x86_64"}})
+      if (!f.arch && fs.exists(loader)) f.arch = arch;
   }
   f.glibc = glibc_version(fs, loc);
   auto cxx = loc.locate("libstdc++.so.6");

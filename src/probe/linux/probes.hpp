@@ -22,6 +22,8 @@ FactSource linux_fact_source();
 std::optional<std::string> own_environment();
 
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+// An aarch64 machine's platform (Jetson, Grace, page size); nullopt on another machine.
+std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::string>& arch);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
 // Processors kept busy over `window` (the "cpu" line of /proc/stat read twice, all but idle and

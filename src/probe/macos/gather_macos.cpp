@@ -32,7 +32,7 @@ GatherResult gather_mac(const GatherOptions& options, const MacLive* live) {
   EnvFacts search = f.env;
   if (!search.get("PATH"))
     search.vars["PATH"] = "/opt/homebrew/bin:/usr/local/bin:/Library/Frameworks/Python.framework/Versions/Current/bin:/usr/bin:/bin";
-  f.python = probe_python(fs, search);
+  f.python = probe_python(fs, search, std::nullopt, {"darwin", "Darwin", "", ""});
   probe_mac_binaries(fs, f.python, mac);
   probe_pip_indexes(fs, r.env, f.python, mac);
   mac.metal = here ? live->metal : replay ? replay->metal : std::nullopt;

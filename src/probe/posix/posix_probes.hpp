@@ -11,6 +11,7 @@
 #include "facts/facts.hpp"
 #include "os/root_fs.hpp"
 #include "probe/gather.hpp"
+#include "probe/requirement_markers.hpp"
 
 namespace dlready {
 
@@ -37,6 +38,7 @@ RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::str
 // `python -m dlready`), VIRTUAL_ENV, CONDA_PREFIX, then the usual places. `own_prefix`: the
 // environment that holds this dlready executable (a uvx/pipx tool environment, first on PATH):
 // left out unless it is active or holds torch — it is the tool's, not the user's.
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix = std::nullopt);
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix = std::nullopt,
+                         const MarkerEnvironment& machine = {});
 
 }  // namespace dlready

@@ -86,7 +86,8 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
 
 }  // namespace
 
-PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix) {
+PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix,
+                         const MarkerEnvironment& machine) {
   PythonFacts f;
   std::vector<std::string> seen, seen_sp;
   std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
@@ -122,8 +123,10 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     }
     if (fresh.empty()) continue;
     pe.site_packages = fresh;
+    MarkerEnvironment here = machine;
+    here.python_version = pe.python_version.value_or("");
     for (const auto& sp : fresh)
-      if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so"));
+      if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so", here));
     if (tools_own && pe.torch.empty()) continue;  // uvx's or pipx's environment for dlready itself
     pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
     if (!pe.torch.empty())

@@ -68,7 +68,7 @@ PythonFacts probe_windows_python(const std::map<std::string, std::string>& env) 
     e.python_version = c.version;
     if (!e.python_version && e.python_full_version)
       e.python_version = e.python_full_version->substr(0, e.python_full_version->rfind('.'));
-    if (has_torch(fs, sp)) e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll"));
+    if (has_torch(fs, sp)) e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll", {"win32", "Windows", "AMD64", e.python_version.value_or("")}));
     f.envs.push_back(std::move(e));
   }
   return f;

@@ -1,0 +1,75 @@
+// An aarch64 machine's platform from its files: a Jetson (/etc/nv_tegra_release, a Tegra SoC family,
+// the device tree's model and `compatible`), a Grace CPU (soc0's soc_id jep106:036b:0241, as DCGM
+// reads it), the page size (sysconf here; under a root the transparent huge page's PMD size, 2 MiB
+// with 4K pages and 512 MiB with 64K). shared/knowledge/aarch64.md §2, §5.
+#include <unistd.h>
+
+#include <regex>
+
+#include "core/text.hpp"
+#include "probe/linux/probes.hpp"
+
+namespace dlready {
+namespace {
+
+// JetPack by L4T release, the most specific first (jetson-containers l4t_version.py; NVIDIA's
+// JetPack archive): R36.4.3 and later are JetPack 6.2, R36.4 6.1, R36.3 6.0, R35.x 5.1.x, R38.2 7.0,
+// R38.4 7.1, R39 7.2.
+struct JetpackRow {
+  const char* l4t;
+  const char* jetpack;
+};
+constexpr JetpackRow kJetpacks[] = {{"39", "7.2"},     {"38.4", "7.1"},  {"38.2", "7.0"},  {"36.4.3", "6.2"},
+                                    {"36.4", "6.1"},   {"36.3", "6.0"},  {"36.2", "6.0 DP"}, {"35.6", "5.1.4"},
+                                    {"35.5", "5.1.3"}, {"35.4", "5.1.2"}, {"35.3", "5.1.1"}, {"35.2", "5.1"},
+                                    {"35.1", "5.0.2"}};
+
+std::optional<std::string> jetpack_of(const std::string& l4t) {
+  for (const auto& r : kJetpacks) {
+    std::string row = r.l4t;
+    bool same_line = l4t == row || starts_with(l4t, row + ".");
+    bool later_patch = split(row, '.').size() == 3 && compare_versions(l4t, row) >= 0 &&
+                       starts_with(l4t, row.substr(0, row.rfind('.')) + ".");
+    if (same_line || later_patch) return std::string(r.jetpack);
+  }
+  return std::nullopt;
+}
+
+// "# R36 (release), REVISION: 4.3, GCID: ..." -> "36.4.3"
+std::optional<std::string> l4t_release(const std::string& text) {
+  static const std::regex kRelease(R"(R([0-9]{2,3})[^,\n]*,\s*REVISION:\s*([0-9]{1,3}(\.[0-9]{1,3})?))");
+  std::smatch m;
+  if (!std::regex_search(text, m, kRelease)) return std::nullopt;
+  std::string revision = m[2].str();
+  return m[1].str() + "." + revision + (revision.find('.') == std::string::npos ? ".0" : "");
+}
+
+}  // namespace
+
+std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::string>& arch) {
+  ArmFacts a;
+  if (auto rel = fs.read("/etc/nv_tegra_release", 4096)) a.l4t_release = l4t_release(*rel);
+  if (auto v = fs.read_line("/sys/devices/soc0/family")) a.soc_family = printable(trim(*v), 80);
+  if (auto v = fs.read_line("/sys/devices/soc0/soc_id")) a.soc_id = printable(trim(*v), 80);
+  if (auto v = fs.read("/proc/device-tree/model", 4096)) a.model = printable(trim(v->substr(0, v->find('\0'))), 120);
+  if (auto v = fs.read("/proc/device-tree/compatible", 4096))
+    for (const auto& c : split(*v, '\0'))
+      if (a.compatible.size() < 16) a.compatible.push_back(printable(c, 80));
+  bool tegra_compatible = false;
+  for (const auto& c : a.compatible) tegra_compatible |= starts_with(c, "nvidia,tegra");
+  a.tegra = a.l4t_release.has_value() || tegra_compatible || starts_with(to_lower(a.soc_family.value_or("")), "tegra");
+  a.grace = a.soc_id == std::string("jep106:036b:0241");
+  if (a.l4t_release) a.jetpack = jetpack_of(*a.l4t_release);
+  if (fs.is_host_root()) {
+    if (long size = ::sysconf(_SC_PAGESIZE); size > 0) a.page_size = static_cast<uint64_t>(size);
+  } else if (auto pmd = fs.read_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")) {
+    // A PMD maps one page table of 8-byte entries: (page / 8) pages of `page` bytes.
+    if (auto bytes = parse_int(trim(*pmd)); bytes && *bytes == (2 << 20)) a.page_size = 4096;
+    else if (bytes && *bytes == (512ll << 20)) a.page_size = 65536;
+    else if (bytes && *bytes == (32 << 20)) a.page_size = 16384;
+  }
+  if (arch != std::string("aarch64") && !a.tegra && !a.grace) return std::nullopt;
+  return a;
+}
+
+}  // namespace dlready
