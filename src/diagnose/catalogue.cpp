@@ -94,6 +94,14 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"mps-cpu-fallback-on", S::info, "environment", "MPS falls back to the CPU for missing operations",
        "PYTORCH_ENABLE_MPS_FALLBACK=1: an operation without an MPS kernel runs on the CPU without an error, "
        "which can make training much slower than the GPU suggests."},
+      {"jetson-needs-jetpack-wheel", S::error, "pytorch", "This Jetson needs the PyTorch built for its JetPack",
+       "Up to JetPack 6 (L4T R36) a Jetson's CUDA is the Tegra build: PyPI's aarch64 torch (a CPU build up to "
+       "2.10, a server build from 2.11) and the SBSA wheels of download.pytorch.org have no code for Orin (sm_87) "
+       "or load server CUDA libraries, so torch.cuda.is_available() is False. The wheels built for the JetPack "
+       "come from NVIDIA or the Jetson AI Lab index (jp6/cu126)."},
+      {"grace-needs-open-kernel-modules", S::error, "kernel-driver", "Grace needs NVIDIA's open kernel modules",
+       "On Grace Hopper and Grace Blackwell systems the proprietary NVIDIA kernel modules are unsupported: "
+       "/proc/driver/nvidia/version does not say \"Open Kernel Module\", and the GPU does not initialise."},
       {"windows-long-paths-disabled", S::warning, "system", "Windows limits paths to 260 characters",
        "LongPathsEnabled is off (Windows' default): pip fails to install torch into a Python whose "
        "site-packages sits deep enough, with 'OSError: [Errno 2] No such file or directory' on a file under "

@@ -169,13 +169,18 @@ std::optional<std::string> known_arch_list(const std::string& torch_version, con
   return std::nullopt;
 }
 
+bool sass_runs_on(int sass, int major, int minor) {
+  if (major == 8 && minor == 7) return sass == 87;
+  return sass / 10 == major && sass % 10 <= minor;
+}
+
 bool arch_list_covers(const std::string& list, int major, int minor) {
   for (const auto& a : split(list, ';')) {
     auto parts = split(trim(a), '.');
     if (parts.size() < 2) continue;
     int am = static_cast<int>(parse_int(parts[0]).value_or(-1));
     int an = static_cast<int>(parse_int(parts[1].substr(0, 1)).value_or(-1));
-    if (am == major && an <= minor) return true;  // SASS: same major, minor <= device
+    if (am >= 0 && an >= 0 && sass_runs_on(am * 10 + an, major, minor)) return true;  // SASS
     if (contains(a, "PTX") && (am < major || (am == major && an <= minor))) return true;  // PTX JIT
   }
   return false;

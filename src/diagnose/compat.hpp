@@ -46,6 +46,10 @@ std::optional<std::string> known_arch_list(const std::string& torch_version, con
 // Does an arch list (or a set of SASS/PTX archs) have code a device of compute capability
 // major.minor can run? SASS: same major, minor <= device; PTX: any arch <= device (JIT).
 bool arch_list_covers(const std::string& list, int major, int minor);
+// Does SASS built for `sass` (86 = sm_86) run on a device of compute capability major.minor? Same
+// major, minor up to the device's — except Orin's integrated 8.7, which runs only its own 8.7 code
+// (torch 2.11's DEVICE_REQUIREMENT in torch/cuda/__init__.py; NVIDIA's Jetson compatibility notes).
+bool sass_runs_on(int sass, int major, int minor);
 struct KnownGpu {
   std::string name;
   int cc_major = 0, cc_minor = 0;

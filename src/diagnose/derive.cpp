@@ -43,6 +43,11 @@ Derived derive(const Facts& f) {
       d.gpu_archs.push_back({"cuda:" + std::to_string(dev.index) + " " + dev.name.value_or("GPU") +
                                  (dev.pci_bus_id ? " (" + *dev.pci_bus_id + ")" : ""),
                              *dev.cc_major, *dev.cc_minor, "driver"});
+  // A Jetson's GPU is integrated: no PCI function, its architecture from the device tree.
+  if (f.arm && f.arm->tegra) {
+    d.gpu_evidence = true;
+    if (auto g = tegra_gpu(*f.arm); g && d.gpu_archs.empty()) d.gpu_archs.push_back(*g);
+  }
   if (d.gpu_archs.empty())
     for (const auto& fn : f.pci.nvidia)
       if (fn.is_gpu)

@@ -16,7 +16,7 @@ GpuCodeOnGpu gpu_code_on(const GpuCode& code, int major, int minor) {
   r.arch = "sm_" + std::to_string(cc);
   int best_sass = 0, best_ptx = 0;
   for (int a : code.sass)
-    if (a / 10 == major && a % 10 <= minor) best_sass = std::max(best_sass, a);
+    if (sass_runs_on(a, major, minor)) best_sass = std::max(best_sass, a);
   for (int a : code.ptx)
     if (a <= cc) best_ptx = std::max(best_ptx, a);
   r.runs = best_sass || best_ptx;

@@ -31,6 +31,11 @@ struct Derived {
   std::vector<GpuArch> gpu_archs;
 };
 Derived derive(const Facts& f);
+// aarch64 (rules_arm.cpp): a Jetson's integrated GPU from its device tree; the fix for a CPU-only
+// torch on an aarch64 server; the Jetson and Grace rules.
+std::optional<Derived::GpuArch> tegra_gpu(const ArmFacts& a);
+std::vector<std::string> aarch64_cuda_fix();
+void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out);
 
 // "0000:00:06.0" (sysfs, CUDA) and NVML's "00000000:00:06.0" name one PCI function: the domain as
 // a number, the rest case-insensitively.

@@ -30,11 +30,17 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
     return;
   }
   const TorchInstall* primary = primary_torch(f);
-  if (primary && is_cpu_build(*primary) && d.gpu_evidence) {
+  // A Jetson's CPU wheel is rules_arm's jetson-needs-jetpack-wheel (the fix is another index).
+  if (primary && is_cpu_build(*primary) && d.gpu_evidence && !(f.arm && f.arm->tegra)) {
     auto x = make_finding("torch-cpu-only");
     x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
-    x.fix = {"dlready setup ~/venvs/torch (a new environment with the CUDA build that fits, proven on the GPU)",
-             "or in this one: pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
+    if (f.os.arch == std::string("aarch64")) {
+      x.evidence.push_back("PyPI's aarch64 torch is a CPU build up to 2.10 (its nvidia-* requirements are for x86_64 only)");
+      x.fix = aarch64_cuda_fix();
+    } else {
+      x.fix = {"dlready setup ~/venvs/torch (a new environment with the CUDA build that fits, proven on the GPU)",
+               "or in this one: pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
+    }
     out.push_back(x);
   }
   for (const auto& e : f.python.envs) {

@@ -226,6 +226,7 @@ Report diagnose(const Facts& facts) {
   rules_software(facts, d, rep.findings);
   rules_libraries(facts, d, rep.findings);
   rules_platform(facts, d, rep.findings);
+  rules_arm(facts, d, rep.findings);
   rep.verdict = make_verdict(facts, d, rep.findings);
   rep.recommendations = make_recommendations(facts, d);
   if (!d.gpu_evidence) rep.not_applicable = {"kernel-driver", "device-nodes", "driver-library", "driver-api"};

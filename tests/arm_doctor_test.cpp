@@ -1,0 +1,151 @@
+// Linux on Arm (issue 49): fixture aarch64 machines — a GH200 with PyPI's CPU wheel, a healthy GH200,
+// a Grace with the proprietary driver, a Jetson Orin on JetPack 6.1 with a PyPI wheel and with the
+// Jetson AI Lab wheel — and the readers they need (markers, the L4T release, Orin's own SASS).
+#include <gtest/gtest.h>
+
+#include "diagnose/catalogue.hpp"
+#include "diagnose/compat.hpp"
+#include "diagnose/rules.hpp"
+#include "fixture.hpp"
+#include "probe/requirement_markers.hpp"
+
+namespace dlready::test {
+namespace {
+
+const char* kGh200 = "devices=1\ndev0.name=NVIDIA GH200 480GB\ndev0.cc=9.0\ncuda.driver_version=13000\n";
+
+// The aarch64 half of a machine: its loader (which names its processor) and a Grace CPU's SoC id.
+void make_grace(Fixture& f) {
+  f.write("/lib/ld-linux-aarch64.so.1", "");
+  f.write("/sys/devices/soc0/soc_id", "jep106:036b:0241\n");
+  f.write("/sys/devices/soc0/family", "jep106:036b\n");
+  f.write("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "536870912\n");  // 64K pages
+}
+
+void gh200(Fixture& f, const TorchSpec& torch) {
+  add_base_system(f);
+  make_grace(f);
+  add_nvidia_gpu(f, "0009:01:00.0", "2342");
+  add_loaded_driver(f, "580.65.06");
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.65.06");
+  add_device_nodes(f, 1);
+  add_user_driver(f, "580.65.06", kGh200);
+  add_torch_venv(f, "/home/alice/venv", torch);
+}
+
+// PyPI's torch 2.10 for aarch64: a CPU build whose METADATA still lists the CUDA wheels, each for
+// x86_64 only (as the real wheel's does).
+TorchSpec pypi_aarch64_cpu_wheel() {
+  TorchSpec t;
+  t.version = "2.10.0", t.cuda = "", t.installed = {};
+  t.pins = {};
+  return t;
+}
+
+void write_marked_metadata(Fixture& f) {
+  f.write("/home/alice/venv/lib/python3.11/site-packages/torch-2.10.0.dist-info/METADATA",
+          "Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\nRequires-Dist: filelock\n"
+          "Requires-Dist: nvidia-cudnn-cu12==9.10.2.21; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
+          "Requires-Dist: nvidia-nccl-cu12==2.27.5; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
+          "Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\n");
+}
+
+TEST(ArmDoctor, Gh200WithPypisCpuWheelIsCpuOnlyNotMissingCudaWheels) {
+  Fixture f;
+  gh200(f, pypi_aarch64_cpu_wheel());
+  write_marked_metadata(f);
+  auto facts = f.facts();
+  EXPECT_EQ(facts.os.arch, "aarch64");
+  ASSERT_TRUE(facts.arm);
+  EXPECT_TRUE(facts.arm->grace);
+  EXPECT_EQ(facts.arm->page_size, 65536u);
+  ASSERT_EQ(facts.python.envs.size(), 1u);
+  EXPECT_TRUE(facts.python.envs[0].torch[0].nvidia_pins.empty()) << "x86_64-only requirements are not this machine's";
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "torch-cpu-only")) << finding_ids(r);
+  EXPECT_FALSE(has_finding(r, "torch-cuda-wheel-missing")) << finding_ids(r);
+  for (const auto& x : r.findings)
+    if (x.id == "torch-cpu-only") EXPECT_NE(x.fix[0].find("whl/cu128"), std::string::npos) << x.fix[0];
+}
+
+TEST(ArmDoctor, AHealthyGh200IsReady) {
+  Fixture f;
+  gh200(f, TorchSpec{});
+  auto r = f.report();
+  EXPECT_EQ(exit_status(r), 0) << finding_ids(r);
+  EXPECT_TRUE(r.verdict.cuda_usable);
+}
+
+TEST(ArmDoctor, GraceWithTheProprietaryDriverIsNamed) {
+  Fixture f;
+  gh200(f, TorchSpec{});
+  f.write("/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX aarch64 Kernel Module  580.65.06  Release Build\n");
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "grace-needs-open-kernel-modules")) << finding_ids(r);
+  EXPECT_EQ(exit_status(r), 1);
+}
+
+// A Jetson AGX Orin on JetPack 6.1: no PCI GPU, the device tree and nv_tegra_release say what it is.
+void orin(Fixture& f, const TorchSpec& torch) {
+  add_base_system(f);
+  f.write("/lib/ld-linux-aarch64.so.1", "");
+  f.write("/etc/nv_tegra_release", "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64\n");
+  f.write("/sys/devices/soc0/family", "Tegra\n");
+  f.write("/proc/device-tree/model", std::string("NVIDIA Jetson AGX Orin Developer Kit") + '\0');
+  f.write("/proc/device-tree/compatible", std::string("nvidia,p3737-0000+p3701-0005") + '\0' + "nvidia,p3701-0005" + '\0' +
+                                              "nvidia,tegra234" + '\0');
+  add_torch_venv(f, "/home/alice/venv", torch);
+}
+
+TEST(ArmDoctor, OrinOnJetpack61WithAPypiWheelNeedsTheJetpackWheel) {
+  Fixture f;
+  orin(f, pypi_aarch64_cpu_wheel());
+  auto facts = f.facts();
+  ASSERT_TRUE(facts.arm);
+  EXPECT_TRUE(facts.arm->tegra);
+  EXPECT_EQ(facts.arm->l4t_release, "36.4.0");
+  EXPECT_EQ(facts.arm->jetpack, "6.1");
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "jetson-needs-jetpack-wheel")) << finding_ids(r);
+  EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << "Orin's GPU is integrated, not absent";
+  EXPECT_FALSE(has_finding(r, "torch-cpu-only")) << finding_ids(r);
+  for (const auto& x : r.findings)
+    if (x.id == "jetson-needs-jetpack-wheel")
+      EXPECT_NE(x.fix[0].find("https://pypi.jetson-ai-lab.io/jp6/cu126"), std::string::npos) << x.fix[0];
+}
+
+TEST(ArmDoctor, OrinWithTheJetsonAiLabWheelIsNotToldToReinstall) {
+  Fixture f;
+  TorchSpec jetson;
+  jetson.version = "2.8.0", jetson.cuda = "12.6", jetson.pins = {}, jetson.installed = {};
+  orin(f, jetson);
+  auto r = f.report();
+  EXPECT_FALSE(has_finding(r, "jetson-needs-jetpack-wheel")) << finding_ids(r);
+  EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << finding_ids(r);
+}
+
+TEST(ArmDoctor, OrinRunsOnlyItsOwnSass) {
+  EXPECT_FALSE(arch_list_covers("8.0;8.6;9.0", 8, 7)) << "8.0 and 8.6 code does not run on Orin";
+  EXPECT_TRUE(arch_list_covers("8.7", 8, 7));
+  EXPECT_TRUE(arch_list_covers("8.0+PTX", 8, 7)) << "PTX is compiled for it";
+  EXPECT_TRUE(arch_list_covers("8.0;8.6", 8, 9)) << "Ada still runs 8.6 code";
+  EXPECT_TRUE(arch_list_covers("12.0", 12, 1)) << "GB10 runs 12.0 code";
+}
+
+TEST(RequirementMarkers, AsPipEvaluatesThem) {
+  MarkerEnvironment arm{"linux", "Linux", "aarch64", "3.12"}, x86{"linux", "Linux", "x86_64", "3.12"};
+  const char* cuda_only = R"(platform_system == "Linux" and platform_machine == "x86_64")";
+  EXPECT_EQ(marker_holds(cuda_only, arm), false);
+  EXPECT_EQ(marker_holds(cuda_only, x86), true);
+  EXPECT_EQ(marker_holds("", arm), true);
+  EXPECT_EQ(marker_holds(R"(extra == "opt-einsum")", x86), false);
+  EXPECT_EQ(marker_holds(R"(python_version < "3.13" and (sys_platform == 'linux' or sys_platform == 'win32'))", arm), true);
+  EXPECT_EQ(marker_holds(R"(python_version >= "3.13")", arm), false);
+  EXPECT_EQ(marker_holds(R"(platform_machine == "x86_64")", MarkerEnvironment{}), true) << "unknown: kept";
+  for (const char* bad : {"platform_machine ==", "(((", "\"unterminated", "nonsense_var == \"x\"", "a b c d"})
+    EXPECT_EQ(marker_holds(bad, x86), std::nullopt) << bad;
+  EXPECT_EQ(marker_holds(std::string(100000, '('), x86), std::nullopt);
+}
+
+}  // namespace
+}  // namespace dlready::test
