@@ -72,7 +72,7 @@ TEST(ArmDoctor, AHealthyGh200IsReady) {
   Fixture f;
   gh200(f, TorchSpec{});
   auto r = f.report();
-  EXPECT_EQ(exit_status(r), 0) << finding_ids(r);
+  EXPECT_EQ(exit_status(r, Severity::warning), 0) << finding_ids(r);
   EXPECT_TRUE(r.verdict.cuda_usable);
 }
 
@@ -122,6 +122,62 @@ TEST(ArmDoctor, OrinWithTheJetsonAiLabWheelIsNotToldToReinstall) {
   auto r = f.report();
   EXPECT_FALSE(has_finding(r, "jetson-needs-jetpack-wheel")) << finding_ids(r);
   EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << finding_ids(r);
+}
+
+// A DGX Spark: GB10 (12.1) behind a Grace CPU, the driver answering.
+void gb10(Fixture& f, const TorchSpec& torch) {
+  add_base_system(f);
+  make_grace(f);
+  add_nvidia_gpu(f, "000f:01:00.0", "2e12");
+  add_loaded_driver(f, "580.95.05");
+  add_device_nodes(f, 1);
+  add_user_driver(f, "580.95.05", "devices=1\ndev0.name=NVIDIA GB10\ndev0.cc=12.1\ncuda.driver_version=13000\n");
+  add_torch_venv(f, "/home/alice/venv", torch);
+}
+
+TEST(ArmDoctor, Gb10WithACu126WheelHasNoCodeForIt) {
+  Fixture f;
+  TorchSpec cu126;
+  cu126.version = "2.10.0+cu126", cu126.cuda = "12.6", cu126.pins = {}, cu126.installed = {};
+  gb10(f, cu126);
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "arch-not-supported")) << finding_ids(r);
+  EXPECT_FALSE(has_finding(r, "gb10-capability-warning-harmless")) << "no code at all is not the harmless warning";
+}
+
+TEST(ArmDoctor, Gb10WithCu128RunsAndItsWarningIsHarmless) {
+  Fixture f;
+  TorchSpec cu128;
+  cu128.version = "2.10.0+cu128", cu128.cuda = "12.8", cu128.pins = {}, cu128.installed = {};
+  gb10(f, cu128);
+  auto r = f.report();
+  EXPECT_FALSE(has_finding(r, "arch-not-supported")) << finding_ids(r);
+  EXPECT_TRUE(has_finding(r, "gb10-capability-warning-harmless")) << finding_ids(r);
+  EXPECT_EQ(exit_status(r), 0) << finding_ids(r);
+}
+
+TEST(ArmDoctor, AHealthyGb10WithTorch211IsReady) {
+  Fixture f;
+  gb10(f, TorchSpec{});
+  auto r = f.report();
+  EXPECT_EQ(exit_status(r, Severity::warning), 0) << finding_ids(r);
+  EXPECT_TRUE(r.verdict.cuda_usable);
+}
+
+TEST(ArmDoctor, ThorWithACu128WheelHasNoSm110) {
+  Fixture f;
+  add_base_system(f);
+  f.write("/lib/ld-linux-aarch64.so.1", "");
+  f.write("/etc/nv_tegra_release", "# R38 (release), REVISION: 2.0, GCID: 41000000, BOARD: generic, EABI: aarch64\n");
+  f.write("/proc/device-tree/model", std::string("NVIDIA Jetson AGX Thor Developer Kit") + '\0');
+  f.write("/proc/device-tree/compatible", std::string("nvidia,tegra264") + '\0');
+  TorchSpec cu128;
+  cu128.version = "2.10.0+cu128", cu128.cuda = "12.8";
+  cu128.pins = {{"nvidia-cudnn-cu12", "9.10.2.21"}}, cu128.installed = {{"nvidia-cudnn-cu12", "9.10.2.21"}};
+  add_torch_venv(f, "/home/alice/venv", cu128);
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "arch-not-supported")) << finding_ids(r);
+  EXPECT_FALSE(has_finding(r, "jetson-needs-jetpack-wheel")) << "Thor (JetPack 7) runs server wheels";
 }
 
 TEST(ArmDoctor, OrinRunsOnlyItsOwnSass) {

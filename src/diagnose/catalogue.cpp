@@ -99,6 +99,9 @@ const std::vector<CatalogueEntry>& catalogue() {
        "2.10, a server build from 2.11) and the SBSA wheels of download.pytorch.org have no code for Orin (sm_87) "
        "or load server CUDA libraries, so torch.cuda.is_available() is False. The wheels built for the JetPack "
        "come from NVIDIA or the Jetson AI Lab index (jp6/cu126)."},
+      {"gb10-capability-warning-harmless", S::info, "pytorch", "torch's capability warning on GB10 is harmless",
+       "torch 2.9 and 2.10 warn that GB10's compute capability 12.1 is outside the \"(8.0) - (12.0)\" they support, "
+       "yet their sm_120 code runs on 12.1 (pytorch#172629; torch 2.11 knows it, PR #166185)."},
       {"grace-needs-open-kernel-modules", S::error, "kernel-driver", "Grace needs NVIDIA's open kernel modules",
        "On Grace Hopper and Grace Blackwell systems the proprietary NVIDIA kernel modules are unsupported: "
        "/proc/driver/nvidia/version does not say \"Open Kernel Module\", and the GPU does not initialise."},

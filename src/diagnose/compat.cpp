@@ -67,6 +67,7 @@ std::optional<std::string> max_cuda_for_driver(const std::string& driver_version
 }
 
 extern const char* const kPytorchCudaArchTsv;
+extern const char* const kPytorchCudaArchAarch64Tsv;
 extern const char* const kGpusTsv;
 extern const char* const kDriverArchTsv;
 
@@ -97,17 +98,28 @@ std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::stri
   return std::nullopt;
 }
 
+namespace {
+
+std::vector<TorchVariant> variant_rows(const char* tsv) {
+  std::vector<TorchVariant> rows;
+  for (const auto& line : lines(tsv)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t', true);
+    if (f.size() < 6) continue;
+    rows.push_back({f[0], f[1], f[2], f[3], f[4] == "yes", f[5]});
+  }
+  return rows;
+}
+
+}  // namespace
+
 const std::vector<TorchVariant>& torch_variants() {
-  static const std::vector<TorchVariant> t = [] {
-    std::vector<TorchVariant> rows;
-    for (const auto& line : lines(kPytorchCudaArchTsv)) {
-      if (line.empty() || line[0] == '#') continue;
-      auto f = split(line, '\t', true);
-      if (f.size() < 6) continue;
-      rows.push_back({f[0], f[1], f[2], f[3], f[4] == "yes", f[5]});
-    }
-    return rows;
-  }();
+  static const std::vector<TorchVariant> t = variant_rows(kPytorchCudaArchTsv);
+  return t;
+}
+
+const std::vector<TorchVariant>& torch_variants_aarch64() {
+  static const std::vector<TorchVariant> t = variant_rows(kPytorchCudaArchAarch64Tsv);
   return t;
 }
 
@@ -157,20 +169,24 @@ std::string newest_torch_release() {
   return best;
 }
 
-std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda) {
+std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda,
+                                           const std::string& machine) {
   auto parts = split(torch_version.substr(0, torch_version.find('+')), '.');
   if (parts.size() < 2) return std::nullopt;
   std::string line = parts[0] + "." + parts[1];
   std::string variant = "cu";
   for (char c : cuda)
     if (c != '.') variant += c;
-  for (const auto& v : torch_variants())
+  for (const auto& v : machine == "aarch64" ? torch_variants_aarch64() : torch_variants())
     if (v.torch == line && v.variant == variant) return v.arch_list;
   return std::nullopt;
 }
 
 bool sass_runs_on(int sass, int major, int minor) {
   if (major == 8 && minor == 7) return sass == 87;
+  if (major == 10 && minor == 1) return sass == 101;  // Thor as CUDA 12 numbered it
+  if (major == 11 && minor == 0 && sass == 101) return true;  // Thor's 10.1 code is its 11.0
+
   return sass / 10 == major && sass % 10 <= minor;
 }
 

@@ -41,14 +41,19 @@ const std::vector<TorchVariant>& torch_variants();
 const std::vector<TorchVariant>& torch_variants_newest_first();
 // The newest release line in the table ("2.14").
 std::string newest_torch_release();
-// The arch list a torch build ships, from its version ("2.5.1+cu124") and CUDA ("12.4").
-std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda);
+// The Linux aarch64 (SBSA) wheels' rows (data/pytorch_cuda_arch_aarch64.tsv).
+const std::vector<TorchVariant>& torch_variants_aarch64();
+// The arch list a torch build ships, from its version ("2.5.1+cu124") and CUDA ("12.4"), for the
+// machine's processor (uname's: x86_64, aarch64).
+std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda,
+                                           const std::string& machine = "x86_64");
 // Does an arch list (or a set of SASS/PTX archs) have code a device of compute capability
 // major.minor can run? SASS: same major, minor <= device; PTX: any arch <= device (JIT).
 bool arch_list_covers(const std::string& list, int major, int minor);
 // Does SASS built for `sass` (86 = sm_86) run on a device of compute capability major.minor? Same
-// major, minor up to the device's — except Orin's integrated 8.7, which runs only its own 8.7 code
-// (torch 2.11's DEVICE_REQUIREMENT in torch/cuda/__init__.py; NVIDIA's Jetson compatibility notes).
+// major, minor up to the device's — except Orin's integrated 8.7, which runs only its own 8.7 code,
+// and Thor (10.1 under CUDA 12, 11.0 under 13), which 10.0 code does not cover (torch 2.11's
+// DEVICE_REQUIREMENT in torch/cuda/__init__.py; shared/knowledge/aarch64.md §1).
 bool sass_runs_on(int sass, int major, int minor);
 struct KnownGpu {
   std::string name;

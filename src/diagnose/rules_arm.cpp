@@ -3,6 +3,7 @@
 // NVIDIA's open kernel modules, and PyPI's aarch64 torch was a CPU build up to 2.10.
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
+#include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -55,6 +56,24 @@ void jetson_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) 
     }
 }
 
+// torch 2.9 and 2.10 warn on GB10 (12.1) that it is outside "(8.0) - (12.0)" although their sm_120
+// code runs on it (pytorch#172629, fixed in 2.11 by PR #166185).
+void gb10_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  bool gb10 = false;
+  for (const auto& g : d.gpu_archs) gb10 |= g.major == 12 && g.minor == 1;
+  if (!gb10) return;
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch) {
+      if (!t.cuda || !t.version || compare_versions(*t.version, "2.9") < 0 || compare_versions(*t.version, "2.11") >= 0) continue;
+      auto archs = known_arch_list(*t.version, *t.cuda, f.os.arch.value_or("x86_64"));
+      if (archs && !arch_list_covers(*archs, 12, 1)) continue;  // no code for it at all: arch-not-supported
+      auto x = make_finding("gb10-capability-warning-harmless");
+      x.evidence = {"a GB10 (compute capability 12.1) with torch " + *t.version + " in " + t.site_packages};
+      x.fix = {"nothing to do: its sm_120 code runs on 12.1; torch>=2.11 no longer prints the warning"};
+      out.push_back(x);
+    }
+}
+
 void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
   if (!a.grace || !f.kernel.proc_version_line || f.kernel.open_kernel_module) return;
   auto x = make_finding("grace-needs-open-kernel-modules");
@@ -81,7 +100,8 @@ std::vector<std::string> aarch64_cuda_fix() {
           "or torch>=2.11 from PyPI: its aarch64 wheels are CUDA 13.0 builds (driver >= 580.65.06)"};
 }
 
-void rules_arm(const Facts& f, const Derived&, std::vector<Finding>& out) {
+void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  gb10_rules(f, d, out);
   if (!f.arm) return;
   if (f.arm->tegra) jetson_rules(f, *f.arm, out);
   grace_rules(f, *f.arm, out);
