@@ -2,6 +2,11 @@
 // a Grace with the proprietary driver, a Jetson Orin on JetPack 6.1 with a PyPI wheel and with the
 // Jetson AI Lab wheel — and the readers they need (markers, the L4T release, Orin's own SASS).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
@@ -29,7 +34,7 @@ void gh200(Fixture& f, const TorchSpec& torch) {
   add_loaded_driver(f, "580.65.06");
   write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.65.06");
   add_device_nodes(f, 1);
-  add_user_driver(f, "580.65.06", kGh200);
+  add_user_driver(f, "580.65.06", kGh200, "/usr/lib/aarch64-linux-gnu");  // this build's fakes answer for it
   add_torch_venv(f, "/home/alice/venv", torch);
 }
 
@@ -131,7 +136,8 @@ void gb10(Fixture& f, const TorchSpec& torch) {
   add_nvidia_gpu(f, "000f:01:00.0", "2e12");
   add_loaded_driver(f, "580.95.05");
   add_device_nodes(f, 1);
-  add_user_driver(f, "580.95.05", "devices=1\ndev0.name=NVIDIA GB10\ndev0.cc=12.1\ncuda.driver_version=13000\n");
+  add_user_driver(f, "580.95.05", "devices=1\ndev0.name=NVIDIA GB10\ndev0.cc=12.1\ncuda.driver_version=13000\n",
+                  "/usr/lib/aarch64-linux-gnu");
   add_torch_venv(f, "/home/alice/venv", torch);
 }
 
@@ -186,6 +192,45 @@ TEST(ArmDoctor, OrinRunsOnlyItsOwnSass) {
   EXPECT_TRUE(arch_list_covers("8.0+PTX", 8, 7)) << "PTX is compiled for it";
   EXPECT_TRUE(arch_list_covers("8.0;8.6", 8, 9)) << "Ada still runs 8.6 code";
   EXPECT_TRUE(arch_list_covers("12.0", 12, 1)) << "GB10 runs 12.0 code";
+}
+
+// The aarch64 executable (scripts/build-wheels.sh builds it before the tests) on the same fixture
+// machines, run for real under qemu-aarch64: the same findings and exit status as this build's.
+std::set<std::string> ids_of(const std::string& json) {
+  std::set<std::string> ids;
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_object())
+    for (const auto& x : j.at("findings")) ids.insert(x.at("id").get<std::string>());
+  return ids;
+}
+
+TEST(ArmDoctor, TheAarch64ExecutableUnderQemuFindsTheSame) {
+  std::string arm = std::string(DLREADY_SOURCE_DIR) + "/build/portable-aarch64-linux/dlready";
+  if (::access(arm.c_str(), X_OK) != 0 || run_command("command -v qemu-aarch64 >/dev/null").status != 0 ||
+      ::access("/usr/aarch64-linux-gnu/lib", R_OK) != 0)
+    GTEST_SKIP() << "needs " << arm << " (scripts/build-wheels.sh linux-aarch64), qemu-user and libc6-arm64-cross";
+  const std::pair<const char*, std::function<void(Fixture&)>> machines[] = {
+      {"GH200, PyPI's CPU wheel", [](Fixture& f) { gh200(f, pypi_aarch64_cpu_wheel()); write_marked_metadata(f); }},
+      {"Orin, PyPI wheel", [](Fixture& f) { orin(f, pypi_aarch64_cpu_wheel()); }},
+      {"GB10, cu126", [](Fixture& f) {
+         TorchSpec t;
+         t.version = "2.10.0+cu126", t.cuda = "12.6", t.pins = {}, t.installed = {};
+         gb10(f, t);
+       }}};
+  for (const auto& [name, build] : machines) {
+    Fixture f;
+    build(f);
+    // Files only on both sides: the fixtures' fake driver libraries are x86_64 code.
+    std::string args = " doctor --json --no-cache --no-driver-probe --root " + f.root + " 2>/dev/null";
+    std::string env = "env -i";  // the fixture user's environment (their venv, their home)
+    for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
+    auto native = run_command(env + " " + DLREADY_BINARY + args);
+    auto emulated = run_command(env + " qemu-aarch64 -L /usr/aarch64-linux-gnu " + arm + args);
+    EXPECT_EQ(ids_of(emulated.out), ids_of(native.out)) << name;
+    EXPECT_FALSE(ids_of(emulated.out).empty()) << name << ": " << emulated.out.substr(0, 400);
+    EXPECT_FALSE(ids_of(emulated.out).count("torch-not-installed")) << name << ": the fixture's venv was not read";
+    EXPECT_EQ(emulated.status, native.status) << name;
+  }
 }
 
 TEST(RequirementMarkers, AsPipEvaluatesThem) {

@@ -233,7 +233,9 @@ GatherResult gather_linux_machine(const GatherOptions& options) {
   Facts& f = r.facts;
   f.root = fs.root();
   f.env = probe_env(opt.env);
-  LibraryLocator loc(fs, f.env.get("LD_LIBRARY_PATH"));
+  // The examined machine's processor picks the loader's folders (an aarch64 root's libraries are in
+  // aarch64-linux-gnu whatever this build is).
+  LibraryLocator loc(fs, f.env.get("LD_LIBRARY_PATH"), replay && replay->arch ? replay->arch : machine_of_root(fs));
   probe_machine(fs, loc, opt, *user, replay, f);
   BinaryScan(fs, loc, opt, replay, f).run();
   if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);

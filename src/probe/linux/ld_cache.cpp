@@ -36,6 +36,10 @@ std::optional<std::string> cstr(std::string_view b, size_t off) {
 
 }  // namespace
 
+int ld_cache_arch_flags(const std::string& machine) {
+  return machine == "x86_64" ? 0x0300 : machine == "aarch64" ? 0x0a00 : 0;
+}
+
 int ld_cache_host_arch_flags() {
 #if defined(__x86_64__)
   return 0x0300;

@@ -30,5 +30,7 @@ LdCacheResult parse_ld_cache(std::string_view bytes);
 
 // Arch bits ld.so accepts on this build's architecture (0 = accept any).
 int ld_cache_host_arch_flags();
+// The same for a machine's processor ("x86_64" 0x0300, "aarch64" 0x0a00; 0 for another).
+int ld_cache_arch_flags(const std::string& machine);
 
 }  // namespace dlready

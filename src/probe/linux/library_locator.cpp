@@ -13,7 +13,8 @@ std::optional<std::string> library_version_from_name(const std::string& file_nam
   return v;
 }
 
-LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path)
+LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path,
+                               const std::optional<std::string>& machine)
     : fs_(fs) {
   if (ld_library_path) {
     // Empty elements mean the current directory to ld.so; we skip them (no cwd under a root).
@@ -25,13 +26,15 @@ LibraryLocator::LibraryLocator(const RootFs& fs, std::optional<std::string> ld_l
     cache_ = std::move(parsed.cache);
   }
 #if defined(__x86_64__)
-  const char* triplet = "x86_64-linux-gnu";
+  std::string own = "x86_64";
 #elif defined(__aarch64__)
-  const char* triplet = "aarch64-linux-gnu";
+  std::string own = "aarch64";
 #else
-  const char* triplet = "";
+  std::string own;
 #endif
-  std::string t = triplet;
+  std::string arch = machine == std::string("x86_64") || machine == std::string("aarch64") ? *machine : own;
+  std::string t = arch.empty() ? "" : arch + "-linux-gnu";
+  cache_flags_ = ld_cache_arch_flags(arch);
   if (!t.empty()) default_dirs_ = {"/lib/" + t, "/usr/lib/" + t};
   for (const char* d : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"}) default_dirs_.push_back(d);
 }
@@ -48,10 +51,9 @@ void LibraryLocator::describe(LibraryLocation& loc) const {
 
 std::optional<std::string> LibraryLocator::cache_lookup(const std::string& soname) const {
   if (!cache_) return std::nullopt;
-  int arch = ld_cache_host_arch_flags();
   for (const auto& e : cache_->entries) {
     if (e.soname != soname) continue;
-    if (arch && (e.flags & 0xff00) != arch) continue;
+    if (cache_flags_ && (e.flags & 0xff00) != cache_flags_) continue;
     if (!fs_.stat(e.path)) continue;  // stale cache entry: ld.so would fail on it too
     return e.path;
   }

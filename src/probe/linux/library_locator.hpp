@@ -14,7 +14,9 @@ namespace dlready {
 
 class LibraryLocator {
  public:
-  LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path);
+  // `machine`: the examined machine's processor (uname's x86_64, aarch64); nullopt: this build's.
+  LibraryLocator(const RootFs& fs, std::optional<std::string> ld_library_path,
+                 const std::optional<std::string>& machine = std::nullopt);
 
   LibraryLocation locate(const std::string& soname) const;
 
@@ -31,6 +33,7 @@ class LibraryLocator {
   std::vector<std::string> ld_library_path_;
   std::optional<LdCache> cache_;
   std::vector<std::string> default_dirs_;
+  int cache_flags_ = 0;  // ld.so.cache's architecture flags of the examined machine's libraries
 };
 
 // Version from a library file name: "libcuda.so.580.65.06" -> "580.65.06".

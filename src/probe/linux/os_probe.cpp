@@ -164,6 +164,20 @@ void probe_build_tools(const RootFs& fs, OsFacts& f) {
 
 }  // namespace
 
+std::optional<std::string> machine_of_root(const RootFs& fs) {
+  if (fs.is_host_root()) {
+    struct utsname u {};
+    if (::uname(&u) == 0) return std::string(u.machine);
+    return std::nullopt;
+  }
+  // Another machine's root: its dynamic loader's name says its processor.
+  for (const auto& [loader, arch] : {std::pair<const char*, const char*>{"/lib/ld-linux-aarch64.so.1", "aarch64"},
+                                     {"/usr/lib/ld-linux-aarch64.so.1", "aarch64"},
+                                     {"/lib64/ld-linux-x86-64.so.2", "x86_64"}})
+    if (fs.exists(loader)) return std::string(arch);
+  return std::nullopt;
+}
+
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
   OsFacts f;
   if (auto rel = fs.read("/etc/os-release", 64 * 1024)) {
@@ -172,16 +186,7 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
   }
   f.kernel = fs.read_line("/proc/sys/kernel/osrelease");
   if (fs.can_list("/sys/class/net")) f.net_interfaces = fs.list("/sys/class/net");
-  if (fs.is_host_root()) {
-    struct utsname u {};
-    if (::uname(&u) == 0) f.arch = u.machine;
-  } else {
-    // Another machine's root: its dynamic loader's name says its processor.
-    for (const auto& [loader, arch] : {std::pair<const char*, const char*>{"/lib/ld-linux-aarch64.so.1", "aarch64"},
-                                       {"/usr/lib/ld-linux-aarch64.so.1", "aarch64"},
-                                       {"/lib64/ld-linux-x86-64.so.2", "x86_64"}})
-      if (!f.arch && fs.exists(loader)) f.arch = arch;
-  }
+  f.arch = machine_of_root(fs);
   f.glibc = glibc_version(fs, loc);
   auto cxx = loc.locate("libstdc++.so.6");
   if (cxx.real_path) {

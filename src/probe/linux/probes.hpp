@@ -22,6 +22,9 @@ FactSource linux_fact_source();
 std::optional<std::string> own_environment();
 
 OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+// The processor of the machine under `fs`: uname's on this machine, its loader's name under a root
+// (nullopt when it has none).
+std::optional<std::string> machine_of_root(const RootFs& fs);
 // An aarch64 machine's platform (Jetson, Grace, page size); nullopt on another machine.
 std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::string>& arch);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
