@@ -9,7 +9,9 @@
 #include <set>
 
 #include "diagnose/catalogue.hpp"
+#include "core/text.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
 #include "probe/requirement_markers.hpp"
@@ -231,6 +233,45 @@ TEST(ArmDoctor, TheAarch64ExecutableUnderQemuFindsTheSame) {
     EXPECT_FALSE(ids_of(emulated.out).count("torch-not-installed")) << name << ": the fixture's venv was not read";
     EXPECT_EQ(emulated.status, native.status) << name;
   }
+}
+
+PlanMachine arm_machine(std::vector<std::pair<int, int>> gpus, const std::string& driver) {
+  PlanMachine m;
+  m.platform = "linux-aarch64", m.gpus = std::move(gpus), m.driver = driver, m.python = "3.12";
+  return m;
+}
+
+TEST(SetupPlanArm, ServerGpusGetAnSbsaBuildWithTheirCode) {
+  auto p = plan_install(arm_machine({{9, 0}}, "580.65.06"));  // GH200
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_TRUE(starts_with(p.variant, "cu13")) << p.variant;
+  p = plan_install(arm_machine({{12, 1}}, "575.57.08"));  // GB10 on R575: CUDA 12.x, and cu126 has no Blackwell code
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.variant, "cu128");
+  EXPECT_EQ(p.release, "2.10");
+  p = plan_install(arm_machine({{11, 0}}, "575.57.08"));  // Thor: no CUDA 12 build has sm_110
+  EXPECT_FALSE(p.ok);
+  auto orin = plan_install(arm_machine({{8, 7}}, "540.4.0"));
+  EXPECT_FALSE(orin.ok);
+  EXPECT_NE(orin.error.find("--jetpack"), std::string::npos) << orin.error;
+  PlanMachine jetson;
+  jetson.platform = "linux-aarch64", jetson.jetpack = "6.2", jetson.python = "3.10";
+  p = plan_install(jetson);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.index_url, "https://pypi.jetson-ai-lab.io/jp6/cu126");
+}
+
+TEST(SetupPlanArm, ThisJetsonIsPlannedFromItsFiles) {
+  Fixture f;
+  orin(f, pypi_aarch64_cpu_wheel());
+  auto out = run_command(std::string(DLREADY_BINARY) + " setup --dry-run --offline --json --python 3.10 --root " + f.root + " 2>&1");
+  auto j = nlohmann::json::parse(out.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out.out;
+  EXPECT_EQ(j["index_url"], "https://pypi.jetson-ai-lab.io/jp6/cu126") << out.out;
+  auto flags = run_command(std::string(DLREADY_BINARY) + " setup --dry-run --jetpack 6.1 --python 3.10 2>&1");
+  EXPECT_NE(flags.out.find("jp6/cu126"), std::string::npos) << flags.out;
+  auto bad = run_command(std::string(DLREADY_BINARY) + " setup --dry-run --jetpack 6.1 --gpu sm_87 --python 3.10 2>&1");
+  EXPECT_EQ(bad.status, 2) << bad.out;
 }
 
 TEST(RequirementMarkers, AsPipEvaluatesThem) {

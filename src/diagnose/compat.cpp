@@ -123,6 +123,19 @@ const std::vector<TorchVariant>& torch_variants_aarch64() {
   return t;
 }
 
+const std::vector<TorchVariant>& torch_variants_newest_first(const std::string& machine) {
+  if (machine != "aarch64") return torch_variants_newest_first();
+  static const std::vector<TorchVariant> rows = [] {
+    auto sorted = torch_variants_aarch64();
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      int c = compare_versions(a.torch, b.torch);
+      return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
+    });
+    return sorted;
+  }();
+  return rows;
+}
+
 const std::vector<TorchVariant>& torch_variants_newest_first() {
   // Sorted once (a plan asks for it many times); immutable afterwards, like the table itself.
   static const std::vector<TorchVariant> rows = [] {

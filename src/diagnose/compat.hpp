@@ -43,6 +43,8 @@ const std::vector<TorchVariant>& torch_variants_newest_first();
 std::string newest_torch_release();
 // The Linux aarch64 (SBSA) wheels' rows (data/pytorch_cuda_arch_aarch64.tsv).
 const std::vector<TorchVariant>& torch_variants_aarch64();
+// The newest-first rows of a machine's processor ("aarch64": the SBSA table; else x86_64's).
+const std::vector<TorchVariant>& torch_variants_newest_first(const std::string& machine);
 // The arch list a torch build ships, from its version ("2.5.1+cu124") and CUDA ("12.4"), for the
 // machine's processor (uname's: x86_64, aarch64).
 std::optional<std::string> known_arch_list(const std::string& torch_version, const std::string& cuda,

@@ -8,6 +8,7 @@ namespace dlready {
 
 Derived derive(const Facts& f) {
   Derived d;
+  if (f.os.arch == std::string("aarch64")) d.machine = "aarch64";
   for (const auto& fn : f.pci.nvidia)
     if (fn.is_gpu) ++d.pci_gpus;
   d.in_container = f.os.container.has_value();

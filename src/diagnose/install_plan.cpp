@@ -26,16 +26,22 @@ std::vector<const IndexRelease*> index_line(const IndexReleases& index, const st
   return out;
 }
 
+// The table of the machine's platform: linux-aarch64 has its own wheels (SBSA), the others share
+// x86_64's variants (Windows builds the same CUDA variants).
+const std::vector<TorchVariant>& table_of(const PlanMachine& m) {
+  return torch_variants_newest_first(m.platform == "linux-aarch64" ? "aarch64" : "x86_64");
+}
+
 // The release lines of the table, the newest first.
-std::vector<std::string> releases_newest_first() {
+std::vector<std::string> releases_newest_first(const PlanMachine& m) {
   std::vector<std::string> out;
-  for (const auto& v : torch_variants_newest_first())
+  for (const auto& v : table_of(m))
     if (out.empty() || out.back() != v.torch) out.push_back(v.torch);
   return out;
 }
 
-bool in_tables(const std::string& release) {
-  auto all = releases_newest_first();
+bool in_tables(const PlanMachine& m, const std::string& release) {
+  auto all = releases_newest_first(m);
   return std::find(all.begin(), all.end(), release) != all.end();
 }
 
@@ -44,7 +50,7 @@ bool in_tables(const std::string& release) {
 // tables'.
 std::vector<std::string> candidate_releases(const PlanMachine& m) {
   std::vector<std::string> out;
-  if (!m.index) out = releases_newest_first();
+  if (!m.index) out = releases_newest_first(m);
   if (m.index)
     for (const auto& r : m.index->releases)
       if (std::find(out.begin(), out.end(), release_line(r.version)) == out.end()) out.push_back(release_line(r.version));
@@ -90,7 +96,7 @@ bool serves_python(const std::set<std::string>& pythons, const std::string& pyth
 // A release the tables do not know yet, as the index serves it: its labelled variants, else the
 // newest table release's PyPI build; the kernels taken from the newest table row of the same variant.
 std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::string& release) {
-  const auto& table = torch_variants_newest_first();
+  const auto& table = table_of(m);
   auto served = index_variants(m, release);
   std::set<std::string> names;
   for (const auto& [variant, pythons] : served)
@@ -122,16 +128,16 @@ std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::s
 // (where it lists the release's variants) into `missing`.
 std::vector<TorchVariant> plannable_variants(const PlanMachine& m, const std::string& release,
                                              std::vector<std::string>& missing) {
-  if (!in_tables(release)) return variants_from_index(m, release);
+  if (!in_tables(m, release)) return variants_from_index(m, release);
   auto served = index_variants(m, release);
   std::vector<TorchVariant> out;
   // A variant the index serves and the tables lack, planned as for a release they do not know.
   for (const auto& v : served.empty() ? std::vector<TorchVariant>{} : variants_from_index(m, release)) {
     bool known = false;
-    for (const auto& t : torch_variants()) known |= t.torch == release && t.variant == v.variant;
+    for (const auto& t : table_of(m)) known |= t.torch == release && t.variant == v.variant;
     if (!known) out.push_back(v);
   }
-  for (const auto& v : torch_variants_newest_first()) {
+  for (const auto& v : table_of(m)) {
     if (v.torch != release) continue;
     auto it = served.find(v.variant);
     if (!served.empty() && it == served.end())
@@ -204,7 +210,7 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   // A PyPI mirror (the tutorial's TUNA one, a company proxy) serves what PyPI serves: each
   // release's default CUDA variant only.
   std::string dflt;
-  for (const auto& v : torch_variants())
+  for (const auto& v : table_of(m))
     if (v.torch == p.release && v.pypi_default) dflt = v.variant;
   if (!dflt.empty() && dflt == p.variant) {
     p.index_url = m.index_url;
@@ -215,7 +221,7 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   if (p.variant == "cpu" && !dflt.empty()) {
     // A CPU-only machine behind a PyPI mirror (the tutorial's situation with TUNA): the mirror's
     // build runs on the CPU too; it only brings CUDA libraries this machine will not use.
-    for (const auto& v : torch_variants())
+    for (const auto& v : table_of(m))
       if (v.torch == p.release && v.variant == dflt) p.cuda = v.cuda;
     p.variant = dflt;
     p.index_url = m.index_url;
@@ -250,6 +256,10 @@ namespace {
 
 // Why the machine cannot be planned for at all ("" when it can).
 std::string refuse_machine(const PlanMachine& m) {
+  for (const auto& g : m.gpus)
+    if (m.platform == "linux-aarch64" && g == std::pair<int, int>{8, 7})
+      return "sm_87 is Jetson Orin's integrated GPU, which runs only the wheels built for its JetPack: plan with "
+             "--jetpack (6.1, 6.2) instead of --gpu/--driver";
   // win-amd64: PyTorch builds its Windows wheels from the same CUDA variants as linux-x86_64 (uv's
   // torch backend plans both from one list, with Windows' own driver floors).
   if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64" && m.platform != "win-amd64")
@@ -263,9 +273,6 @@ std::string refuse_machine(const PlanMachine& m) {
                  std::to_string(limit->last_branch) + " is the last driver branch for it; install a " +
                  std::to_string(limit->last_branch) + ".x driver and plan with --driver " +
                  std::to_string(limit->last_branch) + ".x";
-  if (m.platform == "linux-aarch64" && !m.gpus.empty())
-    return "dlready's tables hold the CUDA wheels of linux-x86_64 only; for an aarch64 GPU machine see "
-           "https://pytorch.org/get-started/locally/ (or plan with --no-gpu for the CPU build)";
   return "";
 }
 
@@ -311,7 +318,7 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
   else
     p.why.insert(p.why.begin(), "release " + p.release + ": the newest that fits (" + newest + ": " +
                                     (misfits.empty() ? "no wheels for Python " + m.python : join(misfits, "; ")) + ")");
-  if (!in_tables(p.release))
+  if (!in_tables(m, p.release))
     p.why.push_back(p.release + " is newer than dlready's tables (" + std::string(kCompatTableDate) +
                     "): planned from what the index serves");
   if (m.index)
@@ -330,8 +337,27 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
 
 }  // namespace
 
+// A Jetson up to JetPack 6: the wheels built for its JetPack (Jetson AI Lab's index), never PyPI's or
+// the SBSA ones, which have no code for Orin or load server CUDA (shared/knowledge/aarch64.md §2).
+InstallPlan plan_jetson(const PlanMachine& m) {
+  InstallPlan p;
+  if (!starts_with(m.jetpack, "6")) {
+    p.error = "JetPack " + m.jetpack + ": dlready plans JetPack 6 (the Jetson AI Lab index jp6/cu126) and JetPack 7 "
+              "(server wheels); for JetPack 5 install NVIDIA's wheel for it (forum thread \"PyTorch for Jetson\")";
+    return p;
+  }
+  p.ok = true, p.release = "newest", p.variant = "jp6/cu126", p.cuda = "12.6", p.requirement = "torch";
+  p.index_url = "https://pypi.jetson-ai-lab.io/jp6/cu126";
+  p.why = {"a Jetson on JetPack " + m.jetpack + ": its CUDA is JetPack's (12.6), so the wheels built for it "
+           "(Jetson AI Lab's jp6/cu126 index; its newest torch)",
+           "not PyPI's (a CPU build up to 2.10, a server CUDA 13 build from 2.11) nor download.pytorch.org's SBSA "
+           "wheels (no sm_87 code for Orin)"};
+  return p;
+}
+
 InstallPlan plan_install(const PlanMachine& m) {
   if (starts_with(m.platform, "macos-")) return plan_mac_install(m);
+  if (!m.jetpack.empty() && !starts_with(m.jetpack, "7")) return plan_jetson(m);
   InstallPlan p;
   if (p.error = refuse_machine(m); !p.error.empty()) return p;
   std::vector<std::string> releases;
@@ -423,6 +449,10 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
 
 std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen) {
   Derived d = derive(f);
+  if (f.arm && f.arm->tegra && f.arm->jetpack) {
+    m.jetpack = *f.arm->jetpack;
+    seen.push_back("this machine: a Jetson, L4T " + f.arm->l4t_release.value_or("?") + " = JetPack " + m.jetpack);
+  }
   m.driver = d.driver_version;
   for (const auto& g : d.gpu_archs) {
     m.gpus.push_back({g.major, g.minor});

@@ -21,6 +21,7 @@ struct PlanMachine {
   std::string python = "3.11";           // the environment's Python, major.minor
   std::string platform = "linux-x86_64";  // or linux-aarch64, win-amd64, macos-arm64, macos-x86_64
   std::string macos;                      // a Mac's macOS version ("14.5"); macos-* platforms only
+  std::string jetpack;                    // a Jetson's JetPack ("6.1"); linux-aarch64 only
   std::string torch;                      // a requested release ("2.5" or "2.5.1"); "" = the newest that fits
   // The index the user's tools are set to (--index-url, PIP_INDEX_URL, UV_INDEX_URL); "" = none.
   std::string index_url;

@@ -29,6 +29,7 @@ struct Derived {
     std::string source;  // "driver" or "PCI id table"
   };
   std::vector<GpuArch> gpu_archs;
+  std::string machine = "x86_64";  // the examined machine's processor: whose wheels (tables) apply
 };
 Derived derive(const Facts& f);
 // aarch64 (rules_arm.cpp): a Jetson's integrated GPU from its device tree; the fix for a CPU-only

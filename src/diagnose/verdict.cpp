@@ -24,7 +24,7 @@ bool covers_gpus(const Derived& d, const TorchVariant& v) {
 }  // namespace
 
 std::optional<TorchVariant> best_torch_variant(const Derived& d) {
-  for (const auto& v : torch_variants_newest_first())
+  for (const auto& v : torch_variants_newest_first(d.machine))
     if (driver_runs(d, v) && covers_gpus(d, v)) return v;
   return std::nullopt;
 }
@@ -34,7 +34,8 @@ std::string pip_install_command(const Facts&, const Derived& d) {
   if (!d.gpu_evidence) return "pip install torch torchvision --index-url " + idx + "cpu";
   auto v = best_torch_variant(d);
   if (!v) return "pip install torch torchvision --index-url " + idx + "cpu (no CUDA build fits this driver and GPU: upgrade the driver)";
-  std::string pin = v->torch == newest_torch_release() ? "torch" : "'torch==" + v->torch + ".*'";
+  const auto& table = torch_variants_newest_first(d.machine);
+  std::string pin = !table.empty() && v->torch == table.front().torch ? "torch" : "'torch==" + v->torch + ".*'";
   return "pip install " + pin + " torchvision --index-url " + idx + v->variant;
 }
 
@@ -165,11 +166,19 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                   "LibTorch: https://download.pytorch.org/libtorch/cpu/libtorch-shared-with-deps-latest.zip"}});
     return r;
   }
+  if (f.arm && f.arm->tegra && starts_with(f.arm->jetpack.value_or(""), "6")) {
+    r.push_back({"PyTorch for this Jetson (JetPack " + *f.arm->jetpack + "): the wheels built for it",
+                 {"dlready setup ~/venvs/torch",
+                  "pip install torch torchvision --index-url https://pypi.jetson-ai-lab.io/jp6/cu126"}});
+    return r;
+  }
   auto best = best_torch_variant(d);
   // What the newest release needs, when the driver (or GPU) rules it out.
   std::optional<TorchVariant> newest_fit;
-  for (const auto& v : torch_variants())
-    if (v.torch == newest_torch_release() && covers_gpus(d, v) &&
+  const auto& table = torch_variants_newest_first(d.machine);
+  const std::string newest = table.empty() ? newest_torch_release() : table.front().torch;
+  for (const auto& v : table)
+    if (v.torch == newest && covers_gpus(d, v) &&
         (!newest_fit || compare_versions(v.cuda, newest_fit->cuda) < 0))
       newest_fit = v;
   if (best) {
@@ -181,8 +190,9 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                  {"dlready setup ~/venvs/torch", pip_install_command(f, d),
                   "uv pip install torch torchvision --torch-backend=" + best->variant,
                   "conda: PyTorch publishes no conda packages after 2.5; use the pip line inside the conda env",
-                  "LibTorch: https://download.pytorch.org/libtorch/" + best->variant +
-                      "/libtorch-shared-with-deps-latest.zip",
+                  d.machine == "aarch64" ? "LibTorch: the wheel's torch/lib and torch/share/cmake (no aarch64 LibTorch zip)"
+                                         : "LibTorch: https://download.pytorch.org/libtorch/" + best->variant +
+                                               "/libtorch-shared-with-deps-latest.zip",
                   "container: an NGC image nvcr.io/nvidia/pytorch:<YY.MM>-py3 whose CUDA is <= " +
                       d.driver_max_cuda.value_or("your driver's CUDA") + " (NGC support matrix)"}});
   }

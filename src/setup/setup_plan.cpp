@@ -49,7 +49,7 @@ std::string this_platform() {
 }  // namespace
 
 bool plans_another_machine(const SetupRequest& a) {
-  return !a.driver.empty() || !a.gpus.empty() || a.no_gpu || starts_with(a.platform, "macos-");
+  return !a.driver.empty() || !a.gpus.empty() || a.no_gpu || starts_with(a.platform, "macos-") || !a.jetpack.empty();
 }
 
 namespace {
@@ -73,6 +73,16 @@ std::string mac_from_flags(const SetupRequest& a, PlanMachine& m, std::vector<st
 std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
   if (starts_with(a.platform, "macos-")) return mac_from_flags(a, m, seen);
   if (!a.macos.empty()) return "--macos goes with --platform macos-arm64 or macos-x86_64";
+  if (!a.jetpack.empty()) {
+    if (!a.gpus.empty() || !a.driver.empty() || a.no_gpu) return "--jetpack describes a Jetson: without --gpu, --driver or --no-gpu";
+    if (!a.platform.empty() && a.platform != "linux-aarch64") return "--jetpack goes with --platform linux-aarch64";
+    auto parts = split(a.jetpack, '.');
+    if (parts.empty() || parts.size() > 3 || !parse_int(parts[0]) || a.jetpack.size() > 8)
+      return "--jetpack " + printable(a.jetpack, 40) + " is not a JetPack version (6.1)";
+    m.jetpack = a.jetpack;
+    seen.push_back("the Jetson given: JetPack " + a.jetpack);
+    return "";
+  }
   if (plans_another_machine(a)) return machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen);
   GatherOptions opt;
   opt.root = a.root;
@@ -123,7 +133,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   if (m.python.empty()) return "no python3 on PATH: give the environment's version with --python X.Y";
   if (split(m.python, '.').size() != 2 || !parse_int(split(m.python, '.')[0]) || !parse_int(split(m.python, '.')[1]))
     return "--python " + m.python + " is not X.Y (3.11)";
-  m.platform = a.platform.empty() ? this_platform() : a.platform;
+  m.platform = !a.platform.empty() ? a.platform : !m.jetpack.empty() ? "linux-aarch64" : this_platform();
   m.torch = a.torch;
   m.index_url = a.index_url;
   if (!a.torch_index.empty()) m.torch_index = a.torch_index;
@@ -134,6 +144,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   // What the indexes serve now (a day's cache); offline, the tables alone. A Mac's plan comes from
   // the macOS wheel table (diagnose/mac_wheels.hpp).
   if (starts_with(m.platform, "macos-")) m.index_note = "a Mac's plan comes from dlready's macOS wheel table";
+  else if (!m.jetpack.empty() && !starts_with(m.jetpack, "7")) m.index_note = "a Jetson's plan is its JetPack's index";
   else if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
   else m.index_note = "--offline";
   return "";

@@ -28,6 +28,7 @@ struct SetupRequest {
   bool no_gpu = false;
   std::string platform;     // "" = this machine's
   std::string macos;        // a Mac's macOS version (--platform macos-arm64 / macos-x86_64)
+  std::string jetpack;      // a Jetson's JetPack (another machine; linux-aarch64)
   std::string root = "/";   // test seam, as doctor --root
   bool load_root_drivers = false;  // as doctor --load-root-drivers
 };
