@@ -123,29 +123,28 @@ const std::vector<TorchVariant>& torch_variants_aarch64() {
   return t;
 }
 
+namespace {
+
+// Release lines from the newest down, each one's CUDA variants from the newest down.
+std::vector<TorchVariant> newest_first(std::vector<TorchVariant> rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    int c = compare_versions(a.torch, b.torch);
+    return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
+  });
+  return rows;
+}
+
+}  // namespace
+
 const std::vector<TorchVariant>& torch_variants_newest_first(const std::string& machine) {
   if (machine != "aarch64") return torch_variants_newest_first();
-  static const std::vector<TorchVariant> rows = [] {
-    auto sorted = torch_variants_aarch64();
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-      int c = compare_versions(a.torch, b.torch);
-      return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
-    });
-    return sorted;
-  }();
+  static const std::vector<TorchVariant> rows = newest_first(torch_variants_aarch64());
   return rows;
 }
 
 const std::vector<TorchVariant>& torch_variants_newest_first() {
   // Sorted once (a plan asks for it many times); immutable afterwards, like the table itself.
-  static const std::vector<TorchVariant> rows = [] {
-    auto sorted = torch_variants();
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-      int c = compare_versions(a.torch, b.torch);
-      return c != 0 ? c > 0 : compare_versions(a.cuda, b.cuda) > 0;
-    });
-    return sorted;
-  }();
+  static const std::vector<TorchVariant> rows = newest_first(torch_variants());
   return rows;
 }
 
