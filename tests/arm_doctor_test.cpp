@@ -2,7 +2,10 @@
 // a Grace with the proprietary driver, a Jetson Orin on JetPack 6.1 with a PyPI wheel and with the
 // Jetson AI Lab wheel — and the readers they need (markers, the L4T release, Orin's own SASS).
 #include <gtest/gtest.h>
+#include <elf.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -81,6 +84,36 @@ TEST(ArmDoctor, AHealthyGh200IsReady) {
   auto r = f.report();
   EXPECT_EQ(exit_status(r, Severity::warning), 0) << finding_ids(r);
   EXPECT_TRUE(r.verdict.cuda_usable);
+}
+
+// A shared object with one PT_LOAD of alignment `align` (what the loader checks against the page size).
+std::string elf_with_load_align(uint64_t align) {
+  Elf64_Ehdr eh{};
+  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = ELFCLASS64, eh.e_ident[EI_DATA] = ELFDATA2LSB, eh.e_ident[EI_VERSION] = EV_CURRENT;
+  eh.e_type = ET_DYN, eh.e_machine = EM_AARCH64, eh.e_version = EV_CURRENT;
+  eh.e_phoff = sizeof eh, eh.e_ehsize = sizeof eh, eh.e_phentsize = sizeof(Elf64_Phdr), eh.e_phnum = 1;
+  Elf64_Phdr ph{};
+  ph.p_type = PT_LOAD, ph.p_align = align, ph.p_filesz = ph.p_memsz = sizeof eh + sizeof ph;
+  std::string bytes(reinterpret_cast<const char*>(&eh), sizeof eh);
+  bytes.append(reinterpret_cast<const char*>(&ph), sizeof ph);
+  return bytes;
+}
+
+TEST(ArmDoctor, A4kAlignedLibraryOnA64kGraceIsNamed) {
+  Fixture f;
+  gh200(f, TorchSpec{});
+  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
+  f.write(sp + "/oldpkg/_native.cpython-311-aarch64-linux-gnu.so", elf_with_load_align(0x1000));
+  f.write(sp + "/newpkg/_native.cpython-311-aarch64-linux-gnu.so", elf_with_load_align(0x10000));
+  auto facts = f.facts();
+  ASSERT_TRUE(facts.arm);
+  ASSERT_EQ(facts.arm->misaligned_libraries.size(), 1u);
+  EXPECT_NE(facts.arm->misaligned_libraries[0].find("oldpkg/"), std::string::npos);
+  auto r = f.report();
+  EXPECT_TRUE(has_finding(r, "library-misaligned-for-page-size")) << finding_ids(r);
+  f.write("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "2097152\n");  // the 4K-page kernel: fine
+  EXPECT_FALSE(has_finding(f.report(), "library-misaligned-for-page-size"));
 }
 
 TEST(ArmDoctor, GraceWithTheProprietaryDriverIsNamed) {

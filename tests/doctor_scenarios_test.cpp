@@ -891,7 +891,8 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "mac-virtual-machine-no-mps", "torch-built-without-mps", "mac-no-metal-device-for-mps", "mac-python-no-torch-wheels",
       "mac-pip-externally-managed", "mac-cuda-index-configured", "mac-two-openmp-runtimes", "mps-memory-limit-off",
       "mps-watermark-invalid", "mps-cpu-fallback-on" /* macos_doctor_test.cpp, fixture Macs replayed */,
-      "jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless" /* arm_doctor_test.cpp */};
+      "jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless",
+      "library-misaligned-for-page-size" /* arm_doctor_test.cpp */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

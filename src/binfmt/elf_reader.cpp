@@ -258,6 +258,8 @@ ElfResult parse_elf(const ByteReader& read, const std::string& name, bool sectio
   info.type = eh.e_type;
   std::vector<Elf64_Phdr> phdrs;
   if (auto st = read_program_headers(read, eh, phdrs); !st) return fail(st.error());
+  for (const auto& p : phdrs)
+    if (p.p_type == PT_LOAD && (info.load_align == 0 || p.p_align < info.load_align)) info.load_align = p.p_align;
   for (const auto& p : phdrs) {
     if (p.p_type != PT_DYNAMIC) continue;
     if (auto st = read_dynamic(read, phdrs, p, info); !st) return fail(st.error());

@@ -29,6 +29,9 @@ struct ElfInfo {
   std::vector<std::pair<std::string, std::string>> version_needs;  // (needed file, version): GLIBCXX_3.4.30
   std::vector<std::string> version_defs;                            // versions this object defines
   std::vector<ElfSection> sections;
+  // The smallest PT_LOAD alignment (0: none): a kernel with larger pages (64K on many Grace systems)
+  // refuses to map the object ("ELF load command alignment not page-aligned").
+  uint64_t load_align = 0;
 };
 
 struct ElfResult {

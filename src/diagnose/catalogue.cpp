@@ -102,6 +102,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"gb10-capability-warning-harmless", S::info, "pytorch", "torch's capability warning on GB10 is harmless",
        "torch 2.9 and 2.10 warn that GB10's compute capability 12.1 is outside the \"(8.0) - (12.0)\" they support, "
        "yet their sm_120 code runs on 12.1 (pytorch#172629; torch 2.11 knows it, PR #166185)."},
+      {"library-misaligned-for-page-size", S::error, "pytorch", "A library cannot be loaded with this kernel's page size",
+       "The kernel uses pages larger than 4 KiB (64K on many Grace systems) and a shared object in a Python "
+       "environment has a PT_LOAD alignment below that: importing it fails with \"ELF load command alignment not "
+       "page-aligned\" (pytorch#53597, numpy#16677)."},
       {"grace-needs-open-kernel-modules", S::error, "kernel-driver", "Grace needs NVIDIA's open kernel modules",
        "On Grace Hopper and Grace Blackwell systems the proprietary NVIDIA kernel modules are unsupported: "
        "/proc/driver/nvidia/version does not say \"Open Kernel Module\", and the GPU does not initialise."},

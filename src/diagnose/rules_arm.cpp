@@ -74,6 +74,19 @@ void gb10_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
     }
 }
 
+// A kernel with 64K pages maps no object whose PT_LOAD alignment is below it (torch 1.8 and numpy
+// hit it: pytorch#53597, numpy#16677; fixed by linking with -z max-page-size=0x10000).
+void page_size_rules(const ArmFacts& a, std::vector<Finding>& out) {
+  if (a.misaligned_libraries.empty()) return;
+  auto x = make_finding("library-misaligned-for-page-size");
+  x.evidence = {"this kernel's pages are " + std::to_string(a.page_size.value_or(0) / 1024) + " KiB"};
+  for (const auto& l : a.misaligned_libraries) x.evidence.push_back(l);
+  x.fix = {"pip install --upgrade the package each library belongs to (current aarch64 wheels are linked with "
+           "-z max-page-size=0x10000)",
+           "or rebuild it with LDFLAGS=-Wl,-z,max-page-size=0x10000, or boot the 4K-page kernel flavour"};
+  out.push_back(x);
+}
+
 void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
   if (!a.grace || !f.kernel.proc_version_line || f.kernel.open_kernel_module) return;
   auto x = make_finding("grace-needs-open-kernel-modules");
@@ -105,6 +118,7 @@ void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (!f.arm) return;
   if (f.arm->tegra) jetson_rules(f, *f.arm, out);
   grace_rules(f, *f.arm, out);
+  page_size_rules(*f.arm, out);
 }
 
 }  // namespace dlready

@@ -8,6 +8,7 @@ const FactTable<ArmFacts>& arm_fields() {
       {"soc_family", &A::soc_family}, {"soc_id", &A::soc_id},   {"model", &A::model},
       {"compatible", &A::compatible}, {"l4t_release", &A::l4t_release}, {"jetpack", &A::jetpack},
       {"tegra", &A::tegra},           {"grace", &A::grace},     {"page_size", &A::page_size},
+      {"misaligned_libraries", &A::misaligned_libraries},
   };
   return kFields;
 }

@@ -21,6 +21,9 @@ struct ArmFacts {
   bool tegra = false;                      // a Jetson (nv_tegra_release, a tegra SoC family or compatible)
   bool grace = false;                      // an NVIDIA Grace CPU (soc_id jep106:036b:0241)
   std::optional<uint64_t> page_size;       // bytes: sysconf on this machine; a root's THP PMD size says it
+  // With pages larger than 4 KiB: the Python environments' shared objects whose PT_LOAD alignment is
+  // below the page size ("<path>: aligned to 4096"), which the loader refuses to map.
+  std::vector<std::string> misaligned_libraries;
 };
 
 const FactTable<ArmFacts>& arm_fields();

@@ -4,8 +4,10 @@
 // with 4K pages and 512 MiB with 64K). shared/knowledge/aarch64.md §2, §5.
 #include <unistd.h>
 
+#include <functional>
 #include <regex>
 
+#include "binfmt/elf_reader.hpp"
 #include "core/text.hpp"
 #include "probe/linux/probes.hpp"
 
@@ -70,6 +72,30 @@ std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::str
   }
   if (arch != std::string("aarch64") && !a.tegra && !a.grace) return std::nullopt;
   return a;
+}
+
+void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts& a) {
+  if (!a.page_size || *a.page_size <= 4096) return;
+  size_t looked = 0;
+  // The shared objects of each environment's packages, two folders deep (package/_C.so,
+  // package/lib/libx.so, package.libs/libgomp.so): where pip puts them. Bounded: 4000 files.
+  std::function<void(const std::string&, int)> walk = [&](const std::string& dir, int depth) {
+    for (const auto& name : fs.list(dir)) {
+      if (looked >= 4000 || a.misaligned_libraries.size() >= 32) return;
+      std::string path = dir + "/" + name;
+      if (depth < 2 && !ends_with(name, ".dist-info") && fs.is_dir(path)) {
+        walk(path, depth + 1);
+        continue;
+      }
+      if (!ends_with(name, ".so") && name.find(".so.") == std::string::npos) continue;
+      ++looked;
+      auto elf = read_elf(fs, path);
+      if (elf.info && elf.info->load_align && elf.info->load_align < *a.page_size)
+        a.misaligned_libraries.push_back(path + ": aligned to " + std::to_string(elf.info->load_align));
+    }
+  };
+  for (const auto& e : python.envs)
+    for (const auto& sp : e.site_packages) walk(sp, 0);
 }
 
 }  // namespace dlready

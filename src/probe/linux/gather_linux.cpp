@@ -134,6 +134,7 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt,
                           {"linux", "Linux", f.os.arch.value_or(""), ""});
+  if (f.arm) probe_page_alignment(fs, f.python, *f.arm);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");

@@ -27,6 +27,8 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
 std::optional<std::string> machine_of_root(const RootFs& fs);
 // An aarch64 machine's platform (Jetson, Grace, page size); nullopt on another machine.
 std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::string>& arch);
+// With pages above 4 KiB: the environments' shared objects aligned below the page size.
+void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts& a);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
 // Processors kept busy over `window` (the "cpu" line of /proc/stat read twice, all but idle and
