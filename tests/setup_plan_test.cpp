@@ -242,6 +242,17 @@ TEST(SetupPlanMac, AnIntelMacStopsAt222AndPython312) {
   EXPECT_NE(all(p).find("has no macOS wheels"), std::string::npos) << all(p);
 }
 
+TEST(SetupCli, TheDryRunRefusesWhatTheInstallRefuses) {
+  // Issue 50, item 3: `setup --dry-run /usr` printed a plan into /usr and exited 0.
+  std::string bin = DLREADY_BINARY;
+  auto dry = run_command(bin + " setup --dry-run --offline --python 3.11 /usr 2>&1");
+  EXPECT_EQ(dry.status, 2) << dry.out;
+  EXPECT_NE(dry.out.find("dlready setup: /usr is not a virtual environment"), std::string::npos) << dry.out;
+  EXPECT_EQ(dry.out.find("plan:"), std::string::npos) << "the refusal comes before any plan: " << dry.out;
+  auto fresh = run_command(bin + " setup --dry-run --offline --python 3.11 /tmp/dlready-no-such-venv-42 2>&1");
+  EXPECT_EQ(fresh.status, 0) << fresh.out;
+}
+
 TEST(SetupCli, PlansForAMacFromAnotherMachine) {
   std::string bin = DLREADY_BINARY;
   auto j = nlohmann::json::parse(command_output(bin + " setup --dry-run --json --platform macos-arm64 --macos 13.6 --python 3.12"));

@@ -51,6 +51,12 @@ ExitCode run_setup(const SetupArgs& a) {
     std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
     return ExitCode::usage;
   }
+  // The dry run refuses what the install would refuse, with the same line and status, before any plan.
+  if (a.conda.empty() && !plans_another_machine(a))
+    if (auto why = refuse_target(a.env_dir, m.python); !why.empty()) {
+      std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
+      return ExitCode::usage;
+    }
   auto plan = plan_install(m);
   auto commands = commands_of(plan, a, m);
   if (a.json) {

@@ -81,8 +81,8 @@ bool on_path(const std::string& program) {
   return find_on_path(program, path ? path : "").has_value();
 }
 
-// Why `dir` cannot take the install ("" when it can): a virtual environment, or a folder that is
-// not there yet (or empty). Never a Python installation's own prefix.
+}  // namespace
+
 std::string refuse_target(const std::string& dir, const std::string& python) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return "";
@@ -101,6 +101,8 @@ std::string refuse_target(const std::string& dir, const std::string& python) {
                "system Python or its global site-packages (pip would change what the system's own tools use); "
                "give a new folder, e.g. dlready setup ~/venvs/torch";
 }
+
+namespace {
 
 const char* kProof = R"PY(
 import json, sys
