@@ -341,13 +341,13 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
 // the SBSA ones, which have no code for Orin or load server CUDA (shared/knowledge/aarch64.md §2).
 InstallPlan plan_jetson(const PlanMachine& m) {
   InstallPlan p;
-  if (!starts_with(m.jetpack, "6")) {
+  p.index_url = jetson_index(m.jetpack);
+  if (p.index_url.empty()) {
     p.error = "JetPack " + m.jetpack + ": dlready plans JetPack 6 (the Jetson AI Lab index jp6/cu126) and JetPack 7 "
               "(server wheels); for JetPack 5 install NVIDIA's wheel for it (forum thread \"PyTorch for Jetson\")";
     return p;
   }
   p.ok = true, p.release = "newest", p.variant = "jp6/cu126", p.cuda = "12.6", p.requirement = "torch";
-  p.index_url = "https://pypi.jetson-ai-lab.io/jp6/cu126";
   p.why = {"a Jetson on JetPack " + m.jetpack + ": its CUDA is JetPack's (12.6), so the wheels built for it "
            "(Jetson AI Lab's jp6/cu126 index; its newest torch)",
            "not PyPI's (a CPU build up to 2.10, a server CUDA 13 build from 2.11) nor download.pytorch.org's SBSA "

@@ -36,6 +36,9 @@ Derived derive(const Facts& f);
 // torch on an aarch64 server; the Jetson and Grace rules.
 std::optional<Derived::GpuArch> tegra_gpu(const ArmFacts& a);
 std::vector<std::string> aarch64_cuda_fix();
+// The index of the wheels built for a Jetson's JetPack (Jetson AI Lab's jp6/cu126 for JetPack 6;
+// JetPack 7's Thor runs server wheels); "" where dlready knows none (JetPack 5: NVIDIA's own wheels).
+std::string jetson_index(const std::string& jetpack);
 void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out);
 
 // "0000:00:06.0" (sysfs, CUDA) and NVML's "00000000:00:06.0" name one PCI function: the domain as

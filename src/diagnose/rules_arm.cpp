@@ -20,15 +20,6 @@ constexpr TegraGpu kTegraGpus[] = {{"nvidia,tegra234", "Orin", 8, 7},   {"nvidia
                                    {"nvidia,tegra194", "Xavier", 7, 2}, {"nvidia,tegra186", "TX2", 6, 2},
                                    {"nvidia,tegra210", "TX1/Nano", 5, 3}};
 
-// The Jetson AI Lab index for a JetPack (pypi.jetson-ai-lab.io: jp6/cu126 for JetPack 6; sbsa/cu130
-// for JetPack 7's Thor), else NVIDIA's per-JetPack wheels.
-std::string jetson_index(const ArmFacts& a) {
-  std::string jp = a.jetpack.value_or("");
-  if (starts_with(jp, "6")) return "https://pypi.jetson-ai-lab.io/jp6/cu126";
-  if (starts_with(jp, "7")) return "https://pypi.jetson-ai-lab.io/sbsa/cu130";
-  return "";
-}
-
 // A torch built for Jetson: a CUDA build that brings no nvidia-* wheels (PyPI's and the SBSA wheels
 // depend on them; NVIDIA's and Jetson AI Lab's link JetPack's CUDA).
 bool jetson_build(const TorchInstall& t) {
@@ -47,7 +38,7 @@ void jetson_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) 
                         (a.jetpack ? " = JetPack " + *a.jetpack : ""),
                     "torch " + t.version.value_or("?") + " in " + t.site_packages + ": " +
                         (!t.cuda ? "a CPU build (PyPI's aarch64 wheel)" : "a server (SBSA) build with nvidia-* wheels")};
-      std::string index = jetson_index(a);
+      std::string index = jetson_index(a.jetpack.value_or(""));
       x.fix = {index.empty() ? "install NVIDIA's wheel for this JetPack (forum thread \"PyTorch for Jetson\": "
                                "developer.download.nvidia.com/compute/redist/jp/)"
                              : "pip install --force-reinstall --no-deps torch torchvision --index-url " + index,
@@ -65,7 +56,7 @@ void gb10_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {
       if (!t.cuda || !t.version || compare_versions(*t.version, "2.9") < 0 || compare_versions(*t.version, "2.11") >= 0) continue;
-      auto archs = known_arch_list(*t.version, *t.cuda, f.os.arch.value_or("x86_64"));
+      auto archs = known_arch_list(*t.version, *t.cuda, d.machine);
       if (archs && !arch_list_covers(*archs, 12, 1)) continue;  // no code for it at all: arch-not-supported
       auto x = make_finding("gb10-capability-warning-harmless");
       x.evidence = {"a GB10 (compute capability 12.1) with torch " + *t.version + " in " + t.site_packages};
@@ -97,6 +88,10 @@ void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
 }
 
 }  // namespace
+
+std::string jetson_index(const std::string& jetpack) {
+  return starts_with(jetpack, "6") ? "https://pypi.jetson-ai-lab.io/jp6/cu126" : "";
+}
 
 std::optional<Derived::GpuArch> tegra_gpu(const ArmFacts& a) {
   for (const auto& c : a.compatible)

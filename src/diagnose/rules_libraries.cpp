@@ -47,7 +47,7 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       const GpuCode* scanned = nullptr;
       for (const auto& g : f.gpu_code)
         if (g.library == lib) scanned = &g;
-      auto published = known_arch_list(*t.version, *t.cuda, f.os.arch.value_or("x86_64"));
+      auto published = known_arch_list(*t.version, *t.cuda, d.machine);
       std::vector<std::string> bad, jit;
       std::string has;
       for (const auto& g : d.gpu_archs) {

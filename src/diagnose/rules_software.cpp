@@ -34,7 +34,7 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (primary && is_cpu_build(*primary) && d.gpu_evidence && !(f.arm && f.arm->tegra)) {
     auto x = make_finding("torch-cpu-only");
     x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
-    if (f.os.arch == std::string("aarch64")) {
+    if (d.machine == "aarch64") {
       x.evidence.push_back("PyPI's aarch64 torch is a CPU build up to 2.10 (its nvidia-* requirements are for x86_64 only)");
       x.fix = aarch64_cuda_fix();
     } else {

@@ -166,10 +166,9 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                   "LibTorch: https://download.pytorch.org/libtorch/cpu/libtorch-shared-with-deps-latest.zip"}});
     return r;
   }
-  if (f.arm && f.arm->tegra && starts_with(f.arm->jetpack.value_or(""), "6")) {
+  if (std::string index = f.arm && f.arm->tegra ? jetson_index(f.arm->jetpack.value_or("")) : ""; !index.empty()) {
     r.push_back({"PyTorch for this Jetson (JetPack " + *f.arm->jetpack + "): the wheels built for it",
-                 {"dlready setup ~/venvs/torch",
-                  "pip install torch torchvision --index-url https://pypi.jetson-ai-lab.io/jp6/cu126"}});
+                 {"dlready setup ~/venvs/torch", "pip install torch torchvision --index-url " + index}});
     return r;
   }
   auto best = best_torch_variant(d);

@@ -101,7 +101,6 @@ MacPython read_python(const RootFs& fs, const PythonEnv& e) {
 MacTorchCheck read_torch(const RootFs& fs, const PythonEnv& e, const TorchInstall& t) {
   MacTorchCheck c;
   c.site_packages = t.site_packages;
-  c.openmp = openmp_runtimes(fs, e);
   // The wheel keeps it in torch/lib; conda-forge's libtorch moves it to <env>/lib.
   for (const auto& lib : {t.site_packages + "/torch/lib/libtorch_cpu.dylib", e.prefix + "/lib/libtorch_cpu.dylib"})
     if (!c.library && fs.exists(lib)) c.library = lib;
@@ -128,7 +127,12 @@ MacTorchCheck read_torch(const RootFs& fs, const PythonEnv& e, const TorchInstal
 void probe_mac_binaries(const RootFs& fs, const PythonFacts& python, MacosFacts& mac) {
   for (const auto& e : python.envs) {
     mac.pythons.push_back(read_python(fs, e));
-    for (const auto& t : e.torch) mac.torch.push_back(read_torch(fs, e, t));
+    if (e.torch.empty()) continue;
+    auto openmp = openmp_runtimes(fs, e);  // the environment's, once however many torches it holds
+    for (const auto& t : e.torch) {
+      mac.torch.push_back(read_torch(fs, e, t));
+      mac.torch.back().openmp = openmp;
+    }
   }
 }
 
