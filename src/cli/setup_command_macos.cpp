@@ -4,6 +4,7 @@
 #include "cli/setup_command_macos.hpp"
 
 #include <cstdio>
+#include <string_view>
 
 #include "core/json_text.hpp"
 #include "core/text.hpp"
@@ -60,6 +61,8 @@ ExitCode run_macos_setup(const MacosSetupArgs& a) {
   std::vector<std::string> seen;
   std::string python = a.python, err;
   if (!a.platform.empty() || !a.macos.empty()) {
+    // Checked as the Linux build checks it: the value is printed in the plan.
+    err = a.macos.empty() ? "--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5" : macos_flag_error(a.macos);
     m.platform = a.platform.empty() ? "macos-arm64" : a.platform;
     m.macos = a.macos;
     seen.push_back("the Mac given: " + m.platform.substr(6) + ", macOS " + a.macos);
@@ -67,7 +70,9 @@ ExitCode run_macos_setup(const MacosSetupArgs& a) {
     err = mac_from_doctor(m, seen, python);
   }
   if (err.empty()) err = plan_flags_error(python, a.with, "Homebrew, python.org, conda, venvs");
-  if (err.empty() && a.index_url.find_first_of(" '\"`$;&|\\") != std::string::npos) err = "--index-url has a space or a quote";
+  for (unsigned char c : a.index_url)  // printed in the plan and the pip line: no space, quote or control character
+    if (err.empty() && (c <= ' ' || c == 0x7f || std::string_view("'\"`$;&|\\").find(static_cast<char>(c)) != std::string_view::npos))
+      err = "--index-url has a space, a quote or a control character";
   if (!err.empty()) {
     std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
     return ExitCode::usage;

@@ -418,6 +418,15 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"commands", commands}};
 }
 
+std::string macos_flag_error(const std::string& macos) {
+  std::string bad = "--macos " + printable(macos, 40) + " is not a macOS version (14.5)";
+  auto parts = split(macos, '.');
+  for (const auto& p : parts)
+    if (!parse_int(p) || p.size() > 3) return bad;
+  if (parts.empty() || parts.size() > 3 || *parse_int(parts[0]) < 10 || *parse_int(parts[0]) > 99) return bad;
+  return "";
+}
+
 std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found) {
   if (python.empty()) return "no Python found (" + where_found + "): give its version with --python X.Y";
   auto parts = split(python, '.');

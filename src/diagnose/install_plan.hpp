@@ -74,6 +74,9 @@ std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::
 // looked for when none was given or found.
 std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found);
 
+// What is wrong with a --macos value ("" when it is a macOS version: 14, 14.5, 10.15.7).
+std::string macos_flag_error(const std::string& macos);
+
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 

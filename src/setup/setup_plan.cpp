@@ -58,11 +58,7 @@ namespace {
 std::string mac_from_flags(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
   if (!a.gpus.empty() || !a.driver.empty()) return "--gpu and --driver describe NVIDIA GPUs: CUDA does not exist on macOS";
   if (a.macos.empty()) return "--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5";
-  auto parts = split(a.macos, '.');
-  for (const auto& p : parts)
-    if (!parse_int(p) || p.size() > 3) return "--macos " + printable(a.macos, 40) + " is not a macOS version (14.5)";
-  if (parts.empty() || parts.size() > 3 || *parse_int(parts[0]) < 10 || *parse_int(parts[0]) > 99)
-    return "--macos " + printable(a.macos, 40) + " is not a macOS version (14.5)";
+  if (auto why = macos_flag_error(a.macos); !why.empty()) return why;
   if (a.python.empty()) return "--platform " + a.platform + " needs the Mac's Python version: --python 3.12";
   m.macos = a.macos;
   seen.push_back("the Mac given: " + a.platform.substr(6) + ", macOS " + a.macos + ", Python " + a.python);
