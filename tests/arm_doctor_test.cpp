@@ -16,49 +16,11 @@
 #include "diagnose/compat.hpp"
 #include "diagnose/install_plan.hpp"
 #include "diagnose/rules.hpp"
-#include "fixture.hpp"
+#include "arm_fixture.hpp"
 #include "probe/requirement_markers.hpp"
 
 namespace dlready::test {
 namespace {
-
-const char* kGh200 = "devices=1\ndev0.name=NVIDIA GH200 480GB\ndev0.cc=9.0\ncuda.driver_version=13000\n";
-
-// The aarch64 half of a machine: its loader (which names its processor) and a Grace CPU's SoC id.
-void make_grace(Fixture& f) {
-  f.write("/lib/ld-linux-aarch64.so.1", "");
-  f.write("/sys/devices/soc0/soc_id", "jep106:036b:0241\n");
-  f.write("/sys/devices/soc0/family", "jep106:036b\n");
-  f.write("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "536870912\n");  // 64K pages
-}
-
-void gh200(Fixture& f, const TorchSpec& torch) {
-  add_base_system(f);
-  make_grace(f);
-  add_nvidia_gpu(f, "0009:01:00.0", "2342");
-  add_loaded_driver(f, "580.65.06");
-  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "580.65.06");
-  add_device_nodes(f, 1);
-  add_user_driver(f, "580.65.06", kGh200, "/usr/lib/aarch64-linux-gnu");  // this build's fakes answer for it
-  add_torch_venv(f, "/home/alice/venv", torch);
-}
-
-// PyPI's torch 2.10 for aarch64: a CPU build whose METADATA still lists the CUDA wheels, each for
-// x86_64 only (as the real wheel's does).
-TorchSpec pypi_aarch64_cpu_wheel() {
-  TorchSpec t;
-  t.version = "2.10.0", t.cuda = "", t.installed = {};
-  t.pins = {};
-  return t;
-}
-
-void write_marked_metadata(Fixture& f) {
-  f.write("/home/alice/venv/lib/python3.11/site-packages/torch-2.10.0.dist-info/METADATA",
-          "Metadata-Version: 2.1\nName: torch\nVersion: 2.10.0\nRequires-Dist: filelock\n"
-          "Requires-Dist: nvidia-cudnn-cu12==9.10.2.21; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
-          "Requires-Dist: nvidia-nccl-cu12==2.27.5; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
-          "Requires-Dist: opt-einsum>=3.3; extra == \"opt-einsum\"\n");
-}
 
 TEST(ArmDoctor, Gh200WithPypisCpuWheelIsCpuOnlyNotMissingCudaWheels) {
   Fixture f;
@@ -86,20 +48,6 @@ TEST(ArmDoctor, AHealthyGh200IsReady) {
   EXPECT_TRUE(r.verdict.cuda_usable);
 }
 
-// A shared object with one PT_LOAD of alignment `align` (what the loader checks against the page size).
-std::string elf_with_load_align(uint64_t align) {
-  Elf64_Ehdr eh{};
-  std::memcpy(eh.e_ident, ELFMAG, SELFMAG);
-  eh.e_ident[EI_CLASS] = ELFCLASS64, eh.e_ident[EI_DATA] = ELFDATA2LSB, eh.e_ident[EI_VERSION] = EV_CURRENT;
-  eh.e_type = ET_DYN, eh.e_machine = EM_AARCH64, eh.e_version = EV_CURRENT;
-  eh.e_phoff = sizeof eh, eh.e_ehsize = sizeof eh, eh.e_phentsize = sizeof(Elf64_Phdr), eh.e_phnum = 1;
-  Elf64_Phdr ph{};
-  ph.p_type = PT_LOAD, ph.p_align = align, ph.p_filesz = ph.p_memsz = sizeof eh + sizeof ph;
-  std::string bytes(reinterpret_cast<const char*>(&eh), sizeof eh);
-  bytes.append(reinterpret_cast<const char*>(&ph), sizeof ph);
-  return bytes;
-}
-
 TEST(ArmDoctor, A4kAlignedLibraryOnA64kGraceIsNamed) {
   Fixture f;
   gh200(f, TorchSpec{});
@@ -123,18 +71,6 @@ TEST(ArmDoctor, GraceWithTheProprietaryDriverIsNamed) {
   auto r = f.report();
   EXPECT_TRUE(has_finding(r, "grace-needs-open-kernel-modules")) << finding_ids(r);
   EXPECT_EQ(exit_status(r), 1);
-}
-
-// A Jetson AGX Orin on JetPack 6.1: no PCI GPU, the device tree and nv_tegra_release say what it is.
-void orin(Fixture& f, const TorchSpec& torch) {
-  add_base_system(f);
-  f.write("/lib/ld-linux-aarch64.so.1", "");
-  f.write("/etc/nv_tegra_release", "# R36 (release), REVISION: 4.0, GCID: 37537400, BOARD: generic, EABI: aarch64\n");
-  f.write("/sys/devices/soc0/family", "Tegra\n");
-  f.write("/proc/device-tree/model", std::string("NVIDIA Jetson AGX Orin Developer Kit") + '\0');
-  f.write("/proc/device-tree/compatible", std::string("nvidia,p3737-0000+p3701-0005") + '\0' + "nvidia,p3701-0005" + '\0' +
-                                              "nvidia,tegra234" + '\0');
-  add_torch_venv(f, "/home/alice/venv", torch);
 }
 
 TEST(ArmDoctor, OrinOnJetpack61WithAPypiWheelNeedsTheJetpackWheel) {
@@ -162,18 +98,6 @@ TEST(ArmDoctor, OrinWithTheJetsonAiLabWheelIsNotToldToReinstall) {
   auto r = f.report();
   EXPECT_FALSE(has_finding(r, "jetson-needs-jetpack-wheel")) << finding_ids(r);
   EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << finding_ids(r);
-}
-
-// A DGX Spark: GB10 (12.1) behind a Grace CPU, the driver answering.
-void gb10(Fixture& f, const TorchSpec& torch) {
-  add_base_system(f);
-  make_grace(f);
-  add_nvidia_gpu(f, "000f:01:00.0", "2e12");
-  add_loaded_driver(f, "580.95.05");
-  add_device_nodes(f, 1);
-  add_user_driver(f, "580.95.05", "devices=1\ndev0.name=NVIDIA GB10\ndev0.cc=12.1\ncuda.driver_version=13000\n",
-                  "/usr/lib/aarch64-linux-gnu");
-  add_torch_venv(f, "/home/alice/venv", torch);
 }
 
 TEST(ArmDoctor, Gb10WithACu126WheelHasNoCodeForIt) {
@@ -251,6 +175,15 @@ TEST(ArmDoctor, TheAarch64ExecutableUnderQemuFindsTheSame) {
          TorchSpec t;
          t.version = "2.10.0+cu126", t.cuda = "12.6", t.pins = {}, t.installed = {};
          gb10(f, t);
+       }},
+      {"Orin, a JetPack 6.0 wheel on 6.2", [](Fixture& f) { orin(f, jetpack60_wheel()), jetpack62(f), jetpack60_libraries(f); }},
+      {"Orin on JetPack 7.2, PyPI's cu130", [](Fixture& f) {
+         orin(f, TorchSpec{});
+         f.write("/etc/nv_tegra_release", "# R39 (release), REVISION: 0.0, GCID: 42000000, BOARD: generic, EABI: aarch64\n");
+       }},
+      {"GH200, 64K pages, bundled jemalloc", [](Fixture& f) {
+         gh200(f, TorchSpec{});
+         f.write(std::string(kSp) + "/fastpkg.libs/libjemalloc-3a9c1e.so.2", elf_with_load_align(0x1000));
        }}};
   for (const auto& [name, build] : machines) {
     Fixture f;

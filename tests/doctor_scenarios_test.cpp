@@ -892,7 +892,9 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "mac-pip-externally-managed", "mac-cuda-index-configured", "mac-two-openmp-runtimes", "mps-memory-limit-off",
       "mps-watermark-invalid", "mps-cpu-fallback-on" /* macos_doctor_test.cpp, fixture Macs replayed */,
       "jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless",
-      "library-misaligned-for-page-size" /* arm_doctor_test.cpp */};
+      "library-misaligned-for-page-size" /* arm_doctor_test.cpp */, "jetson-wheel-libraries-missing",
+      "jetson-torch-needs-numpy1", "jetson-container-without-nvidia-runtime", "orin-jetpack7-code-unverified",
+      "jemalloc-on-large-pages", "hbm-node-page-cache", "triton-ptxas-too-old" /* arm_platform_test.cpp */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

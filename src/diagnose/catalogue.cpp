@@ -106,6 +106,34 @@ const std::vector<CatalogueEntry>& catalogue() {
        "The kernel uses pages larger than 4 KiB (64K on many Grace systems) and a shared object in a Python "
        "environment has a PT_LOAD alignment below that: importing it fails with \"ELF load command alignment not "
        "page-aligned\" (pytorch#53597, numpy#16677)."},
+      {"jetson-wheel-libraries-missing", S::error, "pytorch", "This Jetson's torch was built for another JetPack",
+       "torch's CUDA library needs libraries this L4T release does not have: a JetPack 6.0 wheel wants cuDNN 8 "
+       "(libcudnn.so.8) where 6.1 and 6.2 have cuDNN 9, a JetPack 5 wheel wants CUDA 11, and some builds want "
+       "cuSPARSELt, which JetPack does not install. Importing torch fails with ImportError naming the library."},
+      {"jetson-torch-needs-numpy1", S::warning, "pytorch", "This JetPack torch was compiled against NumPy 1",
+       "NVIDIA's JetPack builds of torch (versions like 2.4.0a0+...nv24.05) were compiled against NumPy 1; with NumPy "
+       "2 in the same environment, torch.from_numpy and everything using NumPy fails with \"A module that was "
+       "compiled using NumPy 1.x cannot be run in NumPy 2.x\" (jetson-containers#1537)."},
+      {"jetson-container-without-nvidia-runtime", S::error, "device-nodes",
+       "This Jetson container was started without NVIDIA's runtime",
+       "Up to JetPack 6 a container on a Jetson gets L4T's CUDA driver (libcuda.so.1.1) and the GPU's device nodes "
+       "(/dev/nvmap, /dev/nvhost-*) only from the NVIDIA Container Runtime, in its CSV mode; without it CUDA finds "
+       "no device (nvidia-container-runtime#173)."},
+      {"orin-jetpack7-code-unverified", S::warning, "pytorch", "Whether this torch's code runs on Orin is not established",
+       "From JetPack 7.2 Orin (compute capability 8.7) runs the server (SBSA) wheels, which carry sm_80 code and no "
+       "sm_87. torch's own compatibility table says 8.0 code does not run on 8.7; one public log shows it running "
+       "under JetPack 7.2. dlready cannot be sure, so it says so and gives the check."},
+      {"jemalloc-on-large-pages", S::info, "pytorch", "A bundled jemalloc may not run with this kernel's page size",
+       "jemalloc is built for one page size; a copy built for 4K pages aborts at start on a 64K-page kernel with "
+       "\"<jemalloc>: Unsupported system page size\" (falco#3954, dorado#1377). The page size it was built for is not "
+       "in its files, so the copies are named for the case that an import aborts."},
+      {"hbm-node-page-cache", S::warning, "gpu", "Page cache fills the GPU's memory node",
+       "On GH200 the GPU's HBM is a NUMA node without processors; R550 drivers let the kernel's page cache fill it, "
+       "so CUDA runs out of memory that nvidia-smi shows as free (fixed in R570; CDMM mode hides the node)."},
+      {"triton-ptxas-too-old", S::warning, "pytorch", "torch.compile's ptxas does not know this GPU",
+       "Triton compiles torch.compile's kernels with its own ptxas unless TRITON_PTXAS_PATH names another (torch "
+       "2.11 sets it to its bundled CUDA 13 ptxas). A ptxas older than the GPU fails with \"ptxas fatal: Value "
+       "'sm_121a' is not defined for option 'gpu-name'\" (triton#8539): GB10 needs CUDA 12.9, Thor CUDA 13.0."},
       {"grace-needs-open-kernel-modules", S::error, "kernel-driver", "Grace needs NVIDIA's open kernel modules",
        "On Grace Hopper and Grace Blackwell systems the proprietary NVIDIA kernel modules are unsupported: "
        "/proc/driver/nvidia/version does not say \"Open Kernel Module\", and the GPU does not initialise."},

@@ -39,6 +39,9 @@ std::vector<std::string> aarch64_cuda_fix();
 // The index of the wheels built for a Jetson's JetPack (Jetson AI Lab's jp6/cu126 for JetPack 6;
 // JetPack 7's Thor runs server wheels); "" where dlready knows none (JetPack 5: NVIDIA's own wheels).
 std::string jetson_index(const std::string& jetpack);
+// An Orin on JetPack 7.2 or later (L4T R39): it runs SBSA wheels, and whether their sm_80 code runs
+// on its 8.7 is not established (torch's own table says no, one public log says yes).
+bool orin_on_sbsa(const Facts& f);
 void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out);
 
 // "0000:00:06.0" (sysfs, CUDA) and NVML's "00000000:00:06.0" name one PCI function: the domain as

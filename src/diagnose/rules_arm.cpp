@@ -78,6 +78,137 @@ void page_size_rules(const ArmFacts& a, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
+// What a library torch's CUDA library needs says which JetPack its wheel was built for
+// (shared/knowledge/aarch64.md §4: the JetPack <-> L4T <-> CUDA table; cuSPARSELt is not in JetPack).
+std::string jetson_library_origin(const std::string& name) {
+  if (starts_with(name, "libcudnn") && ends_with(name, ".so.8")) return "cuDNN 8: a wheel for JetPack 5 or 6.0 (6.1 and 6.2 have cuDNN 9)";
+  if (name == "libcudart.so.11.0") return "CUDA 11: a wheel for JetPack 5";
+  if (name == "libcudart.so.12") return "CUDA 12: a wheel for JetPack 6";
+  if (name == "libcudart.so.13") return "CUDA 13: a wheel for JetPack 7 (Thor)";
+  if (starts_with(name, "libcusparseLt")) return "cuSPARSELt, which JetPack does not install";
+  if (starts_with(name, "libnvpl_") || starts_with(name, "libcudss")) return "NVPL/cuDSS, which the SBSA wheels leave to pip";
+  return "";
+}
+
+// A wheel for another JetPack: torch's CUDA library needs libraries this L4T does not have
+// (ImportError: libcudnn.so.8 with a JetPack 6.0 wheel on 6.2).
+void jetson_library_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
+  for (const auto& b : f.binaries) {
+    if (!ends_with(b.binary, "/libtorch_cuda.so") || !b.error.empty()) continue;
+    std::vector<std::string> missing;
+    bool sparselt = false, nvpl = false;
+    for (const auto& lib : b.libraries) {
+      if (lib.path) continue;
+      std::string origin = jetson_library_origin(lib.name);
+      missing.push_back(lib.name + ", needed by " + lib.needed_by + ", is not found" + (origin.empty() ? "" : " (" + origin + ")"));
+      sparselt |= starts_with(lib.name, "libcusparseLt");
+      nvpl |= starts_with(lib.name, "libnvpl_") || starts_with(lib.name, "libcudss");
+    }
+    if (missing.empty()) continue;
+    auto x = make_finding("jetson-wheel-libraries-missing");
+    x.evidence = {"a Jetson, L4T " + a.l4t_release.value_or("unknown") + (a.jetpack ? " = JetPack " + *a.jetpack : "")};
+    x.evidence.insert(x.evidence.end(), missing.begin(), missing.end());
+    std::string index = jetson_index(a.jetpack.value_or(""));
+    x.fix = {index.empty() ? "install the torch wheel built for this JetPack (NVIDIA's forum thread \"PyTorch for Jetson\")"
+                           : "pip install --force-reinstall --no-deps torch torchvision --index-url " + index +
+                                 " (built for this JetPack)"};
+    if (sparselt)
+      x.fix.push_back("or keep this wheel and install cuSPARSELt for Jetson into /usr/local/cuda/lib64 (NVIDIA's "
+                      "libcusparse_lt linux-aarch64 archive, as NVIDIA's PyTorch-for-Jetson guide does)");
+    if (nvpl) x.fix.push_back("or keep this wheel: pip install nvpl-blas nvpl-lapack nvidia-cudss-cu13");
+    out.push_back(x);
+  }
+}
+
+// NVIDIA's JetPack builds of torch (2.4.0a0+...nv24.05) were built against NumPy 1: with NumPy 2,
+// "A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x" (jetson-containers#1537).
+void jetson_numpy_rules(const Facts& f, std::vector<Finding>& out) {
+  for (const auto& e : f.python.envs) {
+    auto numpy = e.distributions.find("numpy");
+    if (numpy == e.distributions.end() || compare_versions(numpy->second, "2") < 0) continue;
+    for (const auto& t : e.torch) {
+      std::string v = t.version.value_or("");
+      if (!jetson_build(t) || (v.find(".nv") == std::string::npos && v.find("a0+") == std::string::npos)) continue;
+      auto x = make_finding("jetson-torch-needs-numpy1");
+      x.evidence = {"torch " + v + " in " + t.site_packages + ": NVIDIA's JetPack build, compiled against NumPy 1",
+                    "numpy " + numpy->second + " in the same environment"};
+      x.fix = {e.prefix + "/bin/python -m pip install \"numpy<2\""};
+      out.push_back(x);
+    }
+  }
+}
+
+// A Jetson container started without NVIDIA's runtime has neither L4T's libcuda nor the GPU's
+// device nodes (nvidia-container-runtime#173); up to JetPack 6 they are mounted in CSV mode.
+void jetson_container_rules(const Facts& f, const Derived& d, const ArmFacts& a, std::vector<Finding>& out) {
+  bool tegra_cuda = !a.l4t_release || compare_versions(*a.l4t_release, "38") < 0;
+  if (!d.in_container || !tegra_cuda || (f.libcuda.found() && !a.tegra_device_nodes.empty())) return;
+  auto x = make_finding("jetson-container-without-nvidia-runtime");
+  x.evidence = {"inside a " + f.os.container.value_or("container") + " on a Jetson (L4T " + a.l4t_release.value_or("?") + ")"};
+  if (!f.libcuda.found()) x.evidence.push_back("no libcuda.so.1 (L4T's libcuda.so.1.1)");
+  if (a.tegra_device_nodes.empty()) x.evidence.push_back("no /dev/nvmap, /dev/nvhost-ctrl-gpu or /dev/nvgpu/igpu0/ctrl");
+  x.fix = {"docker run --runtime nvidia ... (the NVIDIA Container Runtime mounts L4T's libraries and devices)",
+           "or make it the default: \"default-runtime\": \"nvidia\" in /etc/docker/daemon.json, then restart docker"};
+  out.push_back(x);
+}
+
+// On a 64K-page kernel a jemalloc built for 4K pages aborts at start ("<jemalloc>: Unsupported system
+// page size"); which page size a copy was built for is not in its files, so the doctor names them.
+void jemalloc_rules(const ArmFacts& a, std::vector<Finding>& out) {
+  if (a.jemalloc_libraries.empty()) return;
+  auto x = make_finding("jemalloc-on-large-pages");
+  x.evidence = {"this kernel's pages are " + std::to_string(a.page_size.value_or(0) / 1024) +
+                " KiB; a jemalloc built for smaller pages aborts with \"<jemalloc>: Unsupported system page size\""};
+  for (const auto& l : a.jemalloc_libraries) x.evidence.push_back("bundled: " + l);
+  x.fix = {"if importing its package aborts that way: pip install --upgrade it, or rebuild it with jemalloc "
+           "configured --with-lg-page=16, or boot the 4K-page kernel flavour"};
+  out.push_back(x);
+}
+
+// R550 drivers on GH200 let the page cache fill the GPU's HBM NUMA node, so CUDA runs out of memory
+// that looks free (CSCS known issues; fixed in R570).
+void hbm_page_cache_rules(const Derived& d, const ArmFacts& a, std::vector<Finding>& out) {
+  if (!d.driver_version || compare_versions(*d.driver_version, "570") >= 0) return;
+  for (const auto& n : a.memory_only_nodes) {
+    if (!n.mem_total || !n.file_pages || *n.file_pages * 4 < *n.mem_total) continue;
+    auto x = make_finding("hbm-node-page-cache");
+    x.evidence = {"NUMA node " + std::to_string(n.node) + " has memory and no processors (the GPU's HBM): " +
+                      human_bytes(*n.file_pages) + " of its " + human_bytes(*n.mem_total) + " hold page cache",
+                  "driver " + *d.driver_version + " (the page cache is kept out of it from R570)"};
+    x.fix = {"upgrade to an R570 or later open driver",
+             "until then, before a run: sync; echo 3 | sudo tee /proc/sys/vm/drop_caches"};
+    out.push_back(x);
+    return;
+  }
+}
+
+// The CUDA release whose ptxas first knows a GPU's architecture (CUDA 12.8: sm_100, sm_101, sm_120;
+// 12.9: sm_103, sm_121; 13.0: sm_110, Thor's renumbered sm_101).
+std::optional<std::string> ptxas_needed(int major, int minor) {
+  if (major == 11) return "13.0";
+  if ((major == 10 && minor == 3) || (major == 12 && minor == 1)) return "12.9";
+  if (major == 10 || major == 12) return "12.8";
+  return std::nullopt;
+}
+
+void ptxas_rules(const Facts& f, const Derived& d, const ArmFacts& a, std::vector<Finding>& out) {
+  for (const auto& p : a.triton_ptxas) {
+    if (!p.cuda_release) continue;
+    for (const auto& g : d.gpu_archs) {
+      auto need = ptxas_needed(g.major, g.minor);
+      if (!need || compare_versions(*p.cuda_release, *need) >= 0) continue;
+      auto x = make_finding("triton-ptxas-too-old");
+      x.evidence = {g.label + " is sm_" + std::to_string(g.major) + std::to_string(g.minor) + ": ptxas needs CUDA " + *need + " or later",
+                    p.path + " is from CUDA " + *p.cuda_release +
+                        (f.env.get("TRITON_PTXAS_PATH") ? " (TRITON_PTXAS_PATH)" : " (the one torch.compile runs)")};
+      x.fix = {"export TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas (a CUDA " + *need + " or later toolkit's)",
+               "or upgrade torch and triton together (torch>=2.11 ships a CUDA 13 ptxas in torch/bin)"};
+      out.push_back(x);
+      return;
+    }
+  }
+}
+
 void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
   if (!a.grace || !f.kernel.proc_version_line || f.kernel.open_kernel_module) return;
   auto x = make_finding("grace-needs-open-kernel-modules");
@@ -91,6 +222,13 @@ void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
 
 std::string jetson_index(const std::string& jetpack) {
   return starts_with(jetpack, "6") ? "https://pypi.jetson-ai-lab.io/jp6/cu126" : "";
+}
+
+bool orin_on_sbsa(const Facts& f) {
+  if (!f.arm || !f.arm->tegra || !f.arm->l4t_release || compare_versions(*f.arm->l4t_release, "39") < 0) return false;
+  for (const auto& c : f.arm->compatible)
+    if (c == "nvidia,tegra234") return true;
+  return false;
 }
 
 std::optional<Derived::GpuArch> tegra_gpu(const ArmFacts& a) {
@@ -111,9 +249,17 @@ std::vector<std::string> aarch64_cuda_fix() {
 void rules_arm(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   gb10_rules(f, d, out);
   if (!f.arm) return;
-  if (f.arm->tegra) jetson_rules(f, *f.arm, out);
+  if (f.arm->tegra) {
+    jetson_rules(f, *f.arm, out);
+    jetson_library_rules(f, *f.arm, out);
+    jetson_numpy_rules(f, out);
+    jetson_container_rules(f, d, *f.arm, out);
+  }
   grace_rules(f, *f.arm, out);
   page_size_rules(*f.arm, out);
+  jemalloc_rules(*f.arm, out);
+  hbm_page_cache_rules(d, *f.arm, out);
+  ptxas_rules(f, d, *f.arm, out);
 }
 
 }  // namespace dlready

@@ -70,6 +70,16 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       }
       if (!jit.empty()) out.push_back(ptx_jit_finding(f, d, *t.version, jit));
       if (bad.empty()) continue;
+      if (orin_on_sbsa(f) && (scanned ? gpu_code_on(*scanned, 8, 0).runs : published && arch_list_covers(*published, 8, 0))) {
+        auto x = make_finding("orin-jetpack7-code-unverified");
+        x.evidence = {"an Orin (8.7) on L4T " + f.arm->l4t_release.value_or("?") + " (JetPack 7.2: Orin runs SBSA wheels)",
+                      "torch " + *t.version + " in " + t.site_packages + " has: " + has + ", no sm_87"};
+        x.fix = {"dlready cannot be sure: torch's own table says 8.0 code does not run on 8.7, one public log says it does "
+                 "under JetPack 7.2; check: python3 -c 'import torch; print(torch.ones(1, device=\"cuda\") + 1)'",
+                 "if that fails with \"no kernel image\": install a Jetson AI Lab build for this JetPack (jp7 index)"};
+        out.push_back(x);
+        continue;
+      }
       auto x = make_finding("arch-not-supported");
       x.evidence = bad;
       x.evidence.push_back("torch " + *t.version + " in " + t.site_packages + " has: " + has);
@@ -188,6 +198,7 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
     if (torch) second_copy_rule(b, out);
     for (const auto& lib : b.libraries) {
       if (!lib.path) {
+        if (torch && f.arm && f.arm->tegra) continue;  // jetson-wheel-libraries-missing says what a Jetson needs
         auto x = make_finding(is_cuda_family(lib.name) ? "cuda-lib-unresolvable" : "lib-unresolvable");
         x.evidence.push_back(lib.name + ", needed by " + lib.needed_by + ", is not found");
         x.evidence.push_back("searched: " + (lib.searched.empty() ? std::string("nothing") : join(lib.searched, ", ")));

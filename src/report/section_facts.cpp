@@ -93,6 +93,15 @@ void facts_driver_library(const Facts& f, std::vector<std::string>& out) {
   out.push_back(lib_line(f.libnvml));
 }
 
+// GB10 (and a Jetson) share the machine's memory: NVML answers NOT_SUPPORTED for it (a documented
+// known issue, not a fault), so the memory shown is the machine's.
+bool unified_memory(const Facts& f, int index) {
+  if (!f.arm || !f.os.memory_bytes || f.nvml.status != ProbeStatus::ok) return false;
+  for (const auto& g : f.nvml.devices)
+    if (g.index == index) return !g.memory_total;
+  return false;
+}
+
 void facts_driver_api(const Facts& f, std::vector<std::string>& out) {
   if (f.driver.status == ProbeStatus::not_run) {
     std::string why = !f.libcuda.found() ? "no libcuda.so.1" : f.driver.detail;
@@ -107,7 +116,8 @@ void facts_driver_api(const Facts& f, std::vector<std::string>& out) {
   for (const auto& d : f.driver.devices) {
     std::string l = "cuda:" + std::to_string(d.index) + " " + d.name.value_or("?");
     if (d.cc_major && d.cc_minor) l += ", sm_" + std::to_string(*d.cc_major) + std::to_string(*d.cc_minor);
-    if (d.memory_bytes) l += ", " + human_bytes(*d.memory_bytes);
+    if (unified_memory(f, d.index)) l += ", " + human_bytes(*f.os.memory_bytes) + " unified memory (the machine's, /proc/meminfo)";
+    else if (d.memory_bytes) l += ", " + human_bytes(*d.memory_bytes);
     if (d.sm_count) l += ", " + std::to_string(*d.sm_count) + " SMs";
     if (d.pci_bus_id) l += ", " + *d.pci_bus_id;
     out.push_back(l);

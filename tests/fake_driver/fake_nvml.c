@@ -77,8 +77,11 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int* on) {
   *on = 1;
   return 0;
 }
+/* dev<i>.nvml_memory_unsupported=1: NVML_ERROR_NOT_SUPPORTED (3), as on GB10. */
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
   char key[64];
+  snprintf(key, sizeof key, "dev%ld.nvml_memory_unsupported", idx(d));
+  if (fake_conf_int(key, 0)) return 3;
   snprintf(key, sizeof key, "dev%ld.memory_mib", idx(d));
   m->total = (unsigned long long)fake_conf_int(key, 81920) << 20;
   snprintf(key, sizeof key, "dev%ld.memory_used_mib", idx(d));

@@ -4,6 +4,7 @@
 // with 4K pages and 512 MiB with 64K). shared/knowledge/aarch64.md §2, §5.
 #include <unistd.h>
 
+#include <cstring>
 #include <functional>
 #include <regex>
 
@@ -46,6 +47,59 @@ std::optional<std::string> l4t_release(const std::string& text) {
   return m[1].str() + "." + revision + (revision.find('.') == std::string::npos ? ".0" : "");
 }
 
+// "Node 1 FilePages:  83886080 kB" in a node's meminfo -> bytes.
+std::optional<uint64_t> node_meminfo_bytes(const std::string& meminfo, const std::string& key) {
+  for (const auto& line : lines(meminfo)) {
+    auto at = line.find(" " + key + ":");
+    if (at == std::string::npos || !starts_with(line, "Node ")) continue;
+    auto parts = split(trim(line.substr(at + key.size() + 2)), ' ');
+    if (!parts.empty())
+      if (auto kb = parse_int(parts[0]); kb && *kb >= 0) return static_cast<uint64_t>(*kb) * 1024;
+  }
+  return std::nullopt;
+}
+
+// The NUMA nodes with memory and no processors (a GH200's HBM in NUMA mode), at most 64 nodes.
+std::vector<MemoryOnlyNode> memory_only_nodes(const RootFs& fs) {
+  std::vector<MemoryOnlyNode> out;
+  const std::string base = "/sys/devices/system/node";
+  int seen = 0;
+  for (const auto& name : fs.list(base)) {
+    if (!starts_with(name, "node") || ++seen > 64) continue;
+    auto id = parse_int(name.substr(4));
+    if (!id || *id < 0 || *id > 4096) continue;
+    auto cpus = fs.read_line(base + "/" + name + "/cpulist");
+    if (!cpus || !trim(*cpus).empty()) continue;  // unknown, or it has processors
+    auto meminfo = fs.read(base + "/" + name + "/meminfo", 64 * 1024);
+    if (!meminfo) continue;
+    MemoryOnlyNode n;
+    n.node = static_cast<int>(*id);
+    n.mem_total = node_meminfo_bytes(*meminfo, "MemTotal");
+    n.file_pages = node_meminfo_bytes(*meminfo, "FilePages");
+    if (n.mem_total.value_or(0) > 0) out.push_back(n);
+  }
+  return out;
+}
+
+// ptxas --version's "Cuda compilation tools, release 12.8, V12.8.93" is a literal in the program:
+// read in 1 MiB windows (overlapping by the pattern's length), at most 256 MiB, never run.
+std::optional<std::string> ptxas_release(const RootFs& fs, const std::string& path) {
+  static const std::string kMark = "Cuda compilation tools, release ";
+  constexpr size_t kWindow = 1 << 20;
+  for (uint64_t off = 0; off < (256ull << 20); off += kWindow - 64) {
+    auto bytes = fs.read_at(path, off, kWindow);
+    if (!bytes || bytes->size() <= kMark.size()) return std::nullopt;
+    for (size_t at = bytes->find(kMark); at != std::string::npos; at = bytes->find(kMark, at + 1)) {
+      static const std::regex kRelease(R"(^([0-9]{1,2}\.[0-9]{1,2}), V)");
+      std::smatch m;
+      std::string tail = bytes->substr(at + kMark.size(), 16);
+      if (std::regex_search(tail, m, kRelease)) return m[1].str();
+    }
+    if (bytes->size() < kWindow) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::string>& arch) {
@@ -62,6 +116,9 @@ std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::str
   a.tegra = a.l4t_release.has_value() || tegra_compatible || starts_with(to_lower(a.soc_family.value_or("")), "tegra");
   a.grace = a.soc_id == std::string("jep106:036b:0241");
   if (a.l4t_release) a.jetpack = jetpack_of(*a.l4t_release);
+  if (a.tegra)
+    for (const char* node : {"/dev/nvmap", "/dev/nvhost-ctrl-gpu", "/dev/nvgpu/igpu0/ctrl"})
+      if (fs.exists(node)) a.tegra_device_nodes.push_back(node);
   if (fs.is_host_root()) {
     if (long size = ::sysconf(_SC_PAGESIZE); size > 0) a.page_size = static_cast<uint64_t>(size);
   } else if (auto pmd = fs.read_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")) {
@@ -71,6 +128,7 @@ std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::str
     else if (bytes && *bytes == (32 << 20)) a.page_size = 16384;
   }
   if (arch != std::string("aarch64") && !a.tegra && !a.grace) return std::nullopt;
+  a.memory_only_nodes = memory_only_nodes(fs);
   return a;
 }
 
@@ -89,6 +147,8 @@ void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts&
       }
       if (!ends_with(name, ".so") && name.find(".so.") == std::string::npos) continue;
       ++looked;
+      if (name.find("jemalloc") != std::string::npos && a.jemalloc_libraries.size() < 16)
+        a.jemalloc_libraries.push_back(path);
       auto elf = read_elf(fs, path);
       if (elf.info && elf.info->load_align && elf.info->load_align < *a.page_size)
         a.misaligned_libraries.push_back(path + ": aligned to " + std::to_string(elf.info->load_align));
@@ -96,6 +156,25 @@ void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts&
   };
   for (const auto& e : python.envs)
     for (const auto& sp : e.site_packages) walk(sp, 0);
+}
+
+}  // namespace dlready
+
+namespace dlready {
+
+void probe_triton_ptxas(const RootFs& fs, const PythonFacts& python, const EnvFacts& env, ArmFacts& a) {
+  auto variable = env.vars.find("TRITON_PTXAS_PATH");
+  for (const auto& e : python.envs)
+    for (const auto& t : e.torch) {
+      // torch's inductor sets TRITON_PTXAS_PATH to torch/bin/ptxas when it ships one (2.11's wheels
+      // do); otherwise Triton takes its own.
+      std::string triton = t.site_packages + "/triton/backends/nvidia/bin/ptxas";
+      std::string own = t.site_packages + "/torch/bin/ptxas";
+      std::string path = variable != env.vars.end() ? variable->second : fs.exists(own) ? own : triton;
+      if (!fs.exists(path) || a.triton_ptxas.size() >= 8) continue;
+      if (variable == env.vars.end() && !fs.exists(t.site_packages + "/triton")) continue;
+      a.triton_ptxas.push_back({path, ptxas_release(fs, path)});
+    }
 }
 
 }  // namespace dlready

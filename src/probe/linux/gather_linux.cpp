@@ -109,6 +109,16 @@ std::optional<std::string> own_environment() {
 
 namespace {
 
+// Blackwell and Thor GPUs (compute capability 10 and up) need a ptxas from CUDA 12.8 or later: only
+// then is Triton's (tens of megabytes) read.
+bool needs_blackwell_ptxas(const Facts& f) {
+  for (const auto& d : f.driver.devices)
+    if (d.cc_major.value_or(0) >= 10) return true;
+  for (const auto& c : f.arm->compatible)
+    if (c == "nvidia,tegra264") return true;
+  return false;
+}
+
 // The machine's fact groups, each from its own source; a capture's recorded driver answers instead
 // of loading its drivers.
 void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOptions& opt, const UserIdentity& user,
@@ -135,6 +145,7 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt,
                           {"linux", "Linux", f.os.arch.value_or(""), ""});
   if (f.arm) probe_page_alignment(fs, f.python, *f.arm);
+  if (f.arm && needs_blackwell_ptxas(f)) probe_triton_ptxas(fs, f.python, f.env, *f.arm);
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");
