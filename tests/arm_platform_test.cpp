@@ -233,3 +233,30 @@ TEST(ArmPlatform, Gb10sMemoryIsTheMachinesWhenNvmlDoesNotSay) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// A capture keeps the 64 bytes of ptxas that answer, where they were, not the tens of megabytes
+// around them; its replay finds the same.
+TEST(ArmPlatform, ACapturedGb10KeepsPtxassAnswerNotPtxas) {
+  TorchSpec cu128;
+  cu128.version = "2.10.0+cu128", cu128.cuda = "12.8", cu128.pins = {}, cu128.installed = {};
+  Fixture f;
+  gb10(f, cu128);
+  f.write(std::string(kSp) + "/triton/__init__.py", "");
+  f.write(std::string(kSp) + "/triton/backends/nvidia/bin/ptxas", fake_ptxas("12.8"), 0755);
+  Fixture out;
+  std::string capture = out.root + "/gb10";
+  std::string env = "env -i";
+  for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
+  auto run = run_command(env + " " + DLREADY_BINARY + " capture --load-root-drivers --root " + f.root + " " + capture + " 2>&1");
+  ASSERT_EQ(run.status, 0) << run.out;
+  auto kept = run_command("du -k " + capture + std::string(kSp) + "/triton/backends/nvidia/bin/ptxas | cut -f1");
+  EXPECT_LT(std::stoi("0" + trim(kept.out)), 64) << "kilobytes on disk: " << kept.out;
+  auto replay = run_command(env + " " + DLREADY_BINARY + " doctor --json --root " + capture + " 2>/dev/null");
+  EXPECT_NE(replay.out.find("\"triton-ptxas-too-old\""), std::string::npos) << replay.out.substr(0, 600);
+}
+
+}  // namespace
+}  // namespace dlready::test

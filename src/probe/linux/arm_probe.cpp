@@ -2,6 +2,7 @@
 // the device tree's model and `compatible`), a Grace CPU (soc0's soc_id jep106:036b:0241, as DCGM
 // reads it), the page size (sysconf here; under a root the transparent huge page's PMD size, 2 MiB
 // with 4K pages and 512 MiB with 64K). shared/knowledge/aarch64.md §2, §5.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -83,17 +84,23 @@ std::vector<MemoryOnlyNode> memory_only_nodes(const RootFs& fs) {
 
 // ptxas --version's "Cuda compilation tools, release 12.8, V12.8.93" is a literal in the program:
 // read in 1 MiB windows (overlapping by the pattern's length), at most 256 MiB, never run.
-std::optional<std::string> ptxas_release(const RootFs& fs, const std::string& path) {
+// The scan reads through `scan` (which a capture does not record: ptxas is tens of megabytes), and
+// the 64 bytes that answer again through `fs`, so that a capture holds them where they were.
+std::optional<std::string> ptxas_release(const RootFs& fs, const RootFs& scan, const std::string& path) {
   static const std::string kMark = "Cuda compilation tools, release ";
   constexpr size_t kWindow = 1 << 20;
+  auto st = scan.stat(path);
+  if (!st || !S_ISREG(st->mode)) return std::nullopt;  // a FIFO or /dev/zero is no ptxas
   for (uint64_t off = 0; off < (256ull << 20); off += kWindow - 64) {
-    auto bytes = fs.read_at(path, off, kWindow);
+    auto bytes = scan.read_at(path, off, kWindow);
     if (!bytes || bytes->size() <= kMark.size()) return std::nullopt;
     for (size_t at = bytes->find(kMark); at != std::string::npos; at = bytes->find(kMark, at + 1)) {
       static const std::regex kRelease(R"(^([0-9]{1,2}\.[0-9]{1,2}), V)");
       std::smatch m;
       std::string tail = bytes->substr(at + kMark.size(), 16);
-      if (std::regex_search(tail, m, kRelease)) return m[1].str();
+      if (!std::regex_search(tail, m, kRelease)) continue;
+      static_cast<void>(fs.read_at(path, off + at, kMark.size() + 16));
+      return m[1].str();
     }
     if (bytes->size() < kWindow) return std::nullopt;
   }
@@ -162,7 +169,8 @@ void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts&
 
 namespace dlready {
 
-void probe_triton_ptxas(const RootFs& fs, const PythonFacts& python, const EnvFacts& env, ArmFacts& a) {
+void probe_triton_ptxas(const RootFs& fs, const RootFs& scan, const PythonFacts& python, const EnvFacts& env,
+                        ArmFacts& a) {
   auto variable = env.vars.find("TRITON_PTXAS_PATH");
   for (const auto& e : python.envs)
     for (const auto& t : e.torch) {
@@ -173,7 +181,7 @@ void probe_triton_ptxas(const RootFs& fs, const PythonFacts& python, const EnvFa
       std::string path = variable != env.vars.end() ? variable->second : fs.exists(own) ? own : triton;
       if (!fs.exists(path) || a.triton_ptxas.size() >= 8) continue;
       if (variable == env.vars.end() && !fs.exists(t.site_packages + "/triton")) continue;
-      a.triton_ptxas.push_back({path, ptxas_release(fs, path)});
+      a.triton_ptxas.push_back({path, ptxas_release(fs, scan, path)});
     }
 }
 

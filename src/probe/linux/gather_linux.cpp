@@ -145,7 +145,11 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt,
                           {"linux", "Linux", f.os.arch.value_or(""), ""});
   if (f.arm) probe_page_alignment(fs, f.python, *f.arm);
-  if (f.arm && needs_blackwell_ptxas(f)) probe_triton_ptxas(fs, f.python, f.env, *f.arm);
+  if (f.arm && needs_blackwell_ptxas(f)) {
+    std::optional<RootFs> unrecorded;
+    if (opt.record) unrecorded.emplace(opt.root);
+    probe_triton_ptxas(fs, unrecorded ? *unrecorded : fs, f.python, f.env, *f.arm);
+  }
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");

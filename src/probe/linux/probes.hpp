@@ -30,8 +30,10 @@ std::optional<ArmFacts> probe_arm(const RootFs& fs, const std::optional<std::str
 // With pages above 4 KiB: the environments' shared objects aligned below the page size.
 void probe_page_alignment(const RootFs& fs, const PythonFacts& python, ArmFacts& a);
 // The ptxas torch.compile's Triton would run in each environment with torch and Triton
-// (TRITON_PTXAS_PATH, torch/bin/ptxas, Triton's own) and the CUDA release it is from.
-void probe_triton_ptxas(const RootFs& fs, const PythonFacts& python, const EnvFacts& env, ArmFacts& a);
+// (TRITON_PTXAS_PATH, torch/bin/ptxas, Triton's own) and the CUDA release it is from; `scan` reads
+// the program without recording it into a capture.
+void probe_triton_ptxas(const RootFs& fs, const RootFs& scan, const PythonFacts& python, const EnvFacts& env,
+                        ArmFacts& a);
 // /proc/loadavg, and the running processes when the load exceeds `cpus` (train asks it too).
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
 // Processors kept busy over `window` (the "cpu" line of /proc/stat read twice, all but idle and
