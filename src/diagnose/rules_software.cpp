@@ -16,6 +16,30 @@ bool is_cpu_build(const TorchInstall& t) {
   return t.version_py_found && !t.cuda && !t.has_libtorch_cuda;
 }
 
+// The shell's environment has no torch while another has: `import torch` fails where the user types
+// it, though the doctor found a PyTorch. A venv made with --system-site-packages sees its base's.
+void active_env_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const PythonEnv* active = nullptr;
+  const PythonEnv* with_torch = nullptr;
+  for (const auto& e : f.python.envs) {
+    if (e.active && !active) active = &e;
+    if (!e.torch.empty() && !with_torch && !e.active) with_torch = &e;
+  }
+  if (!active || !active->torch.empty() || active->system_site_packages || !with_torch) return;
+  bool conda = active->kind == "conda";
+  if (conda && with_torch->kind == "user") return;  // conda's Python imports the user's site-packages too
+  auto x = make_finding("active-env-without-torch");
+  x.evidence = {"the active environment " + active->prefix + " (" + (conda ? "CONDA_PREFIX" : "VIRTUAL_ENV") +
+                    ") has no torch: import torch fails in this shell",
+                "torch " + with_torch->torch[0].version.value_or("?") + " is in " + with_torch->prefix + " (" + with_torch->kind + ")"};
+  std::string use = with_torch->kind == "conda" ? "conda activate " + with_torch->prefix
+                    : with_torch->kind == "venv" ? ". " + with_torch->prefix + "/bin/activate"
+                                                 : with_torch->prefix + "/bin/python3 (deactivate first)";
+  x.fix = {"use the environment that has it: " + use,
+           "or install it into this one: " + active->prefix + "/bin/python -m " + pip_install_command(f, d)};
+  out.push_back(x);
+}
+
 void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   bool any = false;
   for (const auto& e : f.python.envs) any = any || !e.torch.empty();
@@ -29,6 +53,7 @@ void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
     out.push_back(x);
     return;
   }
+  active_env_rule(f, d, out);
   const TorchInstall* primary = primary_torch(f);
   // A Jetson's CPU wheel is rules_arm's jetson-needs-jetpack-wheel (the fix is another index).
   if (primary && is_cpu_build(*primary) && d.gpu_evidence && !(f.arm && f.arm->tegra)) {

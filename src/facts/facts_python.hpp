@@ -30,6 +30,7 @@ struct PythonEnv {
   std::string kind;  // venv, conda, system, user, pyenv
   std::vector<std::string> site_packages;
   bool active = false;  // VIRTUAL_ENV / CONDA_PREFIX
+  bool system_site_packages = false;  // pyvenv.cfg include-system-site-packages = true: its base's packages import too
   std::optional<std::string> python_version;  // from lib/pythonX.Y
   std::optional<std::string> python_full_version;  // 3.11.7: pyvenv.cfg, conda-meta, pyenv's folder
   std::vector<TorchInstall> torch;  // in import order (first wins)

@@ -100,6 +100,12 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     pe.prefix = c.prefix;
     pe.kind = c.kind;
     pe.active = c.active;
+    if (auto cfg = fs.read(c.prefix + "/pyvenv.cfg", 64 * 1024))
+      for (const auto& line : lines(*cfg)) {
+        auto eq = line.find('=');
+        if (eq != std::string::npos && trim(line.substr(0, eq)) == "include-system-site-packages")
+          pe.system_site_packages = to_lower(trim(line.substr(eq + 1))) == "true";
+      }
     std::vector<std::string> sps;
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
       if (lib == "/local/lib" && c.prefix != "/usr") continue;

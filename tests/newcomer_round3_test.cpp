@@ -1,0 +1,52 @@
+// What a new user trips over, round 3 (issue 50): each item through the `dlready` binary.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+std::string env_of(const Fixture& f) {
+  std::string env = "env -i";
+  for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
+  return env;
+}
+
+std::set<std::string> ids_of(const std::string& json) {
+  std::set<std::string> ids;
+  auto j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_object() && j.contains("findings"))
+    for (const auto& x : j.at("findings")) ids.insert(x.at("id").get<std::string>());
+  return ids;
+}
+
+// Item 6: the shell's venv has no torch, another has: the doctor used to show ✓ PyTorch and nothing else.
+TEST(Newcomer, AnActiveVenvWithoutTorchIsNamed) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{}, false);
+  f.write("/home/alice/proj/.venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
+  f.write("/home/alice/proj/.venv/bin/python3", "#!/bin/sh\n", 0755);
+  f.write("/home/alice/proj/.venv/lib/python3.11/site-packages/pip/__init__.py", "");
+  f.env["VIRTUAL_ENV"] = "/home/alice/proj/.venv";
+  std::string doctor = env_of(f) + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
+  auto json = run_command(doctor + " --json 2>/dev/null");
+  EXPECT_TRUE(ids_of(json.out).count("active-env-without-torch")) << json.out.substr(0, 800);
+  auto text = run_command(doctor + " --no-color 2>&1");
+  EXPECT_NE(text.out.find(". /home/alice/venv/bin/activate"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("/home/alice/proj/.venv/bin/python -m pip install torch"), std::string::npos) << text.out;
+  // A venv made with --system-site-packages imports its base's packages: not named then.
+  f.write("/home/alice/proj/.venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\n");
+  EXPECT_FALSE(ids_of(run_command(doctor + " --json 2>/dev/null").out).count("active-env-without-torch"));
+  // Nor when the active one has torch.
+  f.env["VIRTUAL_ENV"] = "/home/alice/venv";
+  doctor = env_of(f) + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
+  EXPECT_FALSE(ids_of(run_command(doctor + " --json 2>/dev/null").out).count("active-env-without-torch"));
+}
+
+}  // namespace
+}  // namespace dlready::test
