@@ -80,15 +80,16 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
   EXPECT_NE(again.out.find("already holds torch 2.11.0+cpu: nothing to install"), std::string::npos) << again.out;
   EXPECT_EQ(dist_infos(env, py), before);
   EXPECT_EQ(fs::last_write_time(env + "/pyvenv.cfg"), cfg_time);
-  // A broken index: the existing environment is left as it was, a new one is removed.
+  // A broken index (and, --offline, no other read that could serve the build): the existing environment
+  // is left as it was, a new one is removed.
   auto broken = setup(env + " --root " + cpu_machine.root + " --python " + py +
-                      " --torch 2.10 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+                      " --torch 2.10 --tool pip --no-verify --offline --torch-index http://127.0.0.1:1/");
   EXPECT_EQ(broken.status, 1) << broken.out;
   EXPECT_NE(broken.out.find("resolve (pip) failed"), std::string::npos) << broken.out;
   EXPECT_NE(broken.out.find("left as it was"), std::string::npos) << broken.out;
   EXPECT_EQ(dist_infos(env, py), before);
   auto fresh = setup(work.root + "/fresh --root " + cpu_machine.root + " --python " + py +
-                     " --torch 2.11 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+                     " --torch 2.11 --tool pip --no-verify --offline --torch-index http://127.0.0.1:1/");
   EXPECT_EQ(fresh.status, 1) << fresh.out;
   EXPECT_NE(fresh.out.find("install (pip) failed"), std::string::npos) << fresh.out;
   EXPECT_NE(fresh.out.find("No matching distribution"), std::string::npos) << "the tool's lines\n" << fresh.out;
@@ -96,11 +97,13 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
   EXPECT_NE(fresh.out.find("could not reach http://127.0.0.1:1/cpu (Connection refused)"), std::string::npos) << fresh.out;
   EXPECT_NE(fresh.out.find("--torch-index URL (a mirror of https://download.pytorch.org/whl/, with cpu/ under it)"),
             std::string::npos) << fresh.out;
+  EXPECT_NE(fresh.out.find("PyPI's default build (cu130) runs on the CPU too: --index-url https://pypi.org/simple"),
+            std::string::npos) << "the fallback that works (issue 50, item 4)\n" << fresh.out;
   EXPECT_FALSE(fs::exists(work.root + "/fresh")) << "created by the failed run: removed";
   // An empty folder the user made beforehand stays (emptied of what the run put there).
   fs::create_directories(work.root + "/mine");
   auto mine = setup(work.root + "/mine --root " + cpu_machine.root + " --python " + py +
-                    " --torch 2.11 --tool pip --no-verify --torch-index http://127.0.0.1:1/");
+                    " --torch 2.11 --tool pip --no-verify --offline --torch-index http://127.0.0.1:1/");
   EXPECT_EQ(mine.status, 1) << mine.out;
   EXPECT_TRUE(fs::is_directory(work.root + "/mine")) << mine.out;
   EXPECT_TRUE(fs::is_empty(work.root + "/mine")) << mine.out;
@@ -180,7 +183,7 @@ TEST(SetupInstall, CondaGetsAnEnvironmentFileAndTheCommand) {
   healthy_gpu_machine(gpu_machine);
   work.write("/bin/conda", "#!/bin/sh\necho \"$@\" >> \"$FAKE_CONDA_LOG\"\n", 0755);
   std::string in_dir = "cd " + work.root + " && env FAKE_CONDA_LOG=" + work.root + "/conda.log ";
-  std::string args = " setup --conda torch-env --python 3.11 --torch 2.11 --no-verify --root " + gpu_machine.root;
+  std::string args = " setup --conda torch-env --python 3.11 --torch 2.11 --no-verify --offline --root " + gpu_machine.root;
   auto with = command_output(in_dir + "PATH=" + work.root + "/bin:/usr/bin:/bin " + DLREADY_BINARY + args +
                              " 2>&1; echo rc=$?");
   EXPECT_NE(with.find("rc=0"), std::string::npos) << with;

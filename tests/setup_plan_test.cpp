@@ -6,6 +6,7 @@
 
 #include "diagnose/compat.hpp"
 #include "diagnose/install_plan.hpp"
+#include "core/text.hpp"
 #include "fixture.hpp"
 #include "package_index.hpp"
 
@@ -390,6 +391,47 @@ TEST(SetupCli, ThePythonOnPathLooksPastAShim) {
   auto out = command_output("env -u DLREADY_OFFLINE DLREADY_OFFLINE=1 PATH=" + f.host("/shims") + ":" + f.host("/usr/bin") +
                             " " + std::string(DLREADY_BINARY) + " setup --dry-run --no-gpu 2>&1");
   EXPECT_NE(out.find("python3.12 -m venv .venv"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Issue 50 item 4: PyTorch's index (here its mirror) does not answer while the PyPI mirror does.
+// The plan used to install from the index it had just reported unreachable.
+TEST(SetupIndex, AnIndexThatDidNotAnswerIsNotPlannedFromWhenAnotherServesTheBuild) {
+  IndexedSetup s;
+  auto plan = [&](const std::string& args) {
+    return command_output("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + s.dir.root + "/cache " + std::string(DLREADY_BINARY) +
+                          " setup --dry-run " + args + " --index-url " + s.index.url() +
+                          "pypi/ --torch-index http://127.0.0.1:9/whl/ 2>&1; echo rc=$?");
+  };
+  auto cpu = plan("--no-gpu --python 3.12 --torch 2.15");
+  EXPECT_NE(cpu.find("http://127.0.0.1:9/whl/torch/ (did not answer)"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("from " + s.index.url() + "pypi/"), std::string::npos) << cpu;
+  EXPECT_EQ(cpu.find("--index-url http://127.0.0.1:9/"), std::string::npos) << "planned from what did not answer: " << cpu;
+  auto gpu = plan("--driver 580.65.06 --gpu sm_90 --python 3.12 --torch 2.15");
+  EXPECT_NE(gpu.find("from " + s.index.url() + "pypi/"), std::string::npos) << "PyPI's default build: " << gpu;
+}
+
+TEST(SetupPlanPure, WithoutPypiMirrorAnUnansweredTorchIndexFallsBackToPypiForTheDefaultBuild) {
+  PlanMachine m;
+  m.driver = "580.65.06", m.gpus = {{9, 0}}, m.python = "3.12", m.torch = "2.11";
+  IndexReleases index;
+  index.sources = {"https://pypi.org/simple/torch/", "https://download.pytorch.org/whl/torch/ (did not answer)"};
+  index.unanswered = {"https://download.pytorch.org/whl/"};
+  index.releases = {IndexRelease{"2.11.0", {{"", {"3.12"}}}}};  // PyPI's page: the unlabelled default build
+  m.index = index;
+  auto p = plan_install(m);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.variant, "cu130");
+  EXPECT_EQ(p.index_url, "https://pypi.org/simple/");
+  EXPECT_NE(join(p.why, "\n").find("PyPI, which answered; https://download.pytorch.org/whl/ did not"), std::string::npos)
+      << join(p.why, "\n");
+  m.index->unanswered.clear();  // it answered: PyTorch's own index, as before
+  EXPECT_EQ(plan_install(m).index_url, "https://download.pytorch.org/whl/cu130");
 }
 
 }  // namespace

@@ -190,6 +190,14 @@ std::string no_fit_error(const PlanMachine& m, const std::vector<std::string>& m
   return e;
 }
 
+// PyTorch's index (or the mirror given for it) did not answer while the index pip uses did.
+bool torch_index_unanswered(const PlanMachine& m, const std::string& base) {
+  if (!m.index) return false;
+  for (const auto& u : m.index->unanswered)
+    if (u == base) return true;
+  return false;
+}
+
 void choose_index(const PlanMachine& m, InstallPlan& p) {
   std::string base = m.torch_index;
   if (!base.empty() && base.back() != '/') base += '/';
@@ -198,8 +206,13 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
     p.warnings.push_back("pip also looks in " + m.extra_index_url + " (PIP_EXTRA_INDEX_URL) and takes the highest "
                          "version from any index: a torch there may replace the planned " + p.variant +
                          " build; unset it for this install");
-  if (m.index_url.empty()) return;
-  std::string wanted = m.index_url;
+  // Unreachable, PyTorch's index is planned from only when nothing else serves the build: PyPI (or
+  // the user's mirror of it), which answered, serves each release's default variant.
+  const bool unanswered = torch_index_unanswered(m, base);
+  if (m.index_url.empty() && !unanswered) return;
+  const std::string mirror = m.index_url.empty() ? "https://pypi.org/simple/" : m.index_url;
+  const std::string whose = m.index_url.empty() ? "PyPI, which answered; " + base + " did not" : "yours";
+  std::string wanted = mirror;
   while (!wanted.empty() && wanted.back() == '/') wanted.pop_back();
   if (wanted.find("download.pytorch.org") != std::string::npos || starts_with(wanted, base)) {
     if (wanted != p.index_url)
@@ -213,9 +226,9 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   for (const auto& v : table_of(m))
     if (v.torch == p.release && v.pypi_default) dflt = v.variant;
   if (!dflt.empty() && dflt == p.variant) {
-    p.index_url = m.index_url;
-    p.why.push_back("index: " + m.index_url + " (yours; a PyPI mirror serves " + p.release + "'s default variant, " +
-                    dflt + ", the one planned)");
+    p.index_url = mirror;
+    p.why.push_back("index: " + mirror + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
+                    " serves " + p.release + "'s default variant, " + dflt + ", the one planned)");
     return;
   }
   if (p.variant == "cpu" && !dflt.empty()) {
@@ -224,11 +237,19 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
     for (const auto& v : table_of(m))
       if (v.torch == p.release && v.variant == dflt) p.cuda = v.cuda;
     p.variant = dflt;
-    p.index_url = m.index_url;
+    p.index_url = mirror;
     for (auto& w : p.why)
       if (starts_with(w, "no NVIDIA GPU")) w = "no NVIDIA GPU: every build runs on the CPU";
-    p.why.push_back("index: " + m.index_url + " (yours; a PyPI mirror has only " + p.release + "'s default build, " +
-                    dflt + ", which runs on the CPU too; the smaller cpu build is at " + base + "cpu)");
+    p.why.push_back("index: " + mirror + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
+                    " has only " + p.release + "'s default build, " + dflt + ", which runs on the CPU too; the smaller "
+                    "cpu build is at " + base + "cpu)");
+    return;
+  }
+  if (unanswered) {
+    p.warnings.push_back(base + " did not answer: the " + p.variant + " build is planned from dlready's tables and "
+                         "only that index serves it (" + (m.index_url.empty() ? "PyPI" : mirror) + " has " + p.release +
+                         "'s default build" + (dflt.empty() ? "" : ", " + dflt) + ", not " + p.variant +
+                         "); install when it answers, or give --torch-index a mirror of it");
     return;
   }
   p.warnings.push_back("the index you set (" + m.index_url + ") looks like a PyPI mirror: PyPI has only " + p.release +

@@ -15,6 +15,7 @@ const FactTable<IndexReleases>& index_releases_fields() {
          return releases;
        }},
       {"variant_index", &I::variant_index},
+      {"unanswered", &I::unanswered},
   };
   return kFields;
 }

@@ -26,6 +26,8 @@ struct IndexReleases {
   // Where the labelled variants are (<this><variant>/ is one variant's index): the base of the page
   // that listed +cuXYZ / +cpu wheels ("https://download.pytorch.org/whl/"); "" when none did.
   std::string variant_index;
+  // The indexes asked that did not answer, as their base ("https://download.pytorch.org/whl/").
+  std::vector<std::string> unanswered;
 };
 
 const FactTable<IndexReleases>& index_releases_fields();

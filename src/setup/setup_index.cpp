@@ -148,6 +148,8 @@ std::optional<IndexReleases> read_torch_indexes(const PlanMachine& m, std::strin
     } else if (!failed.empty()) {
       why.push_back(failed);
       index.sources.push_back(url + " (did not answer)");
+      // An HTTP error is an answer (a mirror with only the variants' folders has no torch/ page).
+      if (failed.find(curl_failure(22)) == std::string::npos) index.unanswered.push_back(url.substr(0, url.size() - 6));
     }
   }
   if (why.size() == urls.size()) {

@@ -69,9 +69,15 @@ std::string unreachable_index_hint(const InstallPlan& plan, const std::string& t
   std::string pypi_default;
   for (const auto& v : torch_variants())
     if (v.torch == plan.release && v.pypi_default) pypi_default = v.variant;
-  std::string hint = "could not reach " + plan.index_url + " (" + why + "): no network to it from here? A mirror: ";
-  if (pypi_default == plan.variant)
-    hint += "--index-url URL (a PyPI mirror serves " + plan.release + "'s " + plan.variant + " build), or ";
+  std::string hint = "could not reach " + plan.index_url + " (" + why + "): no network to it from here? ";
+  bool on_pypi = plan.index_url.find("pypi.org") != std::string::npos;
+  if (pypi_default == plan.variant && !on_pypi)
+    hint += "PyPI serves " + plan.release + "'s " + plan.variant + " build: --index-url https://pypi.org/simple (or a "
+            "PyPI mirror's URL); ";
+  else if (plan.variant == "cpu" && !pypi_default.empty())
+    hint += "PyPI's default build (" + pypi_default + ") runs on the CPU too: --index-url https://pypi.org/simple (or a "
+            "PyPI mirror's URL); ";
+  hint += "a mirror: ";
   return hint + "--torch-index URL (a mirror of https://download.pytorch.org/whl/, with " + plan.variant +
          "/ under it); a proxy: set HTTPS_PROXY";
 }
