@@ -198,6 +198,9 @@ bool torch_index_unanswered(const PlanMachine& m, const std::string& base) {
   return false;
 }
 
+void choose_pypi(const PlanMachine& m, const std::string& base, const std::string& mirror, bool unanswered,
+                 InstallPlan& p);
+
 void choose_index(const PlanMachine& m, InstallPlan& p) {
   std::string base = m.torch_index;
   if (!base.empty() && base.back() != '/') base += '/';
@@ -211,7 +214,6 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   const bool unanswered = torch_index_unanswered(m, base);
   if (m.index_url.empty() && !unanswered) return;
   const std::string mirror = m.index_url.empty() ? "https://pypi.org/simple/" : m.index_url;
-  const std::string whose = m.index_url.empty() ? "PyPI, which answered; " + base + " did not" : "yours";
   std::string wanted = mirror;
   while (!wanted.empty() && wanted.back() == '/') wanted.pop_back();
   if (wanted.find("download.pytorch.org") != std::string::npos || starts_with(wanted, base)) {
@@ -220,8 +222,14 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
                            ": the plan uses " + p.index_url);
     return;
   }
-  // A PyPI mirror (the tutorial's TUNA one, a company proxy) serves what PyPI serves: each
-  // release's default CUDA variant only.
+  choose_pypi(m, base, mirror, unanswered, p);
+}
+
+// PyPI or a mirror of it (the tutorial's TUNA one, a company proxy) serves what PyPI serves: each
+// release's default CUDA variant only.
+void choose_pypi(const PlanMachine& m, const std::string& base, const std::string& mirror, bool unanswered,
+                 InstallPlan& p) {
+  const std::string whose = m.index_url.empty() ? "PyPI, which answered; " + base + " did not" : "yours";
   std::string dflt;
   for (const auto& v : table_of(m))
     if (v.torch == p.release && v.pypi_default) dflt = v.variant;

@@ -84,6 +84,18 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
   return cands;
 }
 
+// pyvenv.cfg's include-system-site-packages = true: the venv imports its base's packages too.
+bool includes_system_site_packages(const RootFs& fs, const std::string& prefix) {
+  auto cfg = fs.read(prefix + "/pyvenv.cfg", 64 * 1024);
+  if (!cfg) return false;
+  for (const auto& line : lines(*cfg)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos && trim(line.substr(0, eq)) == "include-system-site-packages")
+      return to_lower(trim(line.substr(eq + 1))) == "true";
+  }
+  return false;
+}
+
 }  // namespace
 
 PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix,
@@ -100,12 +112,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     pe.prefix = c.prefix;
     pe.kind = c.kind;
     pe.active = c.active;
-    if (auto cfg = fs.read(c.prefix + "/pyvenv.cfg", 64 * 1024))
-      for (const auto& line : lines(*cfg)) {
-        auto eq = line.find('=');
-        if (eq != std::string::npos && trim(line.substr(0, eq)) == "include-system-site-packages")
-          pe.system_site_packages = to_lower(trim(line.substr(eq + 1))) == "true";
-      }
+    pe.system_site_packages = includes_system_site_packages(fs, c.prefix);
     std::vector<std::string> sps;
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
       if (lib == "/local/lib" && c.prefix != "/usr") continue;
