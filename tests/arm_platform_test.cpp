@@ -172,13 +172,18 @@ std::string fake_ptxas(const std::string& release) {
   return bytes;
 }
 
-TEST(ArmPlatform, TritonsCuda128PtxasOnGb10IsNamed) {
+// GB10 with torch 2.10 cu128 and Triton's own ptxas from CUDA 12.8 (no sm_121a in it).
+void gb10_with_tritons_ptxas(Fixture& f) {
   TorchSpec cu128;
   cu128.version = "2.10.0+cu128", cu128.cuda = "12.8", cu128.pins = {}, cu128.installed = {};
-  Fixture f;
   gb10(f, cu128);
   f.write(std::string(kSp) + "/triton/__init__.py", "");
   f.write(std::string(kSp) + "/triton/backends/nvidia/bin/ptxas", fake_ptxas("12.8"), 0755);
+}
+
+TEST(ArmPlatform, TritonsCuda128PtxasOnGb10IsNamed) {
+  Fixture f;
+  gb10_with_tritons_ptxas(f);
   auto facts = f.facts();
   ASSERT_TRUE(facts.arm);
   ASSERT_EQ(facts.arm->triton_ptxas.size(), 1u);
@@ -231,21 +236,12 @@ TEST(ArmPlatform, Gb10sMemoryIsTheMachinesWhenNvmlDoesNotSay) {
   EXPECT_NE(text.find("122.5 GiB unified memory (the machine's, /proc/meminfo)"), std::string::npos) << text;
 }
 
-}  // namespace
-}  // namespace dlready::test
-
-namespace dlready::test {
-namespace {
 
 // A capture keeps the 64 bytes of ptxas that answer, where they were, not the tens of megabytes
 // around them; its replay finds the same.
 TEST(ArmPlatform, ACapturedGb10KeepsPtxassAnswerNotPtxas) {
-  TorchSpec cu128;
-  cu128.version = "2.10.0+cu128", cu128.cuda = "12.8", cu128.pins = {}, cu128.installed = {};
   Fixture f;
-  gb10(f, cu128);
-  f.write(std::string(kSp) + "/triton/__init__.py", "");
-  f.write(std::string(kSp) + "/triton/backends/nvidia/bin/ptxas", fake_ptxas("12.8"), 0755);
+  gb10_with_tritons_ptxas(f);
   Fixture out;
   std::string capture = out.root + "/gb10";
   std::string env = "env -i";
