@@ -72,6 +72,15 @@ Facts Fixture::facts() const {
 
 Report Fixture::report() const { return diagnose(facts()); }
 
+pid_t start_shell(const std::string& cmd) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
 CommandRun run_command(const std::string& cmd) {
   CommandRun r{-1, ""};
   FILE* p = ::popen(cmd.c_str(), "r");

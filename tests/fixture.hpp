@@ -46,6 +46,8 @@ struct CommandRun {
   std::string out;
 };
 CommandRun run_command(const std::string& cmd);
+// Starts `sh -c "exec cmd"` in a child (so its pid is cmd's); the caller signals and reaps it.
+pid_t start_shell(const std::string& cmd);
 // A shell command started in the background, both output streams into `log`; its pid.
 pid_t start_in_background(const std::string& cmd, const std::string& log);
 // Its exit status (128 + signal when killed), or -1 after `seconds` (it is killed then).

@@ -38,7 +38,7 @@ SectionRunner section_runner(const std::string& name) {
 
 }  // namespace
 
-ExitCode run_bench_command(const BenchOptions& o) {
+ExitCode run_bench_command(const BenchOptions& o, const std::string& thread_note) {
   try {
     auto choice = choose_device(o.device);
     if (!choice.device) {
@@ -48,9 +48,15 @@ ExitCode run_bench_command(const BenchOptions& o) {
     BenchRun run{o, *choice.device, Recipe{}, o.json ? stderr : stdout};
     if (o.samples > 0) run.recipe.samples = o.samples;
     const auto& d = run.device;
+    if (!thread_note.empty()) std::fprintf(run.human, "dlready bench: %s\n", thread_note.c_str());
     std::fprintf(run.human, "dlready bench on %s (%s); %d thread(s); median of %d samples after %d warm-up runs\n",
                  d.str().c_str(), choice.why.c_str(), at::get_num_threads(), run.recipe.samples, run.recipe.warmup);
+    // Other work on the processors slows the figures and widens their spread: said with them.
+    if (!thread_note.empty() && !d.is_cuda())
+      run.warnings.push_back("other work keeps this machine's processors busy (" + thread_note +
+                             "): the figures are lower and noisier than on an idle machine");
     run.json = {{"schema", "dlready.bench/1"}, {"device", d.str()}, {"threads", at::get_num_threads()},
+                {"thread_note", thread_note},
                 {"recipe", {{"warmup", run.recipe.warmup}, {"samples", run.recipe.samples},
                             {"min_sample_seconds", run.recipe.min_sample_seconds}}}};
     SectionState state;

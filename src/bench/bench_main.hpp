@@ -7,6 +7,7 @@
 
 namespace dlready {
 
-ExitCode run_bench_command(const BenchOptions& o);
+// `thread_note`: what the thread choice said (train's: fewer threads on a busy machine), "" if nothing.
+ExitCode run_bench_command(const BenchOptions& o, const std::string& thread_note);
 
 }  // namespace dlready

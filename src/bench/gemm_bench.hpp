@@ -21,6 +21,9 @@ struct GemmRow {
   std::optional<double> percent_of_peak;
 };
 
+// (slowest - fastest) / median of a row's samples, in percent: how far its figure can be trusted.
+double spread_percent(const Timing& t);
+
 struct GemmReport {
   std::string device, device_name;
   std::vector<GemmRow> rows;
@@ -41,5 +44,14 @@ GemmReport bench_gemm(const torch::Device& d, const std::vector<int>& sizes, con
 // The fast-types rule: on CUDA, fp16/bf16 (Tensor Cores) should beat fp32 clearly at the largest
 // size; a warning per dtype that does not (1.5x margin).
 std::vector<std::string> tensor_core_warnings(const std::vector<GemmRow>& rows);
+
+// Rates the rows of `dtype` against `peak` TFLOP/s (a CPU peak measured again after the GEMMs may be
+// the higher, better figure); the rows are `rep.rows`, the peak is recorded in `rep.peaks`.
+void rate_against_peak(GemmReport& rep, const std::string& dtype, double peak);
+
+// No GEMM runs above the hardware's peak: a row that measured more was timed while the peak's
+// measurement lost the processors to other work (or the other way round). One warning naming the
+// worst row; its %peak is not to be trusted.
+std::vector<std::string> over_peak_warnings(const std::vector<GemmRow>& rows);
 
 }  // namespace dlready

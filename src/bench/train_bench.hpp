@@ -12,6 +12,7 @@ struct TrainBench {
   std::string engine;
   int64_t samples = 0;  // per timed epoch
   double samples_per_s = 0, steps_per_s = 0, epoch_seconds = 0;
+  double spread_percent = 0;  // (slowest - fastest) / median of the timed epochs
   double test_acc = 0;  // after the timed epochs: proof the steps did real work
   int64_t steps_per_epoch = 0;
   int64_t graph_kernels = 0;  // CUDA: kernels of the step captured as a graph (0: none, -1: unknown)

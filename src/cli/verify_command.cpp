@@ -48,6 +48,7 @@ void add_bench_command(CLI::App& app, BenchOptions& o) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--steps", o.steps, "floor: steps per epoch (default: the training benchmark's)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  add_threads_option(cmd, o.threads);
   cmd->add_flag("--json", o.json, "Print the results as JSON (schema dlready.bench/1)");
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "bench/bench_main.hpp"
+#include "module/thread_choice.hpp"
 #include "os/fatal_signal.hpp"
 #include "module_api/module_abi.hpp"
 #include "verify/verify_main.hpp"
@@ -53,7 +54,9 @@ ExitCode run_module_command(const std::string& command, const std::string& optio
   if (command == "model")
     return parse_then_run<ModelOptions>(command, options_json, model_options_from_json, run_model_command);
   if (command == "bench")
-    return parse_then_run<BenchOptions>(command, options_json, bench_options_from_json, run_bench_command);
+    return parse_then_run<BenchOptions>(command, options_json, bench_options_from_json, [](const BenchOptions& o) {
+      return run_bench_command(o, choose_threads(o.threads));  // the same choice as train's
+    });
   std::fprintf(stderr, "dlready: the LibTorch module has no command '%s': rebuild both with ./scripts/setup.sh\n",
                command.c_str());
   return ExitCode::cannot_load;

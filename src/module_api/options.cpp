@@ -78,7 +78,7 @@ void verify_fields(Options& o, Visit&& v) {
 template <class Options, class Visit>
 void bench_fields(Options& o, Visit&& v) {
   v("what", o.what), v("device", o.device), v("sizes", o.sizes), v("samples", o.samples);
-  v("data", o.data), v("kernels", o.kernels), v("steps", o.steps), v("json", o.json);
+  v("data", o.data), v("kernels", o.kernels), v("steps", o.steps), v("threads", o.threads), v("json", o.json);
 }
 
 template <class T>

@@ -83,6 +83,7 @@ struct BenchOptions {
   std::string data = "/usr/share/datasets/fashion-mnist";  // for the training benchmark
   int64_t kernels = 0;  // launch-bound floor: kernels per step (0 = those of the captured training step)
   int64_t steps = 0;    // launch-bound floor: steps per epoch (0 = the training benchmark's)
+  int threads = 0;      // intra-op threads (0 = train's choice: LibTorch's, fewer on a busy machine)
   bool json = false;
 };
 

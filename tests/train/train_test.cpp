@@ -238,16 +238,6 @@ NamedTensors tensors_of(const std::string& path) {
   return ck.checkpoint ? ck.checkpoint->tensors : NamedTensors{};
 }
 
-// Starts `sh -c "exec cmd"` in a child; the caller signals and reaps it.
-pid_t start_shell(const std::string& cmd) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  return pid;
-}
-
 void wait_for_file(const std::string& path) {
   while (!std::filesystem::exists(path)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }

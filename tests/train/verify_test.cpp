@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "bench/copy_bench.hpp"
@@ -154,6 +159,27 @@ TEST(Bench, TensorCoresNotUsedIsFlagged) {
   EXPECT_TRUE(tensor_core_warnings({row("fp32", 4096, 50), row("tf32", 4096, 400)}).empty());
 }
 
+// Issue 50, item 5: fp32 GEMM at n=256 was reported at 177% of the peak measured just before it.
+TEST(Bench, AFigureAboveThePeakIsFlaggedNotBelieved) {
+  GemmReport rep;
+  GemmRow small, large;
+  small.dtype = large.dtype = "fp32", small.n = 256, large.n = 1024;
+  small.tflops = 0.177, large.tflops = 0.08;
+  small.timing.median_s = 1, small.timing.min_s = 0.8, small.timing.max_s = 1.4;
+  rep.rows = {small, large};
+  rate_against_peak(rep, "fp32", 0.1);
+  auto w = over_peak_warnings(rep.rows);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("fp32 GEMM at n=256 measured 177% of the peak, more than the hardware can do"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("spread +-30%"), std::string::npos) << w[0];
+  // Measured again after the GEMMs, a higher peak: the figures are believable again.
+  rate_against_peak(rep, "fp32", 0.2);
+  EXPECT_TRUE(over_peak_warnings(rep.rows).empty());
+  ASSERT_EQ(rep.peaks.size(), 1u);
+  EXPECT_DOUBLE_EQ(rep.peaks[0].second, 0.2);
+  EXPECT_NEAR(*rep.rows[0].percent_of_peak, 88.5, 0.01);
+}
+
 TEST(Bench, HostCopyIsVerified) {
   Recipe r;
   r.warmup = 1, r.samples = 2;
@@ -245,6 +271,34 @@ TEST(BenchCli, GemmJsonOnTheCpu) {
   EXPECT_EQ(j.at("gemm").at("rows").size(), 4u);
   EXPECT_GT(j.at("cpu_peak").at("fp32_tflops").get<double>(), 0);
   EXPECT_FALSE(j.contains("copy")) << "only gemm was asked for";
+  for (const auto& row : j.at("gemm").at("rows")) {
+    EXPECT_TRUE(row.at("spread_percent").is_number()) << row.dump();
+    EXPECT_TRUE(row.at("percent_of_peak_reliable").is_boolean()) << row.dump();
+  }
+}
+
+// Issue 50, item 5: bench takes train's thread choice (fewer on a busy machine, --threads as given)
+// and says that the machine is busy beside its figures.
+TEST(BenchCli, ABusyMachineGetsTrainsThreadChoiceAndAWarning) {
+  const int cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  if (cpus < 2) GTEST_SKIP() << "one processor: the default is one thread anyway";
+  std::vector<pid_t> spinners;
+  for (int i = 0; i < cpus; ++i)
+    spinners.push_back(start_shell("timeout 60 sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::string base = "env -u OMP_NUM_THREADS -u MKL_NUM_THREADS " + std::string(DLREADY_BINARY) +
+                     " bench gemm --device cpu --sizes 64 --samples 2";
+  auto busy = command_output(base + " 2>&1; echo rc=$?");
+  auto given = command_output(base + " --threads 2 --json 2>/dev/null");
+  for (pid_t p : spinners) ::kill(p, SIGTERM), ::waitpid(p, nullptr, 0);
+  EXPECT_NE(busy.find(" busy: using 1 thread; --threads N to override"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("; 1 thread(s);"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("WARNING: other work keeps this machine's processors busy"), std::string::npos) << busy;
+  EXPECT_NE(busy.find("spread"), std::string::npos) << busy;
+  auto j = nlohmann::json::parse(given, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << given;
+  EXPECT_EQ(j.at("threads"), 2);
+  EXPECT_EQ(j.at("thread_note"), "");
 }
 
 // The module must load the CUDA libraries of its own torch wheel (nvidia/*/lib beside it), never a
