@@ -59,9 +59,27 @@ TEST(Scenario, HealthyMachineIsReady) {
   EXPECT_EQ(r.verdict.cuda_usable, true);
   ASSERT_EQ(r.verdict.torch.size(), 1u);
   EXPECT_TRUE(r.verdict.torch[0].cuda_available) << r.verdict.torch[0].reason;
-  ASSERT_FALSE(r.recommendations.empty());
+  EXPECT_TRUE(r.recommendations.empty()) << "its torch works: nothing to install (issue 50, item 10)";
+}
+
+// Where the torch does not work for the machine, the recommendation is the build that does.
+TEST(Scenario, ACpuBuildOnAGpuMachineIsOfferedTheCudaBuild) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.11.0+cpu", "", {}, {}});
+  auto r = f.report();
+  ASSERT_FALSE(r.recommendations.empty()) << finding_ids(r);
   EXPECT_EQ(r.recommendations[0].commands[0], "dlready setup ~/venvs/torch") << "the tool that plans, installs, proves";
   EXPECT_NE(r.recommendations[0].commands[1].find("/whl/cu132"), std::string::npos);
+  // Through the binary: the block is printed for this machine, and not for the healthy one.
+  Fixture healthy;
+  healthy_gpu_machine(healthy);
+  for (const Fixture* m : {&f, &healthy}) {
+    std::string env = "env -i";
+    for (const auto& [k, v] : m->env) env += " " + k + "='" + v + "'";
+    auto text = run_command(env + " " + DLREADY_BINARY + " doctor --no-color --no-cache --load-root-drivers --root " + m->root + " 2>&1");
+    EXPECT_EQ(text.out.find("Recommended install") != std::string::npos, m == &f) << text.out;
+  }
 }
 
 TEST(Scenario, NoNvidiaGpu) {

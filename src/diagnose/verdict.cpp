@@ -207,6 +207,24 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
   return r;
 }
 
+namespace {
+
+// The torch that would be imported works for this machine (issue 50, item 10: "Recommended install"
+// was printed on every run): no error finding, and where there is a GPU a CUDA build the verdict finds
+// usable; a CPU-only machine runs any build. Then nothing needs installing.
+bool installed_torch_fits(const Facts& f, const Derived& d, const Report& r) {
+  for (const auto& x : r.findings)
+    if (x.severity == Severity::error) return false;
+  const TorchInstall* primary = primary_torch(f);
+  if (!primary) return false;
+  if (!d.gpu_evidence) return true;
+  for (const auto& tv : r.verdict.torch)
+    if (tv.location == primary->site_packages) return tv.cuda_available;
+  return false;
+}
+
+}  // namespace
+
 Report diagnose(const Facts& facts) {
   Report rep;
   Derived d = derive(facts);
@@ -238,6 +256,9 @@ Report diagnose(const Facts& facts) {
   rules_arm(facts, d, rep.findings);
   rep.verdict = make_verdict(facts, d, rep.findings);
   rep.recommendations = make_recommendations(facts, d);
+  // Only a release newer than the tables (from what setup last read of the index) is worth saying then.
+  if (installed_torch_fits(facts, d, rep))
+    std::erase_if(rep.recommendations, [](const Recommendation& r) { return r.title.find("is on the index, newer") == std::string::npos; });
   if (!d.gpu_evidence) rep.not_applicable = {"kernel-driver", "device-nodes", "driver-library", "driver-api"};
   return rep;
 }
