@@ -50,3 +50,33 @@ TEST(Newcomer, AnActiveVenvWithoutTorchIsNamed) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Item 11: export-model (and quantize) replaced an existing --out silently, where train, capture and
+// keygen refuse; the refusal comes first, before anything is loaded or printed.
+TEST(Newcomer, ExportModelRefusesAnExistingOutWithoutOverwrite) {
+  Fixture f;
+  f.write("/model.pt", "someone's model");
+  f.write("/run/checkpoint.dlr", "not read: the refusal comes first");
+  for (const char* cmd : {"export-model", "quantize"}) {
+    auto refused = run_command(std::string(DLREADY_BINARY) + " " + cmd + " " + f.root + "/run/checkpoint.dlr --out " +
+                               f.root + "/model.pt 2>&1");
+    EXPECT_EQ(refused.status, 2) << refused.out;
+    EXPECT_EQ(refused.out.rfind(std::string("dlready ") + cmd + ": --out " + f.root + "/model.pt already exists: replace it "
+                                "with --overwrite, or choose another --out", 0), 0u) << "the first line:\n" << refused.out;
+    EXPECT_EQ(read_text(f.root + "/model.pt"), "someone's model");
+    auto asked = run_command(std::string(DLREADY_BINARY) + " " + cmd + " " + f.root + "/run/checkpoint.dlr --overwrite --out " +
+                             f.root + "/model.pt 2>&1");
+    EXPECT_EQ(asked.out.find("already exists"), std::string::npos) << asked.out;
+  }
+  f.mkdir("/dir.pt");
+  auto dir = run_command(std::string(DLREADY_BINARY) + " export-model " + f.root + "/run/checkpoint.dlr --overwrite --out " +
+                         f.root + "/dir.pt 2>&1");
+  EXPECT_EQ(dir.status, 2) << dir.out;
+  EXPECT_NE(dir.out.find("exists and is not a regular file"), std::string::npos) << dir.out;
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -1,5 +1,9 @@
 #include "cli/verify_command.hpp"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+
 #include "cli/security_command.hpp"
 #include "cli/torch_module.hpp"
 #include "cli/usage_hints.hpp"
@@ -63,6 +67,7 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   ex->add_flag("--decrypt", export_model.decrypt,
                "Write --out unencrypted, for PyTorch to read (the key only opens the input; the input stays sealed)");
   add_audit_options(ex, export_model.audit_log, export_model.audit_sign_key, "a record of the file written");
+  ex->add_flag("--overwrite", export_model.overwrite, "Replace an existing --out (refused without it)");
   eval.action = "eval";
   auto* ev = app.get_subcommand("eval");
   ev->add_option("model", eval.input, "A dlready checkpoint, or a .pt (torch.save) or .safetensors state_dict")->required();
@@ -85,9 +90,32 @@ void add_model_commands(CLI::App& app, ModelOptions& export_model, ModelOptions&
   add_key_options(q, quantize.key_file, quantize.passphrase_env, "opens the input and encrypts --out");
   add_threads_option(q, quantize.threads);
   add_audit_options(q, quantize.audit_log, quantize.audit_sign_key, "a record of the file written");
+  q->add_flag("--overwrite", quantize.overwrite, "Replace an existing --out (refused without it)");
 }
 
-ExitCode run_model(const ModelOptions& opt) { return run_torch_module("model", to_json(opt)); }
+// One overwrite rule with train, capture and keygen (issue 50, item 11): an existing --out is
+// replaced only when asked, and the refusal comes before anything else is printed or loaded.
+ExitCode run_model(const ModelOptions& opt) {
+  if (opt.action == "export" || opt.action == "quantize") {
+    const std::string cmd = opt.action == "export" ? "export-model" : "quantize";
+    struct stat st {}, in {};
+    bool is_input = ::stat(opt.input.c_str(), &in) == 0 && ::stat(opt.out.c_str(), &st) == 0 && in.st_dev == st.st_dev &&
+                    in.st_ino == st.st_ino;  // the module's own refusal says that one
+    if (!is_input && ::stat(opt.out.c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode)) {
+        std::fprintf(stderr, "dlready %s: --out %s exists and is not a regular file: choose another --out\n", cmd.c_str(),
+                     printable(opt.out, 1024).c_str());
+        return ExitCode::usage;
+      }
+      if (!opt.overwrite) {
+        std::fprintf(stderr, "dlready %s: --out %s already exists: replace it with --overwrite, or choose another --out\n",
+                     cmd.c_str(), printable(opt.out, 1024).c_str());
+        return ExitCode::usage;
+      }
+    }
+  }
+  return run_torch_module("model", to_json(opt));
+}
 
 ExitCode run_verify(const VerifyOptions& opt) { return run_torch_module("verify", to_json(opt)); }
 

@@ -67,7 +67,7 @@ void model_fields(Options& o, Visit&& v) {
   v("action", o.action), v("input", o.input), v("out", o.out), v("format", o.format), v("data", o.data);
   v("scheme", o.scheme), v("calibration", o.calibration), v("json", o.json), v("key_file", o.key_file);
   v("passphrase_env", o.passphrase_env), v("audit_log", o.audit_log), v("audit_sign_key", o.audit_sign_key);
-  v("decrypt", o.decrypt), v("threads", o.threads);
+  v("decrypt", o.decrypt), v("threads", o.threads), v("overwrite", o.overwrite);
 }
 
 template <class Options, class Visit>

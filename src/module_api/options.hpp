@@ -99,6 +99,7 @@ struct ModelOptions {
   std::string key_file, passphrase_env;  // the input is sealed with this key, and so is the output
   std::string audit_log, audit_sign_key;  // export, quantize: append a record of the file written
   bool decrypt = false;  // export: write --out unencrypted (for PyTorch) although the input is sealed
+  bool overwrite = false;  // export, quantize: replace an existing --out (refused without it)
   int threads = 0;       // eval, quantize: intra-op threads (0 = the default, fewer on a busy machine)
   bool json = false;
 };
