@@ -436,3 +436,33 @@ TEST(SetupPlanPure, WithoutPypiMirrorAnUnansweredTorchIndexFallsBackToPypiForThe
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Issue 50, item 12: setup --gpu takes the names people know (from the doctor's GPU table) as well
+// as compute capabilities.
+TEST(SetupCli, GpuNamesAreAcceptedFromTheDoctorsTable) {
+  auto plan = [](const std::string& gpu, const std::string& more = "") {
+    return run_command(std::string(DLREADY_BINARY) + " setup --dry-run --offline --driver 580.65.06 --python 3.12 --gpu " +
+                       gpu + more + " 2>&1");
+  };
+  auto h100 = plan("H100");
+  EXPECT_EQ(h100.status, 0) << h100.out;
+  EXPECT_NE(h100.out.find("H100 = NVIDIA H100 (SXM5 80GB / PCIe / NVL 94GB), sm_90 (data/gpus.tsv)"), std::string::npos) << h100.out;
+  EXPECT_EQ(plan("sm_90").out.substr(plan("sm_90").out.find("plan:")).substr(0, 40), h100.out.substr(h100.out.find("plan:")).substr(0, 40))
+      << "the same plan as sm_90";
+  auto rtx = plan("'GeForce RTX 4090'");
+  EXPECT_NE(rtx.out.find("sm_89 (data/gpus.tsv)"), std::string::npos) << rtx.out;
+  EXPECT_EQ(plan("rtx-4090").status, 0);
+  auto gh200 = plan("GH200", " --platform linux-aarch64");
+  EXPECT_NE(gh200.out.find("GH200 = NVIDIA GH200, sm_90"), std::string::npos) << gh200.out;
+  auto spark = plan("'DGX Spark'", " --platform linux-aarch64");
+  EXPECT_NE(spark.out.find("sm_121"), std::string::npos) << spark.out;
+  auto unknown = plan("H1000");
+  EXPECT_EQ(unknown.status, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("--gpu H1000 is neither a compute capability"), std::string::npos) << unknown.out;
+}
+
+}  // namespace
+}  // namespace dlready::test

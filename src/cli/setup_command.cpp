@@ -29,7 +29,7 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
   cmd->add_flag("--no-verify", a.no_verify, "Install without the proof (import, CUDA, cuDNN, matmul) afterwards");
   cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
-  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")
+  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90) or names (H100, 'RTX 4090', GH200)")
       ->delimiter(',');
   cmd->add_flag("--no-gpu", a.no_gpu, "Plan for another machine without an NVIDIA GPU");
   cmd->add_option("--platform", a.platform,

@@ -60,7 +60,7 @@ void add_windows_setup_command(CLI::App& app, WindowsSetupArgs& a) {
   cmd->add_flag("--dry-run", a.dry_run, "Print the plan and the commands; install nothing (the Windows build's only way)");
   cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
-  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90)")->delimiter(',');
+  cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90) or names (H100, 'RTX 4090', GH200)")->delimiter(',');
   cmd->add_flag("--no-gpu", a.no_gpu, "Plan for another machine without an NVIDIA GPU");
 }
 

@@ -1,5 +1,7 @@
 #include "diagnose/compat.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include "core/text.hpp"
@@ -78,7 +80,9 @@ std::string pci_gpu_name(const std::optional<std::string>& pci_ids_name, const s
   return "unknown NVIDIA device";
 }
 
-std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device) {
+namespace {
+
+const std::vector<std::pair<std::string, KnownGpu>>& gpu_rows() {
   static const std::vector<std::pair<std::string, KnownGpu>> t = [] {
     std::vector<std::pair<std::string, KnownGpu>> rows;
     for (const auto& line : lines(kGpusTsv)) {
@@ -92,10 +96,56 @@ std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::stri
     }
     return rows;
   }();
+  return t;
+}
+
+// A GPU's name as people type it: lower case, letters and digits only, without the brand words
+// ("NVIDIA GeForce RTX 4090" and "rtx-4090" are both "rtx4090").
+std::string name_key(std::string s) {
+  s = to_lower(s);
+  for (const char* brand : {"nvidia", "geforce", "tesla"})
+    for (auto at = s.find(brand); at != std::string::npos; at = s.find(brand)) s.erase(at, std::string(brand).size());
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// The keys a table name answers to: the whole name, the name before its parenthesis ("H100" of
+// "H100 (SXM5 80GB / PCIe / NVL 94GB)"), each of "A2 / A16", and what the parenthesis names
+// ("DGX Spark" of "GB10 (DGX Spark)").
+std::vector<std::string> name_keys(const std::string& name) {
+  std::vector<std::string> keys = {name_key(name)};
+  auto paren = name.find('(');
+  std::string head = name.substr(0, paren);
+  for (const auto& part : split(head, '/')) keys.push_back(name_key(part));
+  if (paren != std::string::npos && name.find('/', paren) == std::string::npos)
+    keys.push_back(name_key(name.substr(paren + 1, name.find(')', paren) - paren - 1)));
+  return keys;
+}
+
+}  // namespace
+
+std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device) {
   std::string key = to_lower(vendor) + ":" + to_lower(device);
-  for (const auto& [id, g] : t)
+  for (const auto& [id, g] : gpu_rows())
     if (id == key) return g;
   return std::nullopt;
+}
+
+std::vector<KnownGpu> gpus_by_name(const std::string& text) {
+  std::string want = name_key(text);
+  std::vector<KnownGpu> exact;
+  if (want.empty()) return exact;
+  auto add = [](std::vector<KnownGpu>& v, const KnownGpu& g) {
+    for (const auto& k : v)
+      if (k.name == g.name) return;
+    v.push_back(g);
+  };
+  for (const auto& [id, g] : gpu_rows())
+    for (const auto& k : name_keys(g.name))
+      if (k == want) add(exact, g);
+  return exact;
 }
 
 namespace {

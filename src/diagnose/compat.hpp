@@ -63,6 +63,10 @@ struct KnownGpu {
 };
 // From data/gpus.tsv by PCI ids ("10de", "2b85").
 std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device);
+// From data/gpus.tsv by the name people give (`setup --gpu H100`, "RTX 4090", "GH200", "A100"):
+// case, spaces, dashes and the words NVIDIA/GeForce/Tesla do not matter. Every table name it is
+// (one, or several of different capabilities: ambiguous); empty when none.
+std::vector<KnownGpu> gpus_by_name(const std::string& text);
 // The one name of a PCI GPU in every report and finding: pci.ids' (`pci_ids_name`, the machine's
 // own file) when it knows the device, else data/gpus.tsv's, else "unknown NVIDIA device".
 std::string pci_gpu_name(const std::optional<std::string>& pci_ids_name, const std::string& vendor,

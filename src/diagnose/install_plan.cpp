@@ -469,13 +469,27 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
                                PlanMachine& m, std::vector<std::string>& seen) {
   if (no_gpu && (!gpus.empty() || !driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
   if (!no_gpu && gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
+  std::vector<std::string> named;
   for (const auto& g : gpus) {
     for (const auto& one : split(g, ',')) {
       auto cc = parse_compute_capability(one);
-      if (!cc) return "--gpu " + one + " is not a compute capability (sm_61, 8.6 or 90)";
+      if (!cc) {
+        // A name from the doctor's GPU table (data/gpus.tsv): H100, "RTX 4090", GH200.
+        auto known = gpus_by_name(one);
+        std::set<std::pair<int, int>> ccs;
+        for (const auto& k : known) ccs.insert({k.cc_major, k.cc_minor});
+        if (known.empty())
+          return "--gpu " + one + " is neither a compute capability (sm_61, 8.6 or 90) nor a GPU in dlready's table "
+                 "(H100, \"RTX 4090\", GH200, A100, ...)";
+        if (ccs.size() > 1) return "--gpu " + one + " names GPUs of different compute capabilities: give sm_XY";
+        cc = *ccs.begin();
+        named.push_back(one + " = " + known.front().name + ", sm_" + std::to_string(cc->first) + std::to_string(cc->second) +
+                        " (data/gpus.tsv)");
+      }
       m.gpus.push_back(*cc);
     }
   }
+  for (const auto& n : named) seen.push_back(n);
   if (!driver.empty()) {
     if (!parse_int(split(driver, '.').front())) return "--driver " + driver + " is not a driver version (550.54.15)";
     m.driver = driver;
