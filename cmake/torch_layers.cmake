@@ -71,8 +71,10 @@ endif()
 # wheel's cuBLAS and cuDNN (ldd shows it here too), and on the first GPU machine lent `dlready
 # verify` crashed in cuDNN's convolution while the same code linked into a test program passed,
 # and passed through the module once LD_LIBRARY_PATH named the wheel's folders.
+# The run path is exactly those folders and torch/lib, in the build tree and installed alike: the
+# one CMake derives from the link line also carried TorchConfig's MKL guesses (/lib/intel64,
+# /lib/intel64_win, /lib/win-x64), /usr/local/cuda/lib and an empty entry, which makes the loader
+# search the current directory (issue 50, item 1).
 file(GLOB _dlready_nvidia_lib_dirs LIST_DIRECTORIES true "${_dlready_site}/nvidia/*/lib")
-if(_dlready_nvidia_lib_dirs)
-  set_target_properties(dlready_train_module PROPERTIES BUILD_RPATH "${_dlready_nvidia_lib_dirs}"
-                        INSTALL_RPATH "${_dlready_nvidia_lib_dirs}")
-endif()
+set_target_properties(dlready_train_module PROPERTIES BUILD_WITH_INSTALL_RPATH TRUE INSTALL_RPATH_USE_LINK_PATH FALSE
+                      INSTALL_RPATH "${_dlready_nvidia_lib_dirs};${_dlready_site}/torch/lib")

@@ -16,6 +16,7 @@
 #include "bench/gemm_bench.hpp"
 #include "bench/launch_floor.hpp"
 #include "bench/train_bench.hpp"
+#include "core/text.hpp"
 #include "fixture.hpp"
 #include "verify/checks.hpp"
 #include "core/exit_code.hpp"
@@ -299,6 +300,21 @@ TEST(BenchCli, ABusyMachineGetsTrainsThreadChoiceAndAWarning) {
   ASSERT_FALSE(j.is_discarded()) << given;
   EXPECT_EQ(j.at("threads"), 2);
   EXPECT_EQ(j.at("thread_note"), "");
+}
+
+// Issue 50, item 1: the module's run path is the torch wheel's folders and nothing else — no empty
+// entry (the current directory) and no folder that does not exist (TorchConfig's MKL guesses).
+TEST(ModuleLibraries, TheRunPathHoldsOnlyFoldersThatExist) {
+  std::string module = std::filesystem::path(DLREADY_BINARY).parent_path().string() + "/libdlready_train.so";
+  auto out = command_output("readelf -d " + module + " 2>&1");
+  auto at = out.find("Library runpath: [");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::string runpath = out.substr(at + 18, out.find(']', at) - at - 18);
+  for (const auto& dir : split(runpath, ':', true)) {
+    EXPECT_FALSE(dir.empty()) << "an empty entry: " << runpath;
+    EXPECT_TRUE(std::filesystem::is_directory(dir)) << dir << " in " << runpath;
+  }
+  EXPECT_NE(runpath.find("/torch/lib"), std::string::npos) << runpath;
 }
 
 // The module must load the CUDA libraries of its own torch wheel (nvidia/*/lib beside it), never a
