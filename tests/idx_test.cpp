@@ -124,6 +124,10 @@ TEST(Idx, MissingFileAndDirectory) {
   expect_error(load_mnist(m.f.host("/nope")), "/nope: no such directory", "apt install dataset-fashion-mnist");
   m.f.mkdir("/empty");
   expect_error(load_mnist(m.f.host("/empty")), "/empty", "no train-images-idx3-ubyte");
+  // Both sources are named wherever no data is found (issue 50, item 17).
+  for (const char* dir : {"/nope", "/empty"})
+    for (const char* source : {"sudo apt install dataset-fashion-mnist", "datasets.FashionMNIST(ROOT, download=True)"})
+      expect_error(load_mnist(m.f.host(dir)), dir, source);
 }
 
 TEST(Idx, EveryTruncationOfAHeaderIsAnError) {

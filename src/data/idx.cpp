@@ -228,6 +228,11 @@ std::optional<std::string> find_file(const std::string& dir, const std::string& 
   return std::nullopt;
 }
 
+// Where the four files come from, both ways (issue 50, item 17).
+constexpr const char* kDataSources =
+    "install Debian's dataset-fashion-mnist: sudo apt install dataset-fashion-mnist; or give --data ROOT where "
+    "torchvision's datasets.FashionMNIST(ROOT, download=True) (or MNIST) put them, ROOT/FashionMNIST/raw";
+
 // The directory holding the four files: DIR, DIR/raw, or DIR/<Dataset>/raw (torchvision).
 std::optional<std::string> find_dataset_dir(const std::string& dir) {
   const std::string probe = "train-images-idx3-ubyte";
@@ -273,14 +278,12 @@ MnistResult load_mnist(const std::string& dir, int classes) {
     bool exists = ::stat(dir.c_str(), &st) == 0;
     // The default is Debian's package; the first GPU machine lent had none, and "not a directory"
     // alone did not say what to do.
-    return {std::nullopt, dir + (exists ? ": not a directory" : ": no such directory") +
-                              " (install Debian's dataset-fashion-mnist: sudo apt install dataset-fashion-mnist; "
-                              "or give --data DIR holding the four Fashion-MNIST files)"};
+    return {std::nullopt, dir + (exists ? ": not a directory" : ": no such directory") + " (" + kDataSources + ")"};
   }
   auto where = find_dataset_dir(dir);
   if (!where)
-    return {std::nullopt, dir + ": no train-images-idx3-ubyte[.gz] here, in raw/, or in */raw/ (expected the four "
-                                "MNIST-format files)"};
+    return {std::nullopt, dir + ": no train-images-idx3-ubyte[.gz] here, in raw/, or in */raw/ (the four MNIST-format "
+                                "files; " + kDataSources + ")"};
   MnistDataset ds;
   ds.directory = *where;
   if (auto st = load_split(*where, "train", classes, ds.train); !st) return {std::nullopt, st.error()};

@@ -161,7 +161,7 @@ TEST(TrainSecurity, ExportedAndQuantizedModelsTakeTheSameKey) {
   EXPECT_NE(dx.find("load_state_dict"), std::string::npos) << dx;
   EXPECT_EQ(slurp(plain), slurp(f.root + "/m2.safetensors")) << "the plain export's bytes exactly";
   EXPECT_EQ(slurp(ck).substr(0, 8), "DLRSEAL1") << "the checkpoint stays sealed";
-  auto no_key = command_output(bin() + " export-model " + ck + " --decrypt --out " + plain + " 2>&1; echo rc=$?");
+  auto no_key = command_output(bin() + " export-model " + ck + " --decrypt --out " + f.root + "/plain2.safetensors 2>&1; echo rc=$?");
   EXPECT_NE(no_key.find("--decrypt opens a sealed input: give its key"), std::string::npos) << no_key;
   EXPECT_NE(no_key.find("rc=2"), std::string::npos) << no_key;
   const std::string sealed_before = slurp(st);
