@@ -80,3 +80,32 @@ TEST(Newcomer, ExportModelRefusesAnExistingOutWithoutOverwrite) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Item 9: one error style, `dlready help [COMMAND]`, and a --version that says what it is.
+TEST(Newcomer, ParseErrorsHelpAndVersionSpeakDlready) {
+  const std::string bin = DLREADY_BINARY;
+  auto version = run_command(bin + " --version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out.rfind("dlready 0.", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("(linux-x86_64, "), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("; compatibility tables of 20"), std::string::npos) << version.out;
+  auto help = run_command(bin + " help doctor");
+  EXPECT_EQ(help.status, 0) << help.out;
+  EXPECT_NE(help.out.find("doctor [OPTIONS]"), std::string::npos) << help.out;
+  EXPECT_EQ(run_command(bin + " help").status, 0);
+  const std::pair<const char*, const char*> errors[] = {
+      {" doctor --json --markdown", "dlready doctor: --json excludes --markdown; see dlready doctor --help"},
+      {" doctor --fail-on warn", "dlready doctor: --fail-on: warn not in {error,warning}; see dlready doctor --help"},
+      {" doctor -j", "dlready doctor: The following argument was not expected: -j; see dlready doctor --help"}};
+  for (const auto& [args, line] : errors) {
+    auto r = run_command(bin + args + " 2>&1");
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.out, std::string(line) + "\n") << args;
+  }
+}
+
+}  // namespace
+}  // namespace dlready::test

@@ -3,11 +3,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/command_table.hpp"
 #include "cli/front_end.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/exit_code.hpp"
+#include "diagnose/compat.hpp"
 
 namespace dlready {
 namespace {
@@ -28,6 +31,42 @@ void add_table_commands(CLI::App& app, const PlatformFrontEnd& here) {
     auto* sub = app.add_subcommand(std::string(c.name), std::string(c.summary) + (runs_here ? "" : where_it_runs(c.platforms)));
     if (!runs_here) sub->allow_extras();
   }
+}
+
+// `--version`: what it is — the name, the version, the build's target and compiler, and the date of
+// the compatibility tables its advice comes from.
+std::string version_line() {
+  std::string compiler =
+#if defined(__clang__)
+      "clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__);
+#elif defined(__GNUC__)
+      "GCC " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__);
+#else
+      "an unknown compiler";
+#endif
+  return std::string("dlready ") + DLREADY_VERSION + " (" + DLREADY_BUILD_TARGET + ", " + compiler +
+         "; compatibility tables of " + kCompatTableDate + ")";
+}
+
+// `dlready help [COMMAND]` is `dlready [COMMAND] --help`.
+std::vector<std::string> with_help_spelled_out(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() >= 2 && args[1] == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+  }
+  return args;
+}
+
+// CLI11's own error lines ("--json excludes --markdown", "The following argument was not expected:
+// -j") in dlready's style: the command named first, the next step last.
+std::string parse_error_line(const CLI::App& app, const std::vector<std::string>& args, const std::string& what) {
+  std::string command;
+  for (size_t i = 1; i < args.size() && command.empty(); ++i)
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == args[i]) command = args[i];
+  std::string prefix = "dlready" + (command.empty() ? std::string() : " " + command);
+  return prefix + ": " + what + "; see " + prefix + " --help";
 }
 
 int run_parsed(const CLI::App& app, const std::vector<CommandGroup>& groups, const PlatformFrontEnd& here) {
@@ -51,23 +90,27 @@ int main(int argc, char** argv) {
   const auto& here = this_platform();
   CLI::App app{std::string(here.title)};
   app.require_subcommand(1);
-  app.set_version_flag("--version", DLREADY_VERSION);
+  app.set_version_flag("--version", version_line());
   // Every option's help shows its default (subcommands inherit this).
   app.option_defaults()->always_capture_default();
   add_table_commands(app, here);
   auto groups = platform_commands();
   for (const auto& g : groups) g.add(app);
+  auto args = with_help_spelled_out(argc, argv);
+  std::vector<const char*> argp;
+  for (const auto& a : args) argp.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(argp.size()), argp.data());
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help and --version are successes
     // A mistyped command or option gets one line that names the likely intent.
-    if (auto hint = usage_hint(app, argc, argv, e.what()); !hint.empty() && e.get_exit_code() != 0) {
+    if (auto hint = usage_hint(app, static_cast<int>(argp.size()), argp.data(), e.what()); !hint.empty()) {
       std::fprintf(stderr, "%s\n", hint.c_str());
       return to_int(ExitCode::usage);
     }
-    int rc = app.exit(e);
-    // Help and --version are successes; every real parse error is ExitCode::usage (2).
-    return rc == 0 ? 0 : to_int(ExitCode::usage);
+    // Every other parse error is one line in dlready's style, ExitCode::usage (2).
+    std::fprintf(stderr, "%s\n", parse_error_line(app, args, e.what()).c_str());
+    return to_int(ExitCode::usage);
   }
   return run_parsed(app, groups, here);
 }
