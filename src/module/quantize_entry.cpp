@@ -61,7 +61,7 @@ nlohmann::json report_json(const ModelOptions& o, const QuantizedModel& q, const
 }
 
 void print_report(const ModelOptions& o, const QuantizedModel& q, const Side& fp32, const Side& int8) {
-  std::printf("wrote %s: %s int8 (%s, engine %s, %d threads); dlready eval reads it\n", o.out.c_str(),
+  std::printf("wrote %s: %s int8 (%s, engine %s, %d thread(s)); dlready eval reads it\n", o.out.c_str(),
               to_string(q.kind), to_string(q.scheme), quantized_engine().c_str(), torch::get_num_threads());
   std::printf("%-26s %12s %12s %10s\n", "", "fp32", "int8", "int8/fp32");
   std::printf("%-26s %11.2f%% %11.2f%% %+9.2f pt\n", "test accuracy", 100 * fp32.eval.test_acc,

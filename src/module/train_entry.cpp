@@ -132,8 +132,11 @@ void print_summary(std::FILE* human, const TrainOptions& o, const TrainResult& r
         r.train_seconds, total, peak_rss_mib(), confusion_text(r.confusion, names).c_str());
   }
   const bool sealed = !o.key_file.empty() || !o.passphrase_env.empty();
-  say(human, "wrote %s/checkpoint.dlr%s, %s/metrics.jsonl, %s/curves.svg, %s/confusion.svg, %s/audit.jsonl\n",
-      o.out.c_str(), sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str(), o.out.c_str());
+  // Every file the run wrote is named, the TensorBoard event folder too (issue 50, item 15).
+  std::string tensorboard = o.tensorboard ? ", " + o.out + "/tensorboard/" : "";
+  say(human, "wrote %s/checkpoint.dlr%s, %s/metrics.jsonl, %s/curves.svg, %s/confusion.svg, %s/audit.jsonl%s\n",
+      o.out.c_str(), sealed ? " (encrypted)" : "", o.out.c_str(), o.out.c_str(), o.out.c_str(), o.out.c_str(),
+      tensorboard.c_str());
 }
 
 // Why the data cannot feed the models (28×28 images), or nullopt.

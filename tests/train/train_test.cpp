@@ -286,7 +286,10 @@ TEST(TrainCli, TensorBoardEventsAreReadByTensorBoard) {
   write_dataset_dir(f.root + "/data", 640, 64);
   std::string train = std::string(DLREADY_BINARY) + " train --no-progress --threads 1 --batch-size 32 --tensorboard" +
                       " --data " + f.root + "/data";
-  ASSERT_EQ(sh(train + " --epochs 2 --out " + f.root + "/a"), 0);
+  auto first = command_output(train + " --epochs 2 --out " + f.root + "/a 2>&1; echo rc=$?");
+  ASSERT_NE(first.find("rc=0"), std::string::npos) << first;
+  EXPECT_NE(first.find("/audit.jsonl, " + f.root + "/a/tensorboard/\n"), std::string::npos)
+      << "the wrote line names the event folder (issue 50, item 15)\n" << first;
   auto tb = read_tensorboard(f.root + "/a/tensorboard");
   EXPECT_EQ(tb["records"], 1 + 40 + 2) << "the version, 20 steps per epoch, one record per epoch";
   auto steps = tb["scalars"]["loss/train_steps"];
