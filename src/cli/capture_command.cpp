@@ -27,7 +27,7 @@ namespace dlready {
 void add_capture_command(CLI::App& app, CaptureArgs& a) {
   auto* cmd = app.get_subcommand("capture");
   cmd->add_option("out", a.out, "OUT.tar.gz (or .tgz), else a new folder")->required();
-  cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (test seam)")
+  cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (a mounted system, or a capture to capture again)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
   const PlatformFrontEnd& here = this_platform();

@@ -19,7 +19,7 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   const auto& here = this_platform();
   auto* cmd = app.get_subcommand("doctor");
   if (here.reads_roots)
-    cmd->add_option("--root", a.root, "Read every file under DIR instead of / (test seam, offline analysis)")
+    cmd->add_option("--root", a.root, "Read every file under DIR instead of / (a capture, a mounted system, offline analysis)")
         ->check(CLI::ExistingDirectory);
   auto* j = cmd->add_flag("--json", a.json, "Machine-readable report (schema in docs/json-schema.md)");
   cmd->add_flag("--markdown", a.markdown, "Markdown report, ready to paste into a bug report")->excludes(j);

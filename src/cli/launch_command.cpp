@@ -34,7 +34,7 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
                   "who reaches the launchers' port can)");
   cmd->add_flag("--no-preflight", [&o](int64_t) { o.preflight = false; },
                 "Multi-node: do not compare the nodes' stacks before starting (they still meet and watch each other)");
-  cmd->add_option("--root", snap.root, "Preflight: read this node's stack under DIR instead of / (test seam)")
+  cmd->add_option("--root", snap.root, "Preflight: read this node's stack under DIR instead of / (a capture or a mounted system)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-driver-probe", snap.no_driver_probe, "Preflight: do not load libcuda/libnvidia-ml (files only)");
   add_audit_options(cmd, audit.audit_log, audit.sign_key, "the launch's start and end");

@@ -38,7 +38,7 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       ->check(CLI::IsMember({"linux-x86_64", "linux-aarch64", "macos-arm64", "macos-x86_64"}));
   cmd->add_option("--macos", a.macos, "Plan for a Mac: its macOS version (14.5)");
   cmd->add_option("--jetpack", a.jetpack, "Plan for a Jetson: its JetPack version (6.1)");
-  cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (test seam)")
+  cmd->add_option("--root", a.root, "Read this machine's files under DIR instead of / (a capture or a mounted system)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
 }

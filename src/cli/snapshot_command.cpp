@@ -23,7 +23,7 @@ void add_snapshot_commands(CLI::App& app, SnapshotArgs& s, DiffArgs& d, ExportAr
   snap->add_option("--out", s.out, "Write the snapshot to FILE (atomically) instead of standard output");
   const auto& here = this_platform();
   if (here.reads_roots)
-    snap->add_option("--root", s.root, "Read every file under DIR instead of / (test seam, offline analysis)")
+    snap->add_option("--root", s.root, "Read every file under DIR instead of / (a capture, a mounted system, offline analysis)")
         ->check(CLI::ExistingDirectory);
   snap->add_flag("--no-driver-probe", s.no_driver_probe,
                  "Do not load " + std::string(here.driver_libraries) + " (files only)");
