@@ -190,8 +190,7 @@ TEST(ArmDoctor, TheAarch64ExecutableUnderQemuFindsTheSame) {
     build(f);
     // Files only on both sides: the fixtures' fake driver libraries are x86_64 code.
     std::string args = " doctor --json --no-cache --no-driver-probe --root " + f.root + " 2>/dev/null";
-    std::string env = "env -i";  // the fixture user's environment (their venv, their home)
-    for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
+    std::string env = f.env_command();
     auto native = run_command(env + " " + DLREADY_BINARY + args);
     auto emulated = run_command(env + " qemu-aarch64 -L /usr/aarch64-linux-gnu " + arm + args);
     EXPECT_EQ(ids_of(emulated.out), ids_of(native.out)) << name;

@@ -244,8 +244,7 @@ TEST(ArmPlatform, ACapturedGb10KeepsPtxassAnswerNotPtxas) {
   gb10_with_tritons_ptxas(f);
   Fixture out;
   std::string capture = out.root + "/gb10";
-  std::string env = "env -i";
-  for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
+  std::string env = f.env_command();
   auto run = run_command(env + " " + DLREADY_BINARY + " capture --load-root-drivers --root " + f.root + " " + capture + " 2>&1");
   ASSERT_EQ(run.status, 0) << run.out;
   auto kept = run_command("du -k " + capture + std::string(kSp) + "/triton/backends/nvidia/bin/ptxas | cut -f1");

@@ -75,9 +75,7 @@ TEST(Scenario, ACpuBuildOnAGpuMachineIsOfferedTheCudaBuild) {
   Fixture healthy;
   healthy_gpu_machine(healthy);
   for (const Fixture* m : {&f, &healthy}) {
-    std::string env = "env -i";
-    for (const auto& [k, v] : m->env) env += " " + k + "='" + v + "'";
-    auto text = run_command(env + " " + DLREADY_BINARY + " doctor --no-color --no-cache --load-root-drivers --root " + m->root + " 2>&1");
+    auto text = run_command(m->env_command() + " " + DLREADY_BINARY + " doctor --no-color --no-cache --load-root-drivers --root " + m->root + " 2>&1");
     EXPECT_EQ(text.out.find("Recommended install") != std::string::npos, m == &f) << text.out;
   }
 }

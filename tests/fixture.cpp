@@ -72,6 +72,12 @@ Facts Fixture::facts() const {
 
 Report Fixture::report() const { return diagnose(facts()); }
 
+std::string Fixture::env_command() const {
+  std::string out = "env -i";
+  for (const auto& [k, v] : env) out += " " + k + "='" + v + "'";
+  return out;
+}
+
 pid_t start_shell(const std::string& cmd) {
   pid_t pid = ::fork();
   if (pid == 0) {

@@ -36,6 +36,9 @@ class Fixture {
   GatherOptions options() const;
   Facts facts() const;
   Report report() const;
+  // "env -i K='V' ...": a command line prefix that runs the binary in the fixture user's environment
+  // (their venv, their home) and nothing of the test's own.
+  std::string env_command() const;
 };
 
 // What a shell command prints on stdout (popen), for comparing with real tools.

@@ -10,12 +10,6 @@
 namespace dlready::test {
 namespace {
 
-std::string env_of(const Fixture& f) {
-  std::string env = "env -i";
-  for (const auto& [k, v] : f.env) env += " " + k + "='" + v + "'";
-  return env;
-}
-
 std::set<std::string> ids_of(const std::string& json) {
   std::set<std::string> ids;
   auto j = nlohmann::json::parse(json, nullptr, false);
@@ -33,7 +27,7 @@ TEST(Newcomer, AnActiveVenvWithoutTorchIsNamed) {
   f.write("/home/alice/proj/.venv/bin/python3", "#!/bin/sh\n", 0755);
   f.write("/home/alice/proj/.venv/lib/python3.11/site-packages/pip/__init__.py", "");
   f.env["VIRTUAL_ENV"] = "/home/alice/proj/.venv";
-  std::string doctor = env_of(f) + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
+  std::string doctor = f.env_command() + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
   auto json = run_command(doctor + " --json 2>/dev/null");
   EXPECT_TRUE(ids_of(json.out).count("active-env-without-torch")) << json.out.substr(0, 800);
   auto text = run_command(doctor + " --no-color 2>&1");
@@ -44,7 +38,7 @@ TEST(Newcomer, AnActiveVenvWithoutTorchIsNamed) {
   EXPECT_FALSE(ids_of(run_command(doctor + " --json 2>/dev/null").out).count("active-env-without-torch"));
   // Nor when the active one has torch.
   f.env["VIRTUAL_ENV"] = "/home/alice/venv";
-  doctor = env_of(f) + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
+  doctor = f.env_command() + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root;
   EXPECT_FALSE(ids_of(run_command(doctor + " --json 2>/dev/null").out).count("active-env-without-torch"));
 }
 
@@ -105,6 +99,11 @@ TEST(Newcomer, ParseErrorsHelpAndVersionSpeakDlready) {
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(r.out, std::string(line) + "\n") << args;
   }
+  // CLI11 quotes what was typed: a control character in it never reaches the terminal.
+  auto typed = run_command(bin + " doctor \"$(printf 'x\\033[2J')\" 2>&1");
+  EXPECT_EQ(typed.status, 2) << typed.out;
+  EXPECT_EQ(typed.out.find('\x1b'), std::string::npos) << typed.out;
+  EXPECT_NE(typed.out.find("x\\x1b[2J; see dlready doctor --help"), std::string::npos) << typed.out;
 }
 
 }  // namespace

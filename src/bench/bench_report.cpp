@@ -26,7 +26,7 @@ nlohmann::json gemm_row_json(const GemmRow& r) {
           {"n", r.n},
           {"tflops", r.tflops},
           {"percent_of_peak", r.percent_of_peak ? nlohmann::json(*r.percent_of_peak) : nlohmann::json()},
-          {"percent_of_peak_reliable", !r.percent_of_peak || *r.percent_of_peak <= 100},
+          {"percent_of_peak_reliable", !above_peak(r)},
           {"spread_percent", spread_percent(r.timing)},
           {"rel_error", r.rel_error},
           {"tolerance", r.tolerance},
@@ -79,7 +79,7 @@ void bench_gemm_section(BenchRun& run) {
   double best_fp32_pct = 0;
   for (const auto& r : rep.rows) {
     std::string pct = r.percent_of_peak ? std::to_string(std::lround(*r.percent_of_peak)) + "%" : "-";
-    if (r.percent_of_peak && *r.percent_of_peak > 100) pct += "?";
+    if (above_peak(r)) pct += "?";
     std::string spread = "+-" + std::to_string(std::lround(spread_percent(r.timing) / 2)) + "%";
     std::fprintf(run.human, "  %-5s %6d %9.3f %6s %7s  %.1e%s\n", r.dtype.c_str(), r.n, r.tflops, pct.c_str(),
                  spread.c_str(), r.rel_error, r.verified ? "" : "  WRONG RESULT");

@@ -57,10 +57,6 @@ GemmRow run_one(const torch::Device& d, const std::string& dtype, int n, const R
 
 }  // namespace
 
-double spread_percent(const Timing& t) {
-  return t.median_s > 0 ? 100.0 * (t.max_s - t.min_s) / t.median_s : 0;
-}
-
 void rate_against_peak(GemmReport& rep, const std::string& dtype, double peak) {
   if (peak <= 0) return;
   bool listed = false;
@@ -71,10 +67,12 @@ void rate_against_peak(GemmReport& rep, const std::string& dtype, double peak) {
     if (r.dtype == dtype) r.percent_of_peak = 100.0 * r.tflops / peak;
 }
 
+bool above_peak(const GemmRow& r) { return r.percent_of_peak && *r.percent_of_peak > 100; }
+
 std::vector<std::string> over_peak_warnings(const std::vector<GemmRow>& rows) {
   const GemmRow* worst = nullptr;
   for (const auto& r : rows)
-    if (r.percent_of_peak && *r.percent_of_peak > 100 && (!worst || *r.percent_of_peak > *worst->percent_of_peak)) worst = &r;
+    if (above_peak(r) && (!worst || *r.percent_of_peak > *worst->percent_of_peak)) worst = &r;
   if (!worst) return {};
   char buf[400];
   std::snprintf(buf, sizeof buf,

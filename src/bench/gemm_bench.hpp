@@ -21,8 +21,9 @@ struct GemmRow {
   std::optional<double> percent_of_peak;
 };
 
-// (slowest - fastest) / median of a row's samples, in percent: how far its figure can be trusted.
-double spread_percent(const Timing& t);
+// No GEMM runs above the hardware's peak: a row that measured more was timed while the peak's
+// measurement lost the processors to other work (or the other way round).
+bool above_peak(const GemmRow& r);
 
 struct GemmReport {
   std::string device, device_name;
@@ -49,9 +50,7 @@ std::vector<std::string> tensor_core_warnings(const std::vector<GemmRow>& rows);
 // the higher, better figure); the rows are `rep.rows`, the peak is recorded in `rep.peaks`.
 void rate_against_peak(GemmReport& rep, const std::string& dtype, double peak);
 
-// No GEMM runs above the hardware's peak: a row that measured more was timed while the peak's
-// measurement lost the processors to other work (or the other way round). One warning naming the
-// worst row; its %peak is not to be trusted.
+// One warning naming the worst row above the peak; the %peak column is not to be trusted then.
 std::vector<std::string> over_peak_warnings(const std::vector<GemmRow>& rows);
 
 }  // namespace dlready

@@ -41,9 +41,12 @@ TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int 
   out.engine = o.model == ModelKind::mlp && o.engine != Engine::autograd ? "fused" : "autograd";
   out.samples = data.train_x.size(0);
   out.epoch_seconds = median(secs);
-  if (out.epoch_seconds > 0)
-    out.spread_percent = 100.0 * (*std::max_element(secs.begin(), secs.end()) - *std::min_element(secs.begin(), secs.end())) /
-                         out.epoch_seconds;
+  if (!secs.empty()) {
+    Timing epochs;
+    epochs.median_s = out.epoch_seconds;
+    epochs.min_s = *std::min_element(secs.begin(), secs.end()), epochs.max_s = *std::max_element(secs.begin(), secs.end());
+    out.spread_percent = spread_percent(epochs);
+  }
   out.samples_per_s = static_cast<double>(out.samples) / out.epoch_seconds;
   out.steps_per_s = out.samples_per_s / o.batch_size;
   out.test_acc = r.test_acc;

@@ -10,6 +10,7 @@
 #include "cli/front_end.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/exit_code.hpp"
+#include "core/text.hpp"
 #include "diagnose/compat.hpp"
 
 namespace dlready {
@@ -66,7 +67,7 @@ std::string parse_error_line(const CLI::App& app, const std::vector<std::string>
     for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; }))
       if (sub->get_name() == args[i]) command = args[i];
   std::string prefix = "dlready" + (command.empty() ? std::string() : " " + command);
-  return prefix + ": " + what + "; see " + prefix + " --help";
+  return prefix + ": " + printable(what, 1024) + "; see " + prefix + " --help";  // it quotes what was typed
 }
 
 int run_parsed(const CLI::App& app, const std::vector<CommandGroup>& groups, const PlatformFrontEnd& here) {

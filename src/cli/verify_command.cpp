@@ -99,9 +99,10 @@ ExitCode run_model(const ModelOptions& opt) {
   if (opt.action == "export" || opt.action == "quantize") {
     const std::string cmd = opt.action == "export" ? "export-model" : "quantize";
     struct stat st {}, in {};
-    bool is_input = ::stat(opt.input.c_str(), &in) == 0 && ::stat(opt.out.c_str(), &st) == 0 && in.st_dev == st.st_dev &&
+    bool exists = ::stat(opt.out.c_str(), &st) == 0;
+    bool is_input = exists && ::stat(opt.input.c_str(), &in) == 0 && in.st_dev == st.st_dev &&
                     in.st_ino == st.st_ino;  // the module's own refusal says that one
-    if (!is_input && ::stat(opt.out.c_str(), &st) == 0) {
+    if (exists && !is_input) {
       if (!S_ISREG(st.st_mode)) {
         std::fprintf(stderr, "dlready %s: --out %s exists and is not a regular file: choose another --out\n", cmd.c_str(),
                      printable(opt.out, 1024).c_str());

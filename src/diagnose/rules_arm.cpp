@@ -20,6 +20,10 @@ constexpr TegraGpu kTegraGpus[] = {{"nvidia,tegra234", "Orin", 8, 7},   {"nvidia
                                    {"nvidia,tegra194", "Xavier", 7, 2}, {"nvidia,tegra186", "TX2", 6, 2},
                                    {"nvidia,tegra210", "TX1/Nano", 5, 3}};
 
+// Up to JetPack 6 (L4T R36) a Jetson's CUDA is the Tegra build, with L4T's libcuda and nvhost
+// devices; from JetPack 7 (Thor, and Orin from 7.2) it is the server (SBSA) build.
+bool tegra_cuda(const ArmFacts& a) { return !a.l4t_release || compare_versions(*a.l4t_release, "38") < 0; }
+
 // A torch built for Jetson: a CUDA build that brings no nvidia-* wheels (PyPI's and the SBSA wheels
 // depend on them; NVIDIA's and Jetson AI Lab's link JetPack's CUDA).
 bool jetson_build(const TorchInstall& t) {
@@ -27,9 +31,7 @@ bool jetson_build(const TorchInstall& t) {
 }
 
 void jetson_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
-  // Up to JetPack 6 (L4T R36) Orin's CUDA is the Tegra build; Thor (JetPack 7) runs SBSA wheels.
-  bool tegra_cuda = !a.l4t_release || compare_versions(*a.l4t_release, "38") < 0;
-  if (!tegra_cuda) return;
+  if (!tegra_cuda(a)) return;
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {
       if (jetson_build(t)) continue;
@@ -141,8 +143,7 @@ void jetson_numpy_rules(const Facts& f, std::vector<Finding>& out) {
 // A Jetson container started without NVIDIA's runtime has neither L4T's libcuda nor the GPU's
 // device nodes (nvidia-container-runtime#173); up to JetPack 6 they are mounted in CSV mode.
 void jetson_container_rules(const Facts& f, const Derived& d, const ArmFacts& a, std::vector<Finding>& out) {
-  bool tegra_cuda = !a.l4t_release || compare_versions(*a.l4t_release, "38") < 0;
-  if (!d.in_container || !tegra_cuda || (f.libcuda.found() && !a.tegra_device_nodes.empty())) return;
+  if (!d.in_container || !tegra_cuda(a) || (f.libcuda.found() && !a.tegra_device_nodes.empty())) return;
   auto x = make_finding("jetson-container-without-nvidia-runtime");
   x.evidence = {"inside a " + f.os.container.value_or("container") + " on a Jetson (L4T " + a.l4t_release.value_or("?") + ")"};
   if (!f.libcuda.found()) x.evidence.push_back("no libcuda.so.1 (L4T's libcuda.so.1.1)");

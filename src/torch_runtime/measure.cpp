@@ -13,6 +13,10 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+double spread_percent(const Timing& t) {
+  return t.median_s > 0 ? 100.0 * (t.max_s - t.min_s) / t.median_s : 0;
+}
+
 Timing measure(const std::function<void()>& op, const std::function<void()>& sync, const Recipe& recipe,
                const std::function<double()>& now_fn) {
   auto now = now_fn ? now_fn : [] {

@@ -20,6 +20,9 @@ struct Timing {
 
 double median(std::vector<double> v);  // 0 for an empty vector
 
+// (slowest - fastest) / median, in percent: how far a median can be trusted (0 without a median).
+double spread_percent(const Timing& t);
+
 // op may run asynchronously (CUDA); sync waits until all of it is done. now returns seconds on a
 // monotonic clock (a parameter so the recipe itself is testable).
 Timing measure(const std::function<void()>& op, const std::function<void()>& sync, const Recipe& recipe,
