@@ -128,6 +128,48 @@ TEST_P(Ranks, SameModelAsOneRankWithTheSameGlobalBatch) {
 
 INSTANTIATE_TEST_SUITE_P(Loopback, Ranks, ::testing::Values(2, 3));
 
+double largest_difference(const std::string& a, const std::string& b) {
+  auto pa = model_params(a), pb = model_params(b);
+  double worst = 0;
+  for (size_t i = 0; i < pa.size() && i < pb.size(); ++i)
+    worst = std::max(worst, (pa[i].second - pb[i].second).abs().max().item<double>());
+  return worst;
+}
+
+std::vector<nlohmann::json> metrics_of(const std::string& run);
+
+// Issue 50 item 14: on the whole of Fashion-MNIST, 2 ranks x 32 and 1 rank x 64 agree after epoch 1
+// and drift apart in epoch 2. Not a schedule bug: epoch 1 sees the same samples in the same steps
+// (same accuracy counts, to the sample), and the drift after epoch 2 is no larger than what the
+// same one-process run gets from 2 threads instead of 1 — rounding differences that training
+// amplifies, as for any change in summation order.
+TEST(DataParallel, FullDataDriftIsRoundingAmplifiedNotAnotherSchedule) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  auto one = [&](const std::string& out, const std::string& threads) {
+    std::string cmd = bin() + " train --data " + kData + " --epochs 2 --no-progress --batch-size 64 --threads " +
+                      threads + " --out " + f.root + "/" + out + " > " + f.root + "/" + out + ".log 2>&1";
+    return WEXITSTATUS(std::system(cmd.c_str()));
+  };
+  ASSERT_EQ(one("t1", "1"), 0) << command_output("cat " + f.root + "/t1.log");
+  ASSERT_EQ(one("t2", "2"), 0) << command_output("cat " + f.root + "/t2.log");
+  auto out = command_output(bin() + " launch --nproc-per-node 2 --master-port 29717 -- " + bin() + " train --data " +
+                            kData + " --epochs 2 --no-progress --batch-size 32 --threads 1 --out " + f.root +
+                            "/dp 2>&1; echo rc=$?");
+  ASSERT_NE(out.find("rc=0"), std::string::npos) << out;
+  auto m1 = metrics_of(f.root + "/t1"), mdp = metrics_of(f.root + "/dp");
+  ASSERT_EQ(m1.size(), 2u);
+  ASSERT_EQ(mdp.size(), 2u);
+  EXPECT_EQ(mdp[0].at("train_acc").get<double>(), m1[0].at("train_acc").get<double>()) << "epoch 1, to the sample";
+  EXPECT_EQ(mdp[0].at("test_acc").get<double>(), m1[0].at("test_acc").get<double>());
+  EXPECT_NEAR(mdp[0].at("train_loss").get<double>(), m1[0].at("train_loss").get<double>(), 1e-5);
+  EXPECT_NEAR(mdp[1].at("test_acc").get<double>(), m1[1].at("test_acc").get<double>(), 0.005) << "epoch 2";
+  double across_ranks = largest_difference(f.root + "/t1", f.root + "/dp");
+  double across_threads = largest_difference(f.root + "/t1", f.root + "/t2");
+  EXPECT_GT(across_threads, 1e-3) << "the one-process run itself drifts with another summation order";
+  EXPECT_LT(across_ranks, 1.5 * across_threads) << "2 ranks drift no more than 2 threads do";
+}
+
 std::vector<nlohmann::json> metrics_of(const std::string& run) {
   std::vector<nlohmann::json> rows;
   std::ifstream in(run + "/metrics.jsonl");
