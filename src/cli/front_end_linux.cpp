@@ -45,7 +45,9 @@ CommandGroup launch_command() {
           [a](const CLI::App& app) -> std::optional<int> {
             if (!app.got_subcommand("launch")) return std::nullopt;
             use_snapshot_for_preflight(a->launch, a->snapshot);
-            if (auto st = use_job_token(a->launch, a->snapshot); !st) {
+            Status st = choose_local_ranks(a->launch, a->snapshot);
+            if (st) st = use_job_token(a->launch, a->snapshot);
+            if (!st) {
               std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
               return to_int(ExitCode::usage);
             }

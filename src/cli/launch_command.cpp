@@ -1,9 +1,14 @@
 #include "cli/launch_command.hpp"
 
+#include <sched.h>
+
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "cli/security_command.hpp"
 #include "cli/snapshot_command.hpp"
+#include "cli/usage_hints.hpp"
 #include "secure/audit_log.hpp"
 #include "secure/job_token.hpp"
 
@@ -12,12 +17,22 @@ namespace dlready {
 void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit, LaunchSnapshotArgs& snap) {
   auto* cmd = app.get_subcommand("launch");
   // torchrun's spellings (--nproc_per_node ...) too, as torchrun itself accepts both.
-  cmd->add_option("--nproc-per-node,--nproc_per_node", o.nproc_per_node, "Ranks on this machine (one per GPU, or CPU processes)")
-      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--nproc-per-node,--nproc_per_node", snap.nproc_per_node,
+                  "Ranks on this machine: a number, gpu (one per GPU CUDA shows), cpu (one per processor) or auto "
+                  "(gpu where there is one, else cpu)")
+      ->capture_default_str();
+  cmd->add_flag("--standalone", o.standalone, "One machine: rendezvous on 127.0.0.1 at a free port (as torchrun's)");
+  cmd->add_option("--max-restarts,--max_restarts", o.max_restarts,
+                  "When a rank fails, start every local rank again up to N times (one machine; the ranks read "
+                  "TORCHELASTIC_RESTART_COUNT, and dlready train resumes from its checkpoint)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
   cmd->add_option("--nnodes", o.nnodes, "Machines in the job")->check(CLI::Range(1, 100000));
   cmd->add_option("--node-rank,--node_rank", o.node_rank, "This machine's index, 0..nnodes-1")->check(CLI::Range(0, 100000));
   cmd->add_option("--master-addr,--master_addr", o.master_addr, "Address of node 0 (rank 0 listens there)");
-  cmd->add_option("--master-port,--master_port", o.master_port, "TCP port of the rendezvous on node 0")->check(CLI::Range(1, 65535));
+  cmd->add_option("--master-port,--master_port", o.master_port,
+                  "TCP port of the rendezvous on node 0 (default: a free port on one machine, 29500 across machines)")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--grace", o.grace_seconds, "Seconds a rank gets to stop after SIGTERM before SIGKILL")
       ->check(CLI::Range(0, 3600));
   cmd->add_option("--launcher-port", o.launcher_port,
@@ -37,6 +52,7 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
   cmd->add_option("--root", snap.root, "Preflight: read this node's stack under DIR instead of / (a capture or a mounted system)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-driver-probe", snap.no_driver_probe, "Preflight: do not load libcuda/libnvidia-ml (files only)");
+  cmd->add_flag("--load-root-drivers", snap.load_root_drivers, kLoadRootDriversHelp);
   add_audit_options(cmd, audit.audit_log, audit.sign_key, "the launch's start and end");
   cmd->add_option("command", o.command, "The program each rank runs, after --")->required();
 }
@@ -46,8 +62,32 @@ void use_snapshot_for_preflight(LaunchOptions& o, const LaunchSnapshotArgs& snap
     SnapshotArgs a;
     a.root = snap.root;
     a.no_driver_probe = snap.no_driver_probe;
+    a.load_root_drivers = snap.load_root_drivers;
     return take_snapshot(a, out);
   };
+}
+
+Status choose_local_ranks(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
+  std::optional<int> gpus;
+  std::string spec = snap.nproc_per_node;
+  for (auto& c : spec) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (spec == "gpu" || spec == "auto") {
+    SnapshotArgs a;
+    a.root = snap.root;
+    a.no_driver_probe = snap.no_driver_probe;
+    a.load_root_drivers = snap.load_root_drivers;
+    gpus = cuda_device_count(a);
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int processors = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  auto choice = choose_nproc(snap.nproc_per_node, gpus, std::max(processors, 1));
+  if (!choice.count) return Status::failure(choice.error);
+  o.nproc_per_node = *choice.count;
+  if (!choice.why.empty())
+    std::fprintf(stderr, "dlready launch: --nproc-per-node %s: %d, the %s\n", snap.nproc_per_node.c_str(), *choice.count,
+                 choice.why.c_str());
+  return {};
 }
 
 Status use_job_token(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
@@ -58,8 +98,12 @@ Status use_job_token(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
   return {};
 }
 
-int run_audited_launch(const LaunchOptions& o, const LaunchAuditArgs& a) {
+int run_audited_launch(LaunchOptions o, const LaunchAuditArgs& a) {
   if (a.audit_log.empty()) return run_launch(o);
+  if (auto st = resolve_rendezvous(o); !st) {  // the log names the port the ranks meet on
+    std::fprintf(stderr, "dlready launch: %s\n", st.error().c_str());
+    return 2;
+  }
   auto opened = AuditLog::open({a.audit_log}, a.sign_key, own_command_line());
   if (!opened.log) {
     std::fprintf(stderr, "dlready launch: %s\n", opened.error.c_str());

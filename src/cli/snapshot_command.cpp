@@ -75,6 +75,18 @@ Status take_snapshot(const SnapshotArgs& a, nlohmann::json& out) {
   return {};
 }
 
+std::optional<int> cuda_device_count(const SnapshotArgs& a) {
+  if (a.no_driver_probe) return std::nullopt;
+  auto e = examine(gather_options(a));
+  if (!e.error.empty()) return std::nullopt;
+  const auto& d = e.facts.driver;
+  // No driver library (none found, or it does not load): CUDA can use no GPU.
+  if (d.status == ProbeStatus::load_failed || (d.status == ProbeStatus::not_run && !e.facts.libcuda.path)) return 0;
+  if (d.status != ProbeStatus::ok || !d.init_result) return std::nullopt;
+  if (*d.init_result != 0) return 0;  // cuInit failed (CUDA_ERROR_NO_DEVICE, ...): the doctor says why
+  return d.device_count;
+}
+
 ExitCode run_snapshot(const SnapshotArgs& a) {
   nlohmann::json snapshot;
   if (auto st = take_snapshot(a, snapshot); !st) {

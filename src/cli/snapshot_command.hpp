@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "cli/front_end.hpp"
@@ -33,6 +34,9 @@ ExitCode run_snapshot(const SnapshotArgs& args);
 // This machine's snapshot (dlready.snapshot/1) as `dlready snapshot` takes it (--redact aside).
 // A failure is one line (an unreadable --root).
 Status take_snapshot(const SnapshotArgs& args, nlohmann::json& out);
+// The GPUs CUDA would show a program here (cuDeviceGetCount under CUDA_VISIBLE_DEVICES): 0 with no
+// driver or no device, nullopt when the probe could not tell (off, timed out, crashed).
+std::optional<int> cuda_device_count(const SnapshotArgs& args);
 ExitCode run_diff(const DiffArgs& args);
 ExitCode run_export(const ExportArgs& args);
 // snapshot, diff and export as every platform's front end wires them.

@@ -18,7 +18,12 @@ struct LaunchOptions {
   int nnodes = 1;
   int node_rank = 0;
   std::string master_addr = "127.0.0.1";
-  int master_port = 29500;
+  int master_port = 0;  // 0: not given; resolve_rendezvous picks a free port (one machine) or 29500
+  bool standalone = false;  // torchrun's --standalone: one machine, rendezvous on a free local port
+  // torchrun's --max-restarts: a rank that fails stops the others, and the whole local group starts
+  // again (TORCHELASTIC_RESTART_COUNT tells them which attempt), up to this many times.
+  int max_restarts = 0;
+  std::string port_note;  // set by resolve_rendezvous: where a port that was not given came from
   int grace_seconds = 10;  // after a failure: SIGTERM the others, SIGKILL after this long
   std::vector<std::string> command;
   // Multi-node jobs: the launchers meet on their own port before any rank starts
@@ -36,8 +41,22 @@ struct LaunchOptions {
 // Validates the options; a failure names the flag.
 Status check_launch_options(const LaunchOptions& o);
 
+// torchrun's --nproc-per-node values: a number; "gpu" (one rank per GPU CUDA would show: `gpus`,
+// nullopt when unknown), "cpu" (one per processor this process may run on) or "auto" (gpu where
+// there is one, else cpu). `why` says what the number stands for.
+struct NprocChoice {
+  std::optional<int> count;
+  std::string why, error;
+};
+[[nodiscard]] NprocChoice choose_nproc(const std::string& spec, std::optional<int> gpus, int processors);
+
+// Fills in what the flags left open: --standalone's one machine, and the rendezvous port (a free
+// port on the rendezvous address for one machine, where no other launcher must know it; 29500, as
+// torchrun's, for several). Nothing changes once the port is known.
+[[nodiscard]] Status resolve_rendezvous(LaunchOptions& o);
+
 // Runs the job. Returns 0 when every rank exits 0; otherwise the first failing rank's exit status
 // (128 + signal for a rank killed by a signal); 2 for bad options or a command that cannot start.
-int run_launch(const LaunchOptions& o);
+int run_launch(LaunchOptions o);
 
 }  // namespace dlready

@@ -108,11 +108,16 @@ Supervisor::Supervisor(const LaunchOptions& o)
 
 int Supervisor::terminal_columns() const { return dlready::terminal_columns(STDOUT_FILENO); }
 
-Supervisor::~Supervisor() {
+void Supervisor::close_ranks() {
   for (auto& r : ranks_) {
     if (r.out >= 0) emit_lines(STDOUT_FILENO, r.global, r.out_buf, true), ::close(r.out);
     if (r.err >= 0) emit_lines(STDERR_FILENO, r.global, r.err_buf, true), ::close(r.err);
+    r.out = r.err = -1;
   }
+}
+
+Supervisor::~Supervisor() {
+  close_ranks();
   if (sfd_ >= 0) ::close(sfd_);
   if (mask_set_) ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
 }
@@ -139,6 +144,8 @@ pid_t Supervisor::spawn(Rank& r) {
   int world = o_.nnodes * o_.nproc_per_node;
   auto env = torchrun_environment(r.global, world, r.local, o_.nproc_per_node, o_.node_rank, o_.master_addr,
                                   o_.master_port);
+  env["TORCHELASTIC_RESTART_COUNT"] = std::to_string(attempt_);
+  env["TORCHELASTIC_MAX_RESTARTS"] = std::to_string(o_.max_restarts);
   if (terminal_) {  // rank 0's progress line, shown here after its "[rank 0] " prefix
     env["DLREADY_PROGRESS"] = "1";
     int prefix = static_cast<int>(std::string("[rank ] ").size() + std::to_string(r.global).size());
@@ -157,6 +164,15 @@ pid_t Supervisor::spawn(Rank& r) {
   return pid;
 }
 
+bool Supervisor::restart() {
+  close_ranks();
+  ranks_.clear();
+  stopping_ = false;
+  result_ = 0;
+  ++attempt_;
+  return start_ranks();
+}
+
 bool Supervisor::start_ranks() {
   ranks_.resize(static_cast<size_t>(o_.nproc_per_node));
   for (int i = 0; i < o_.nproc_per_node; ++i) {
@@ -170,6 +186,7 @@ bool Supervisor::start_ranks() {
       ranks_.resize(static_cast<size_t>(i));
       stop_all("a rank could not start");
       result_ = 2;
+      start_failed_ = true;
       return false;
     }
   }
@@ -197,6 +214,7 @@ void Supervisor::on_signals() {
         if (q.running) signal_process_group(q.pid, SIGKILL);
       continue;
     }
+    interrupted_ = true;
     std::fprintf(stderr, "dlready launch: got %s, forwarding it to every rank\n", ::strsignal(sig));
     for (auto& q : ranks_)
       if (q.running) signal_process_group(q.pid, sig);

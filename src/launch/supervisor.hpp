@@ -33,6 +33,11 @@ class Supervisor {
   // Supervises until every rank has exited and its output is drained; the launch's exit status.
   // With `nodes` (a multi-node job), a node that stops or is lost stops these ranks too.
   int run(NodeWatch* nodes = nullptr);
+  // After run(): whether a rank failed on its own (not stopped by a signal to the launcher, not a
+  // rank that could not start), so that --max-restarts may start the group again.
+  bool a_rank_failed() const { return result_ != 0 && !interrupted_ && !start_failed_; }
+  // Starts every local rank again, as the next attempt (TORCHELASTIC_RESTART_COUNT).
+  bool restart();
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -70,6 +75,10 @@ class Supervisor {
   bool terminal_;               // stdout and stderr are a terminal: show rank 0's progress line
   bool progress_shown_ = false;  // a progress line is on the terminal, not ended by a newline
   bool stdout_closed_ = false;
+  bool interrupted_ = false;  // the launcher got SIGINT/SIGTERM/SIGHUP: no restart
+  bool start_failed_ = false;
+  int attempt_ = 0;           // 0 first, then one more per restart
+  void close_ranks();         // flushes and closes the output of ranks that have exited
 };
 
 }  // namespace dlready

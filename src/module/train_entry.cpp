@@ -233,9 +233,10 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
 
 }  // namespace
 
-ExitCode run_train_command(const TrainOptions& o) {
+ExitCode run_train_command(const TrainOptions& given) {
   auto t0 = std::chrono::steady_clock::now();
   try {
+    const TrainOptions o = continue_after_restart(given, process_environment());
     const std::string thread_note = choose_threads(o.threads);
     auto security = open_run_security(o);
     if (!security.error.empty()) {

@@ -161,6 +161,18 @@ Status prepare_output(const TrainOptions& o) {
   return {};
 }
 
+TrainOptions continue_after_restart(const TrainOptions& o, const std::map<std::string, std::string>& env) {
+  auto it = env.find("TORCHELASTIC_RESTART_COUNT");
+  if (o.resume || it == env.end() || it->second.empty() || it->second == "0") return o;
+  if (it->second.find_first_not_of("0123456789") != std::string::npos) return o;
+  if (::access(checkpoint_path(o).c_str(), F_OK) != 0) return o;  // the failed attempt saved nothing
+  TrainOptions resumed = o;
+  resumed.resume = true;
+  resumed.overwrite = false;  // it would throw away what the failed attempt saved
+  resumed.init.clear();       // the checkpoint already started from it
+  return resumed;
+}
+
 nlohmann::json run_identity(const TrainOptions& o, int64_t train_size, int world) {
   nlohmann::json id = {{"model", to_string(o.model)}, {"optimizer", to_string(o.optimizer)}, {"lr", o.lr},
                        {"momentum", o.momentum},       {"batch_size", o.batch_size},          {"seed", o.seed},

@@ -3,6 +3,7 @@
 // identity. A resumed run refuses a checkpoint made with other settings or another world size.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 
 #include "core/status.hpp"
@@ -17,6 +18,10 @@ std::string checkpoint_path(const TrainOptions& o);
 // Creates <out> and checks up front that the run's files can be written there: <out> a writable
 // directory, and checkpoint.dlr, metrics.jsonl, curves.svg absent or regular files.
 Status prepare_output(const TrainOptions& o);
+// Started again by `dlready launch --max-restarts` or torchrun (TORCHELASTIC_RESTART_COUNT above 0)
+// with a checkpoint in <out>: the options continue it (as --resume) instead of refusing the run
+// directory the failed attempt left. Otherwise `o` as given.
+[[nodiscard]] TrainOptions continue_after_restart(const TrainOptions& o, const std::map<std::string, std::string>& env);
 // A full disk is found before the first epoch, not after it: room for one checkpoint of a model of
 // `parameter_floats` floats is taken in <out> and given back.
 Status reserve_checkpoint_space(const std::string& out, int64_t parameter_floats);

@@ -236,6 +236,22 @@ TEST(DataParallel, MidEpochResumeGivesTheUninterruptedRun) {
   }
 }
 
+// Issue 50 item 16: `launch --max-restarts` starts a failed group again, and `dlready train` in it
+// continues from the checkpoint the failed attempt left instead of refusing its own run directory.
+// The first attempt trains one epoch and then fails; the second is asked for two.
+TEST(DataParallel, ARestartedGroupResumesFromItsCheckpoint) {
+  if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  Fixture f;
+  auto out = command_output(bin() + " launch --nproc-per-node 2 --max-restarts 1 -- sh -c 'E=$((TORCHELASTIC_RESTART_COUNT + 1)); " +
+                            bin() + " train --data " + kData + " --limit-train 1920 --threads 1 --no-progress "
+                            "--batch-size 32 --epochs $E --out " + f.root + "/run && [ $E = 2 ]' 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("restart 1 of 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("[rank 0] resumed from " + f.root + "/run/checkpoint.dlr at epoch 2"), std::string::npos) << out;
+  EXPECT_EQ(out.find("already holds a run"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=0"), std::string::npos) << out;
+  EXPECT_EQ(metrics_of(f.root + "/run").size(), 2u) << out;
+}
+
 TEST(DataParallelFailures, KillingARankMidEpochStopsTheLaunchWithTheRankNamed) {
   if (!std::filesystem::exists(kData)) GTEST_SKIP() << "dataset-fashion-mnist not installed";
   Fixture f;
