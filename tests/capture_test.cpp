@@ -68,7 +68,7 @@ TEST(Capture, ThisMachineReplaysToItsOwnReport) {
   std::string tarball = scratch.root + "/machine.tar.gz", dir = scratch.root + "/machine";
   auto made = run("", "capture --no-redact " + tarball);
   ASSERT_EQ(made.status, 0) << made.out;
-  EXPECT_NE(made.out.find("replay it: mkdir machine && tar --no-same-owner --no-same-permissions -xzf"), std::string::npos) << made.out;
+  EXPECT_NE(made.out.find("replay it: d=$(mktemp -d) && tar --no-same-owner --no-same-permissions -xzf"), std::string::npos) << made.out;
   struct stat st {};
   ASSERT_EQ(::stat(tarball.c_str(), &st), 0);
   EXPECT_LE(st.st_size, 2 << 20) << "a capture is small enough to attach to an issue";
@@ -77,6 +77,29 @@ TEST(Capture, ThisMachineReplaysToItsOwnReport) {
   auto manifest = json_file(dir + "/.dlready-capture/capture.json");
   EXPECT_EQ(manifest["redacted"], false);
   EXPECT_EQ(manifest["format"], 1);
+}
+
+// Issue 50 item 15: `dlready capture` with no name writes dlready-capture-<date>.tar.gz where it
+// runs, and the replay line it prints works as printed, again and again (a fixed folder name failed
+// the second time: "mkdir: cannot create directory 'machine': File exists").
+TEST(Capture, WithoutANameItPicksOneAndItsReplayLineWorksTwice) {
+  Fixture scratch;
+  auto made = run_command("cd " + scratch.root + " && " + DLREADY_BINARY + " capture --no-driver-probe 2>&1");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto name = command_output("cd " + scratch.root + " && ls dlready-capture-*.tar.gz");
+  ASSERT_EQ(name.rfind("dlready-capture-20", 0), 0u) << name << made.out;
+  auto at = made.out.find("replay it: ");
+  ASSERT_NE(at, std::string::npos) << made.out;
+  std::string recipe = made.out.substr(at + 11, made.out.find('\n', at) - at - 11);
+  auto doctor = recipe.find("dlready doctor");
+  ASSERT_NE(doctor, std::string::npos) << recipe;
+  recipe.replace(doctor, 7, DLREADY_BINARY);
+  for (int i = 0; i < 2; ++i) {
+    // The doctor's own status is the machine's verdict (1 with an error finding); the line itself worked.
+    auto replay = run_command("cd " + scratch.root + " && " + recipe + " 2>&1");
+    EXPECT_TRUE(replay.status == 0 || replay.status == 1) << "replay " << i + 1 << ": " << recipe << "\n" << replay.out;
+    EXPECT_NE(replay.out.find("Verdict"), std::string::npos) << "replay " << i + 1 << ": " << replay.out;
+  }
 }
 
 TEST(Capture, ABusyMachineReplaysWhatRanThen) {

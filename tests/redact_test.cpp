@@ -26,17 +26,29 @@ TEST(Redact, KnownValuesBecomeStablePlaceholdersAsWholeWordsOnly) {
       "https://bob:pw@mirror.example/simple; bob. epochs 12345; root /root";
   std::string got = r.apply(text);
   EXPECT_EQ(got,
-            "user <user-1> (also alicea) at <home-1>/venv on <host-2> (<host-1>); MASTER_ADDR=<ip-1>, "
+            "user <user-1> (also alicea) at <home-1>/venv on <host-1> (<host-2>); MASTER_ADDR=<ip-1>, "
             "10.0.0.70; token <secret-1>; mac <mac-1> and <mac-1>; "
             "https://<credentials>@mirror.example/simple; <user-2>. epochs 12345; root /root");
   EXPECT_EQ(r.apply(text), got) << "the same input gives the same placeholders";
   auto j = r.apply(nlohmann::json{{"HOME", "/home/alice"}, {"alice", {"gpu1", 3}}});
-  EXPECT_EQ(j, (nlohmann::json{{"HOME", "<home-1>"}, {"<user-1>", {"<host-1>", 3}}}));
+  EXPECT_EQ(j, (nlohmann::json{{"HOME", "<home-1>"}, {"<user-1>", {"<host-2>", 3}}}));
   EXPECT_NE(r.summary().find("2 user names"), std::string::npos) << r.summary();
   EXPECT_TRUE(secret_variable_name("AWS_SECRET_ACCESS_KEY"));
   EXPECT_TRUE(secret_variable_name("WANDB_API_KEY"));
   EXPECT_FALSE(secret_variable_name("CUDA_VISIBLE_DEVICES"));
   EXPECT_FALSE(secret_variable_name("KEYBOARD"));
+}
+
+// Issue 50 item 15: a value the text does not hold takes no number, so what a user reads starts at
+// <home-1> (here /home/aaron, sorted first, is another account's home that appears nowhere).
+TEST(Redact, PlaceholdersStartAtOneForWhatTheTextHolds) {
+  RedactionInputs in;
+  in.users = {"aaron", "alice"};
+  in.homes = {"/home/aaron", "/home/alice"};
+  Redactor r(in);
+  EXPECT_EQ(r.apply(std::string("venv /home/alice/venv of alice")), "venv <home-1>/venv of <user-1>");
+  EXPECT_EQ(r.apply(std::string("then /home/aaron")), "then <home-2>") << "numbers go on across texts";
+  EXPECT_EQ(r.apply(std::string("/home/alice")), "<home-1>") << "and stay what they were";
 }
 
 // alice's machine: a GPU, her venv under /home/alice, a host name, and a file of her own.

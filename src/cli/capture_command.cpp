@@ -26,7 +26,8 @@ namespace dlready {
 
 void add_capture_command(CLI::App& app, CaptureArgs& a) {
   auto* cmd = app.get_subcommand("capture");
-  cmd->add_option("out", a.out, "OUT.tar.gz (or .tgz), else a new folder")->required();
+  cmd->add_option("out", a.out,
+                  "OUT.tar.gz (or .tgz), else a new folder (default: dlready-capture-<UTC date and time>.tar.gz here)");
   cmd->add_option("--root", a.root, "Capture the machine under DIR instead of / (a mounted system, or a capture to capture again)")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--no-redact", a.no_redact, "Keep user names, home directories, host names and addresses");
@@ -83,7 +84,9 @@ Status write_capture(const std::string& root, const CaptureContents& contents, c
 
 }  // namespace
 
-ExitCode run_capture(const CaptureArgs& a) {
+ExitCode run_capture(const CaptureArgs& given) {
+  CaptureArgs a = given;
+  if (a.out.empty()) a.out = "dlready-capture-" + utc_now("%Y%m%d-%H%M%S") + ".tar.gz";
   struct stat st {};
   if (::lstat(a.out.c_str(), &st) == 0) {
     say_error(printable(a.out) + " exists: name a new file or folder (nothing was written)");
@@ -147,8 +150,9 @@ ExitCode run_capture(const CaptureArgs& a) {
               stats.files, stats.folders, stats.links);
   std::printf("  %s\n", redactor ? ("hidden: " + redactor->summary()).c_str()
                                  : "not redacted (--no-redact): it holds this machine's names");
-  std::string replay = is_tarball(a.out) ? "mkdir machine && tar --no-same-owner --no-same-permissions -xzf " + shell_quote(a.out) +
-                                               " -C machine && dlready doctor --root machine"
+  // A new folder each time: the recipe works again where an earlier one left its folder.
+  std::string replay = is_tarball(a.out) ? "d=$(mktemp -d) && tar --no-same-owner --no-same-permissions -xzf " +
+                                               shell_quote(a.out) + " -C \"$d\" && dlready doctor --root \"$d\""
                                          : "dlready doctor --root " + shell_quote(a.out);
   std::printf("  replay it: %s\n", replay.c_str());
   return ExitCode::ok;

@@ -14,8 +14,9 @@ bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
 
 // Replaces `value` where it stands as a whole word (a user "al" is not hidden inside "also"); a
 // value that starts or ends with a non-word character (a path) matches there as it is.
-std::string replace_words(const std::string& text, const std::string& value, const std::string& with,
-                          bool standalone = false) {
+// `with()` gives the replacement; it is asked only where there is one.
+template <class Replacement>
+std::string replace_words(const std::string& text, const std::string& value, Replacement with, bool standalone) {
   std::string out;
   size_t at = 0;
   auto joined = [](char c) { return word_char(c) || c == '/' || c == '.'; };
@@ -32,7 +33,7 @@ std::string replace_words(const std::string& text, const std::string& value, con
     bool right_ok = end == text.size() || !word_char(value.back()) ||
                     (!word_char(text[end]) && !(text[end] == '.' && end + 1 < text.size() && word_char(text[end + 1])));
     out.append(text, at, hit - at);
-    if (left_ok && right_ok) out += with;
+    if (left_ok && right_ok) out += with();
     else out.append(text, hit, value.size());
     at = end;
   }
@@ -61,7 +62,8 @@ Redactor::Redactor(const RedactionInputs& in) {
       // where it stands alone (never inside /root, --root, rootfs).
       const bool account_root = v == "root" && v == account;
       if (v.size() < 2 || v == "/" || (v == "root" && !account_root) || v == "localhost") continue;
-      literals_.push_back({v, "<" + kind + "-" + std::to_string(++n) + ">", account_root});
+      ++n;
+      literals_.push_back({v, kind, account_root});
     }
     if (n) counts_[n == 1 ? one : many] = n;
   };
@@ -79,9 +81,17 @@ Redactor::Redactor(const RedactionInputs& in) {
                    [](const Literal& a, const Literal& b) { return a.value.size() > b.value.size(); });
 }
 
+const std::string& Redactor::placeholder(size_t i) const {
+  auto [slot, fresh] = placeholders_.emplace(i, "");
+  if (fresh) slot->second = "<" + literals_[i].kind + "-" + std::to_string(++numbered_[literals_[i].kind]) + ">";
+  return slot->second;
+}
+
 std::string Redactor::apply(const std::string& text) const {
   std::string out = text;
-  for (const auto& l : literals_) out = replace_words(out, l.value, l.placeholder, l.standalone);
+  for (size_t i = 0; i < literals_.size(); ++i)
+    out = replace_words(out, literals_[i].value, [&]() -> const std::string& { return placeholder(i); },
+                        literals_[i].standalone);
   // By shape: URL credentials and MAC addresses (numbered in order of first appearance).
   static const std::regex kUrlCredentials(R"(([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@"]+(:[^/\s@"]*)?@)");
   out = std::regex_replace(out, kUrlCredentials, "$1<credentials>@");

@@ -2,9 +2,10 @@
 // data", 数据隐私保护：避免在训练过程中泄露敏感数据): a report pasted into a public issue should not carry who ran it, where, or a secret.
 // The values to hide are known ones — this machine's user names, home directories, host names and
 // addresses, and the values of environment variables whose names look secret — replaced wherever
-// they appear by placeholders numbered in sorted order (<user-1>, <home-1>, <host-1>, <ip-1>,
-// <secret-1>), so the same machine gives the same placeholders every time and `diff` still
-// compares two redacted snapshots. MAC addresses and the credentials in URLs (scheme://user:pw@)
+// they appear by placeholders numbered from 1 as they are first found (<user-1>, <home-1>,
+// <host-1>, <ip-1>, <secret-1>): a report shows <home-1> before any <home-2>, never a number for a
+// value it does not hold (another account's home); the same machine gives the same placeholders
+// every time, and `diff` still compares two redacted snapshots. MAC addresses and the credentials in URLs (scheme://user:pw@)
 // are found by their shape.
 #pragma once
 #include <nlohmann/json.hpp>
@@ -38,11 +39,17 @@ class Redactor {
 
  private:
   struct Literal {
-    std::string value, placeholder;
+    std::string value, kind;
     bool standalone = false;  // only between spaces, quotes and punctuation other than / . -
   };
+  // The placeholder of literal `i`, numbered within its kind when first needed.
+  const std::string& placeholder(size_t i) const;
   std::vector<Literal> literals_;  // longest first, so /home/alice goes before alice
   std::map<std::string, int> counts_;
+  // Mutable: the numbers are handed out as values are found, across every text this redactor
+  // hides (a capture's files and its report share them).
+  mutable std::map<size_t, std::string> placeholders_;
+  mutable std::map<std::string, int> numbered_;  // kind -> placeholders handed out
 };
 
 }  // namespace dlready

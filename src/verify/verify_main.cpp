@@ -120,17 +120,22 @@ ExitCode run_verify_command(const VerifyOptions& o) {
     auto plan = plan_devices(o);
     std::vector<DeviceRun> runs;
     auto registry = check_registry();
-    std::FILE* human = o.json ? stderr : stdout;
-    std::fprintf(human, "dlready verify (level %s)\n", o.level.c_str());
+    // With --json standard output is the JSON and nothing else is said (errors aside): a script
+    // that keeps stderr sees only what went wrong.
+    std::FILE* human = o.json ? nullptr : stdout;
+    auto say = [human](const std::string& line) {
+      if (human) std::fprintf(human, "%s\n", line.c_str()), std::fflush(human);
+    };
+    say("dlready verify (level " + o.level + ")");
     bool any_fail = false;
     for (const auto& d : plan.devices) {
       CheckContext ctx{d, o.level == "full", plan.cuda_count};
       DeviceRun run{d.str(), {}};
-      std::fprintf(human, "%s\n", d.str().c_str());
-      std::fflush(human);
+      say(d.str());
       for (auto& outcome : run_checks_isolated(registry, ctx, [&](const CheckOutcome& x) {
-             std::fprintf(human, "  %s %-20s %s\n", mark(x.result.status), x.check->id.c_str(), x.result.detail.c_str());
-             std::fflush(human);
+             char id[32];
+             std::snprintf(id, sizeof id, "%-20s", x.check->id.c_str());
+             say("  " + std::string(mark(x.result.status)) + " " + id + " " + x.result.detail);
            })) {
         any_fail = any_fail || outcome.result.status == CheckStatus::fail;
         run.results.emplace_back(outcome.check, std::move(outcome.result));
@@ -140,13 +145,13 @@ ExitCode run_verify_command(const VerifyOptions& o) {
     std::string cuda_note;
     if (o.device != "cpu" && !plan.cuda_usable) {
       cuda_note = "CUDA not usable: " + plan.doctor + "; see dlready doctor";
-      std::fprintf(human, "cuda\n  %s\n", cuda_note.c_str());
+      say("cuda\n  " + cuda_note);
     }
     if (o.require_gpu && plan.cuda_count == 0 && plan.problem.empty())
       plan.problem = "--require-gpu and no CUDA device was checked" + (cuda_note.empty() ? "" : " (" + cuda_note + ")");
     bool ready = plan.problem.empty() && !plan.devices.empty() && !any_fail;
     std::string summary = verdict_line(plan, runs, any_fail, cuda_note);
-    std::fprintf(human, "%s\n", summary.c_str());
+    say(summary);
     if (o.json) std::cout << json_text(verify_json(o, plan, runs, ready, summary), 2) << std::endl;
     return ready ? ExitCode::ok : ExitCode::failed;
   } catch (const std::exception& e) {

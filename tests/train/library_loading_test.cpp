@@ -121,7 +121,7 @@ TEST(CrashContainment, VerifyCheckThatDiesIsAFailNamingTheSignalAndTheOthersStil
   ASSERT_TRUE(::mkdtemp(dir));
   std::string log = std::string(dir) + "/log";
   // Gloo's all-reduce listens on a socket: only that check faults.
-  int rc = wait_exit(start_in_background(crash_prefix("listen") + " " + kBinary + " verify --device cpu --json", log), 300);
+  int rc = wait_exit(start_in_background(crash_prefix("listen") + " " + kBinary + " verify --device cpu", log), 300);
   std::string out = read_text(log);
   remove_tree(dir);
   EXPECT_EQ(rc, 1) << out;
@@ -131,7 +131,6 @@ TEST(CrashContainment, VerifyCheckThatDiesIsAFailNamingTheSignalAndTheOthersStil
   EXPECT_NE(out.find("PASS    matmul"), std::string::npos) << out;
   EXPECT_NE(out.find("PASS    conv"), std::string::npos) << out;
   EXPECT_NE(out.find("NOT READY"), std::string::npos) << out;
-  EXPECT_NE(out.find("\"ready\": false"), std::string::npos) << out;
 }
 
 TEST(CrashContainment, TrainNamesItsStageAndDiesOfTheSameSignal) {

@@ -207,8 +207,11 @@ TEST(Bench, TrainingThroughputOfTheReferenceJob) {
 int sh(const std::string& cmd) { return WEXITSTATUS(std::system((cmd + " > /dev/null 2>&1").c_str())); }
 
 TEST(VerifyCli, ReadyOnTheCpuAndExplainsCuda) {
-  auto out = command_output(std::string(DLREADY_BINARY) + " verify --json 2>/dev/null");
+  Fixture f;
+  auto out = command_output(std::string(DLREADY_BINARY) + " verify --json 2>" + f.root + "/stderr");
   auto j = nlohmann::json::parse(out);
+  // Issue 50 item 15: under --json standard error carries only what went wrong (nothing here).
+  EXPECT_EQ(read_text(f.root + "/stderr"), "");
   EXPECT_EQ(j.at("schema"), "dlready.verify/1");
   EXPECT_EQ(j.at("devices").at(0).at("device"), "cpu");
   if (!j.at("cuda").at("usable").get<bool>()) {
