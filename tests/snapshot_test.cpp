@@ -298,5 +298,35 @@ TEST(SnapshotCli, ActivatingTheVenvChangesNothing) {
   EXPECT_NE(read_text(a).find("/home/alice/venvs/torch"), std::string::npos) << "found without activation";
 }
 
+// Issue 50 item 7: two machines keep their torch in other places (alice's ~/venv, bob's
+// ~/.venv); diff compares torch with torch in one row, and names the variable bob's doctor calls
+// invalid instead of listing it as a mere change.
+TEST(SnapshotCli, DiffComparesTorchWithTorchAcrossMachinesAndNamesAnInvalidVariable) {
+  Fixture alice, bob;
+  healthy_gpu_machine(alice);
+  healthy_gpu_machine(bob);
+  bob.remove("/home/alice/venv");
+  TorchSpec older;
+  older.version = "2.10.0+cu128";
+  older.cuda = "12.8";
+  older.pins = older.installed = {{"nvidia-cudnn-cu12", "9.10.2.21"}, {"nvidia-nccl-cu12", "2.27.3"}};
+  add_torch_venv(bob, "/home/bob/.venv", older, false);
+  alice.env["HOME"] = "/home/alice";
+  bob.env["HOME"] = "/home/bob";
+  bob.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments=true";
+  const std::string bin = DLREADY_BINARY, a = alice.root + "/a.json", b = bob.root + "/b.json";
+  ASSERT_EQ(run(alice.env_command() + " " + bin + " snapshot --root " + alice.root + " --load-root-drivers --out " + a), 0);
+  ASSERT_EQ(run(bob.env_command() + " " + bin + " snapshot --root " + bob.root + " --load-root-drivers --out " + b), 0);
+  auto out = command_output(bin + " diff " + a + " " + b + " 2>&1; echo rc=$?");
+  EXPECT_NE(out.find("torch ~/venv | ~/.venv"), std::string::npos) << out;
+  EXPECT_NE(out.find("2.11.0+cu130 (CUDA 13.0) -> 2.10.0+cu128 (CUDA 12.8)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("(absent) -> 2.10.0"), std::string::npos) << "not an unrelated row: " << out;
+  EXPECT_NE(out.find("after: PYTORCH_CUDA_ALLOC_CONF is not valid"), std::string::npos) << out;
+  EXPECT_NE(out.find("[alloc-conf-invalid]"), std::string::npos) << out;
+  EXPECT_NE(out.find("rc=1"), std::string::npos) << out;
+  auto j = nlohmann::json::parse(command_output(bin + " diff --json " + a + " " + b));
+  EXPECT_NE(j.at("consequences").dump().find("alloc-conf-invalid"), std::string::npos) << j.dump(2);
+}
+
 }  // namespace
 }  // namespace dlready::test

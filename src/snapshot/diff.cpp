@@ -13,6 +13,40 @@ namespace {
 
 constexpr std::array<const char*, 7> kAreas{"system", "driver", "gpus", "cuda", "python", "blas", "environment"};
 
+constexpr const char* kTorchKey = "torch ";
+
+// Environments are keyed by where they are (~/venv), which two machines need not share: when one
+// torch is found only before and one only after, they are the same job's torch, compared in one row
+// that names both places, not two unrelated rows.
+void pair_lone_torch(std::vector<StackChange>& rows) {
+  std::vector<size_t> only_before, only_after;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].key.rfind(kTorchKey, 0) != 0) continue;
+    if (rows[i].after.empty()) only_before.push_back(i);
+    if (rows[i].before.empty()) only_after.push_back(i);
+  }
+  if (only_before.size() != 1 || only_after.size() != 1) return;
+  auto& b = rows[only_before[0]];
+  const auto& a = rows[only_after[0]];
+  b.key += " | " + a.key.substr(std::string(kTorchKey).size());
+  b.after = a.after;
+  if (b.before == b.after) b.key += " (moved)";
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(only_after[0]));
+}
+
+// A finding about the environment on one side only (an invalid PYTORCH_CUDA_ALLOC_CONF): the
+// difference in the variable is a breakage there, not a matter of taste.
+void check_environment_findings(const Stack& on, const std::string& on_name, const Stack& other,
+                                std::vector<std::string>& out) {
+  for (const auto& f : on.environment_findings) {
+    bool shared = false;
+    for (const auto& g : other.environment_findings) shared = shared || g.id == f.id;
+    if (shared) continue;
+    out.push_back(on_name + ": " + f.title + (f.evidence.empty() ? "" : " (" + f.evidence + ")") + " [" + f.id +
+                  "]: dlready doctor there says how to fix it");
+  }
+}
+
 }  // namespace
 
 std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b) {
@@ -26,10 +60,13 @@ std::vector<StackChange> diff_stacks(const Stack& a, const Stack& b) {
         if (std::find(keys.begin(), keys.end(), i.key) == keys.end()) keys.push_back(i.key);
         (*values)[i.key] = i.value;
       }
+    std::vector<StackChange> rows;
     for (const auto& k : keys) {
       std::string x = va.count(k) ? va[k] : "", y = vb.count(k) ? vb[k] : "";
-      if (x != y) out.push_back({area, k, x, y});
+      if (x != y) rows.push_back({area, k, x, y});
     }
+    pair_lone_torch(rows);
+    out.insert(out.end(), rows.begin(), rows.end());
   }
   return out;
 }
@@ -68,6 +105,8 @@ std::vector<std::string> consequences(const Stack& before, const Stack& after) {
   check_torch_against_driver(after, "after", before, "before", out);
   check_torch_against_gpus(before, "before", after, "after", out);
   check_torch_against_gpus(after, "after", before, "before", out);
+  check_environment_findings(before, "before", after, out);
+  check_environment_findings(after, "after", before, out);
   return out;
 }
 

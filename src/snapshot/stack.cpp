@@ -34,6 +34,44 @@ void add(Stack& s, const std::string& area, const std::string& key, const std::s
   if (!value.empty()) s.items.push_back({area, key, value});
 }
 
+// An environment as another machine would name it too: one under the home directory from there
+// (~/venv for /home/alice/venv and /home/bob/venv), others by path. Not by whether it is active:
+// activating it changes the session, not the machine.
+std::string environment_label(const json& env, const std::string& home) {
+  std::string prefix = text(field(env, "prefix"));
+  if (home.size() > 1 && prefix.rfind(home + "/", 0) == 0) return "~" + prefix.substr(home.size());
+  return prefix;
+}
+
+void python_envs(const json& f, Stack& s) {
+  if (!field(f, "python_envs").is_array()) return;
+  const std::string home = text(field(field(f, "environment"), "HOME"));
+  for (const auto& e : f.at("python_envs")) {
+    std::string label = environment_label(e, home);
+    add(s, "python", "python " + label, text(field(e, "python_version")));
+    if (!field(e, "torch").is_array()) continue;
+    size_t n = 0;
+    for (const auto& t : e.at("torch")) {
+      StackTorch st{text(field(t, "version")), text(field(t, "version")), text(field(t, "cuda"))};
+      if (!st.cuda.empty()) st.shown += " (CUDA " + st.cuda + ")";
+      // A second torch in one environment (a user site beside the venv's) is told apart by its folder.
+      add(s, "python", "torch " + label + (n++ ? " " + text(field(t, "site_packages")) : ""), st.shown);
+      if (!st.version.empty()) s.torch.push_back(st);
+    }
+  }
+}
+
+void environment_findings(const json& doc, Stack& s) {
+  if (!field(doc, "findings").is_array()) return;
+  for (const auto& x : doc.at("findings")) {
+    std::string severity = text(field(x, "severity"));
+    if (text(field(x, "check")) != "environment" || (severity != "error" && severity != "warning")) continue;
+    const json& evidence = field(x, "evidence");
+    s.environment_findings.push_back({text(field(x, "id")), severity, text(field(x, "title")),
+                                      evidence.is_array() && !evidence.empty() ? text(evidence.at(0)) : ""});
+  }
+}
+
 void gpus(const json& f, Stack& s) {
   // The driver API knows compute capability and memory; NVML's list stands in when it did not run.
   const json& drv = field(field(f, "driver_api"), "devices");
@@ -145,22 +183,11 @@ Stack stack_from_json(const json& doc) {
   if (field(f, "cuda_libraries").is_array())
     for (const auto& l : f.at("cuda_libraries")) add(s, "cuda", text(field(l, "soname")), text(field(l, "version")));
 
-  if (field(f, "python_envs").is_array()) {
-    for (const auto& e : f.at("python_envs")) {
-      std::string prefix = text(field(e, "prefix"));
-      add(s, "python", "python " + prefix, text(field(e, "python_version")));
-      if (!field(e, "torch").is_array()) continue;
-      for (const auto& t : e.at("torch")) {
-        StackTorch st{text(field(t, "version")), text(field(t, "version")), text(field(t, "cuda"))};
-        if (!st.cuda.empty()) st.shown += " (CUDA " + st.cuda + ")";
-        add(s, "python", "torch " + text(field(t, "site_packages")), st.shown);
-        if (!st.version.empty()) s.torch.push_back(st);
-      }
-    }
-  }
+  python_envs(f, s);
   if (field(f, "libtorch").is_array())
     for (const auto& l : f.at("libtorch")) add(s, "python", "libtorch " + text(field(l, "path")), text(field(l, "build_version")));
   job_torch_and_nccl(f, s);
+  environment_findings(doc, s);
   add(s, "blas", "BLAS", text(field(field(f, "blas"), "implementation")));
   if (field(f, "environment").is_object())
     for (const auto& [k, v] : f.at("environment").items())

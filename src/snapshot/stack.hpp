@@ -27,6 +27,11 @@ struct StackGpu {
   int cc_major = -1, cc_minor = -1;  // -1: unknown (NVML only)
 };
 
+// A doctor finding about the environment (an invalid PYTORCH_CUDA_ALLOC_CONF, ...), from the report.
+struct StackFinding {
+  std::string id, severity, title, evidence;
+};
+
 struct Stack {
   std::string error;            // why the file is not a snapshot ("" = fine)
   std::string host, created;    // from a snapshot's metadata; empty for plain doctor output
@@ -38,6 +43,7 @@ struct Stack {
   std::optional<StackTorch> job_torch;
   std::string nccl;  // NCCL of the job's PyTorch (its nvidia-nccl wheel), else the loader's libnccl.so.2
   std::vector<StackGpu> gpus;
+  std::vector<StackFinding> environment_findings;  // warnings and errors the report gave
 };
 
 // A snapshot file parsed; `error` names the file and what is wrong with it.
