@@ -232,7 +232,7 @@ TEST(Cli, AnUnknownDeviceIsAUsageError) {
 TEST(Cli, HelpShowsDefaultsAndEnumNames) {
   auto r = run("train --help");
   EXPECT_EQ(r.status, 0);
-  for (const char* expected : {"]=5", "]=64", "=0.001", "=runs/latest", "TEXT=auto", "cnn|mlp=mlp", "adam|sgd=adam",
+  for (const char* expected : {"]=5", "]=64", "=0.001", "=runs/latest", "TEXT:{auto,cpu,cuda,cuda:N}=auto", "cnn|mlp=mlp", "adam|sgd=adam",
                                "bf16|fp16|off=off", "]=300"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   EXPECT_EQ(r.out.find("->"), std::string::npos) << "no numeric enum mapping\n" << r.out;
@@ -380,6 +380,32 @@ TEST(Cli, CompletionAndManualComeFromTheCommandTable) {
   EXPECT_NE(page.find("dlready train [options]"), std::string::npos) << page.substr(0, 600);
   EXPECT_NE(page.find("--epochs INT"), std::string::npos) << page.substr(0, 600);
   EXPECT_NE(page.find("EXIT STATUS"), std::string::npos);
+}
+
+// Issue 50 item 8: a value with fixed choices completes to them, not to file names; after launch's
+// -- comes a command; the manual page has ENVIRONMENT, FILES, EXAMPLES and a date.
+TEST(Cli, CompletionOffersFixedChoicesAndTheManualSaysWhatItReads) {
+  EXPECT_EQ(complete_bash("doctor --fail-on \"\""), "error warning\n");
+  EXPECT_EQ(complete_bash("train --device \"\""), "auto cpu cuda\n");
+  EXPECT_EQ(complete_bash("verify --device \"\""), "all cpu cuda\n");
+  EXPECT_EQ(complete_bash("verify --level \"\""), "quick full\n");
+  EXPECT_EQ(complete_bash("bench \"\""), "gemm copy train floor all\n");
+  EXPECT_EQ(complete_bash("bench --device c"), "cpu cuda\n");
+  EXPECT_EQ(complete_bash("setup --platform linux"), "linux-x86_64 linux-aarch64\n");
+  EXPECT_EQ(complete_bash("export x.json --format \"\""), "requirements conda dockerfile\n");
+  EXPECT_EQ(complete_bash("export-model ck.dlr --format \"\""), "pt safetensors\n");
+  EXPECT_EQ(complete_bash("completion \"\""), "bash zsh fish\n");
+  EXPECT_EQ(complete_bash("launch --nproc-per-node \"\""), "gpu cpu auto\n");
+  auto program = complete_bash("launch --nproc-per-node 2 -- bas");
+  EXPECT_NE(program.find("bash"), std::string::npos) << "a command after --: " << program;
+  EXPECT_EQ(complete_bash("launch -- sh /nonexistent-dir/"), "\n") << "its arguments are files";
+  EXPECT_NE(run("completion fish").out.find("-x -a 'gemm copy train floor all'"), std::string::npos);
+  auto page = command_output(std::string(DLREADY_BINARY) + " man | groff -man -Tascii -P-cbou 2>/dev/null");
+  for (const char* part : {"ENVIRONMENT", "DLREADY_KEY_FILE", "DLREADY_TORCH_INDEX", "NO_COLOR", "FILES",
+                           "~/.cache/dlready/doctor-cache", "EXAMPLES", "dlready verify --require-gpu"})
+    EXPECT_NE(page.find(part), std::string::npos) << part;
+  EXPECT_NE(command_output(std::string(DLREADY_BINARY) + " man | head -1").find(".TH DLREADY 1 \"20"), std::string::npos)
+      << "the page is dated";
 }
 
 // People coming from torchrun (issue: what a new user trips over, item 8): its spellings work, and

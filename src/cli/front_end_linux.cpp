@@ -7,6 +7,7 @@
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/launch_command.hpp"
+#include "diagnose/compat.hpp"
 #include "cli/module_command.hpp"
 #include "cli/security_command.hpp"
 #include "cli/setup_command.hpp"
@@ -66,7 +67,7 @@ CommandGroup shell_commands() {
           },
           [shell](const CLI::App& app) -> std::optional<int> {
             if (app.got_subcommand("completion")) return std::fputs(completion_script(app, *shell).c_str(), stdout) < 0;
-            if (app.got_subcommand("man")) return std::fputs(man_page(app, DLREADY_VERSION).c_str(), stdout) < 0;
+            if (app.got_subcommand("man")) return std::fputs(man_page(app, DLREADY_VERSION, kCompatTableDate).c_str(), stdout) < 0;
             return std::nullopt;
           }};
 }

@@ -20,6 +20,7 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
   cmd->add_option("--nproc-per-node,--nproc_per_node", snap.nproc_per_node,
                   "Ranks on this machine: a number, gpu (one per GPU CUDA shows), cpu (one per processor) or auto "
                   "(gpu where there is one, else cpu)")
+      ->type_name("TEXT:{N,gpu,cpu,auto}")
       ->capture_default_str();
   cmd->add_flag("--standalone", o.standalone, "One machine: rendezvous on 127.0.0.1 at a free port (as torchrun's)");
   cmd->add_option("--max-restarts,--max_restarts", o.max_restarts,

@@ -18,6 +18,7 @@ struct CommandSpec {
   std::string path;  // "train", "audit verify"
   std::string description;
   std::vector<std::string> subcommands, positionals;
+  std::vector<std::string> positional_choices;  // the first positional's fixed words (bench's what)
   std::vector<OptionSpec> options;
 };
 
@@ -29,11 +30,32 @@ std::vector<std::string> split_bar(const std::string& s) {
   return out;
 }
 
+// The words a value may be, from its type: an enum's "mlp|cnn", or an IsMember check's
+// "TEXT:{error,warning}". A placeholder word ("cuda:N") is shown in help but not offered.
+std::vector<std::string> choices_of(const std::string& type) {
+  std::vector<std::string> words;
+  if (auto open = type.find(":{"); open != std::string::npos && !type.empty() && type.back() == '}') {
+    std::string inside = type.substr(open + 2, type.size() - open - 3);
+    for (size_t at = 0, comma;; at = comma + 1) {
+      comma = inside.find(',', at);
+      words.push_back(inside.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+    }
+  } else if (type.find('|') != std::string::npos && type.find(' ') == std::string::npos) {
+    words = split_bar(type);
+  }
+  std::vector<std::string> out;
+  for (auto& w : words)
+    if (!w.empty() && w != "N" && !ends_with(w, ":N")) out.push_back(w);
+  return out;
+}
+
 CommandSpec spec_of(const CLI::App& cmd, const std::string& path) {
-  CommandSpec c{path, cmd.get_description(), {}, {}, {}};
+  CommandSpec c{path, cmd.get_description(), {}, {}, {}, {}};
   for (const CLI::App* sub : cmd.get_subcommands([](const CLI::App*) { return true; })) c.subcommands.push_back(sub->get_name());
   for (const CLI::Option* o : cmd.get_options()) {
     if (o->get_positional()) {
+      if (c.positionals.empty()) c.positional_choices = choices_of(o->get_type_name());
       c.positionals.push_back(o->get_name());
       continue;
     }
@@ -45,7 +67,7 @@ CommandSpec spec_of(const CLI::App& cmd, const std::string& path) {
     s.description = o->get_description();
     s.type = o->get_type_name();
     s.default_value = o->get_default_str();
-    if (s.type.find('|') != std::string::npos && s.type.find(' ') == std::string::npos) s.choices = split_bar(s.type);
+    s.choices = choices_of(s.type);
     c.options.push_back(s);
   }
   return c;
@@ -70,7 +92,9 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
       "  # The command as typed so far: its words that name (sub)commands, options skipped.\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    w=${COMP_WORDS[i]}\n"
-      "    [[ $w == -- ]] && { COMPREPLY=($(compgen -f -- \"$cur\")); return; }\n"
+      "    # After launch's --: the program to run first (a command), then its arguments (files).\n"
+      "    [[ $w == -- ]] && { if ((i == COMP_CWORD - 1)); then COMPREPLY=($(compgen -c -- \"$cur\"));\n"
+      "      else COMPREPLY=($(compgen -f -- \"$cur\")); fi; return; }\n"
       "    [[ $w == -* ]] && continue\n"
       "    case \"${path:+$path }$w\" in\n";
   std::vector<std::string> paths;
@@ -96,6 +120,8 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
          " -- \"$cur\"))\n";
     if (!c.subcommands.empty())
       s += "      else COMPREPLY=($(compgen -W " + shell_quote(join(c.subcommands, " ")) + " -- \"$cur\"))\n";
+    else if (!c.positional_choices.empty())
+      s += "      else COMPREPLY=($(compgen -W " + shell_quote(join(c.positional_choices, " ")) + " -- \"$cur\"))\n";
     else
       s += "      else COMPREPLY=($(compgen -f -- \"$cur\"))\n";
     s += "      fi ;;\n";
@@ -125,7 +151,10 @@ std::string fish_script(const std::vector<CommandSpec>& commands) {
       else if (o.takes_value) s += " -r -F";
       s += " -d " + shell_quote(o.description.substr(0, 80)) + "\n";
     }
-    if (!c.positionals.empty()) s += "complete -c dlready -n " + shell_quote(when) + " -F\n";
+    if (!c.positional_choices.empty())
+      s += "complete -c dlready -n " + shell_quote(when) + " -x -a " + shell_quote(join(c.positional_choices, " ")) + "\n";
+    else if (!c.positionals.empty())
+      s += "complete -c dlready -n " + shell_quote(when) + " -F\n";
   }
   return s;
 }
@@ -136,6 +165,53 @@ std::string roff(const std::string& s) {
   for (char c : s) out += c == '\\' ? std::string("\\e") : c == '-' ? std::string("\\-") : std::string(1, c);
   if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
   return out;
+}
+
+// A .TP list of (term, text) pairs under a section heading.
+std::string man_list(const char* section, const std::vector<std::pair<const char*, const char*>>& items) {
+  std::string s = std::string(".SH ") + section + "\n";
+  for (const auto& [term, text] : items) s += ".TP\n.B " + roff(term) + "\n" + roff(text) + "\n";
+  return s;
+}
+
+// Every variable dlready reads of its own, and the common ones it honours.
+std::string man_environment() {
+  return man_list(
+      "ENVIRONMENT",
+      {{"DLREADY_KEY_FILE", "the key file (dlready keygen) that seals and opens model files: the default of --key-file"},
+       {"DLREADY_JOB_TOKEN", "launch: the job's shared secret when --job-token-file is not given"},
+       {"DLREADY_TORCH_INDEX", "setup: a mirror of https://download.pytorch.org/whl/ (the default of --torch-index)"},
+       {"DLREADY_OFFLINE", "set (not 0): setup reads no index over the network, as --offline"},
+       {"DLREADY_TRAIN_MODULE", "the LibTorch module (libdlready_train.so) to load instead of the one found beside dlready"},
+       {"DLREADY_MODULE_CACHE", "where modules built for the active environment's torch are kept (default: the cache below, modules/)"},
+       {"DLREADY_TRACE_LOADING", "set (not 0): print each CUDA library loaded before the module, and how"},
+       {"DLREADY_PARENT_PYTHON", "set by the pip package's dlready command: the Python it was installed into (found first)"},
+       {"DLREADY_PROGRESS", "set by dlready launch for rank 0: draw the progress line although output is a pipe"},
+       {"NO_COLOR", "set: no colour in the doctor's report (as --no-color)"},
+       {"XDG_CACHE_HOME", "the cache's parent folder (default ~/.cache)"},
+       {"CUDA_VISIBLE_DEVICES", "which GPUs train, verify, bench and launch --nproc-per-node gpu see; the doctor checks it"},
+       {"OMP_NUM_THREADS", "intra-op threads (train's --threads wins; launch sets 1 per rank unless set)"},
+       {"TORCH_CPP_LOG_LEVEL", "WARNING or INFO shows LibTorch's own log lines (c10d's retries), off by default"}});
+}
+
+std::string man_files() {
+  return man_list("FILES",
+                  {{"~/.cache/dlready/doctor-cache", "the doctor's cache of library scans (--no-cache skips it)"},
+                   {"~/.cache/dlready/index", "what PyTorch's index served last (releases per platform), for offline advice"},
+                   {"~/.cache/dlready/modules", "LibTorch modules built for the user's own torch"},
+                   {"runs/latest", "train's default --out: checkpoint.dlr, metrics.jsonl, curves.svg, confusion.svg, audit.jsonl"}});
+}
+
+std::string man_examples() {
+  return man_list(
+      "EXAMPLES",
+      {{"dlready doctor", "what is wrong with this machine for deep learning, and the command that fixes it"},
+       {"dlready setup --dry-run", "the PyTorch install that fits this machine, without installing it"},
+       {"dlready verify --require-gpu && ./gpu-job", "run the job only when a GPU passed real work"},
+       {"dlready train --epochs 5 --out runs/first", "the tutorials' training job (CUDA when usable, else the CPU)"},
+       {"dlready launch --nproc-per-node auto -- dlready train --out runs/dp", "data-parallel, one rank per GPU (else per processor)"},
+       {"dlready capture", "this machine as dlready-capture-<date>.tar.gz, for a bug report (redacted)"},
+       {"dlready diff works.json broken.json", "what differs between two machines' snapshots (dlready snapshot --out FILE)"}});
 }
 
 }  // namespace
@@ -151,11 +227,11 @@ std::string completion_script(const CLI::App& app, const std::string& shell) {
   return "";
 }
 
-std::string man_page(const CLI::App& app, const std::string& version) {
+std::string man_page(const CLI::App& app, const std::string& version, const std::string& date) {
   auto commands = commands_of(app);
   std::string what = app.get_description();
   if (auto dash = what.find(" \u2014 "); dash != std::string::npos) what = what.substr(dash + 5);  // "dlready — make ..."
-  std::string s = ".TH DLREADY 1 \"\" \"dlready " + version + "\" \"User Commands\"\n.SH NAME\ndlready \\- " +
+  std::string s = ".TH DLREADY 1 \"" + date + "\" \"dlready " + version + "\" \"User Commands\"\n.SH NAME\ndlready \\- " +
                   roff(what) + "\n.SH SYNOPSIS\n.B dlready\n.I command\n[\\fIoptions\\fR]\n";
   s += ".SH COMMANDS\n";
   for (const auto& c : commands) {
@@ -174,8 +250,9 @@ std::string man_page(const CLI::App& app, const std::string& version) {
        ".TP\n1\ndoctor: an error finding; verify: NOT READY; a run that failed\n"
        ".TP\n2\nbad arguments, or the doctor could not run\n"
        ".TP\n3\nthe LibTorch module (or a library it needs) could not be loaded\n"
-       ".TP\n130\nstopped by SIGINT or SIGTERM with the state saved\n"
-       ".SH SEE ALSO\n\\fBdlready <command> \\-\\-help\\fR; shell completion: \\fBdlready completion bash|zsh|fish\\fR\n";
+       ".TP\n130\nstopped by SIGINT or SIGTERM with the state saved\n";
+  s += man_environment() + man_files() + man_examples();
+  s += ".SH SEE ALSO\n\\fBdlready <command> \\-\\-help\\fR; shell completion: \\fBdlready completion bash|zsh|fish\\fR\n";
   return s;
 }
 

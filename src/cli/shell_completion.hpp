@@ -12,6 +12,6 @@ namespace dlready {
 
 // dlready(1) in roff: every command, its arguments and options with their help and defaults, the
 // exit statuses.
-[[nodiscard]] std::string man_page(const CLI::App& app, const std::string& version);
+[[nodiscard]] std::string man_page(const CLI::App& app, const std::string& version, const std::string& date);
 
 }  // namespace dlready

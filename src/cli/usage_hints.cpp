@@ -143,7 +143,8 @@ CLI::Validator device_validator(const std::string& extra) {
           return "";
         return "not a device: " + s + " (use " + extra + ", cpu, cuda or cuda:N)";
       },
-      "");
+      // Shown in help as TEXT:{...}; completion offers the words (not the cuda:N placeholder).
+      "{" + extra + ",cpu,cuda,cuda:N}");
 }
 
 }  // namespace dlready
