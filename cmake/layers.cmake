@@ -150,8 +150,8 @@ dlready_platform_layer(dlready_module_api module_api src/module_api/options.cpp)
 target_link_libraries(dlready_module_api PUBLIC dlready_core)
 # dlready setup: the plan's inputs (flags, this machine, the indexes), installing and proving.
 dlready_platform_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_index.cpp src/setup/setup_install.cpp
-  src/setup/logged_run.cpp src/setup/module_build.cpp)
-target_link_libraries(dlready_setup PUBLIC dlready_doctor nlohmann_json::nlohmann_json)
+  src/setup/logged_run.cpp src/setup/module_build.cpp src/setup/index_fetch.cpp src/setup/lock_hashes.cpp)
+target_link_libraries(dlready_setup PUBLIC dlready_doctor dlready_snapshot nlohmann_json::nlohmann_json)
 # File formats read and written without LibTorch (so the fuzz build reaches them).
 dlready_platform_layer(dlready_formats formats src/formats/pickle_state_dict.cpp src/formats/metrics.cpp
   src/formats/tensorboard_events.cpp src/formats/curves_svg.cpp src/formats/confusion.cpp src/formats/safetensors.cpp

@@ -135,5 +135,72 @@ TEST(ExportResolves, AWheelFromPytorchsIndexComesFromThere) {
        {"nvidia-cudnn-cu13", "9.19.0.56"}, {"nvidia-nccl-cu13", "2.28.9"}});
 }
 
+// Issue 50 item 13: `export --hashes` gives every pin the sha256 of its files on the index it comes
+// from, so pip installs the lock with --require-hashes; Linux-only distributions carry torch's own
+// marker; a pin the index does not have is named, in the file and on stderr, and the export fails.
+struct HashedExport {
+  int status = -1;
+  std::string lock, log;
+};
+HashedExport export_hashed(const Fixture& machine, const Fixture& work, const PackageIndex& index) {
+  std::string snap = work.root + "/snap.json", lock = work.root + "/lock.txt";
+  EXPECT_EQ(std::system(("env VIRTUAL_ENV=/home/alice/venv " + kBin + " snapshot --root " + machine.root +
+                         " --no-driver-probe --out " + snap + " >/dev/null 2>&1").c_str()), 0);
+  auto r = run_command("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + work.root + "/cache " + kBin + " export " + snap +
+                       " --hashes --index-url " + index.url() + "pypi/ --torch-index " + index.url() + " --out " + lock +
+                       " 2>&1");
+  return {r.status, read_text(lock), r.out};
+}
+
+TEST(ExportResolves, AHashedLockInstallsWithRequireHashes) {
+  if (!host_pip()) GTEST_SKIP() << "no python3 -m pip here";
+  Fixture machine, work;
+  healthy_gpu_machine(machine);
+  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
+  machine.remove(sp + "/torch-2.11.0.dist-info");
+  TorchSpec spec;
+  spec.from_pytorch_index = true;
+  add_torch_venv(machine, "/home/alice/venv", spec);
+  machine.mkdir(sp + "/numpy-2.4.6.dist-info");
+  PackageIndex index(work.root, {"2.11.0+cu130", "pypi/numpy==2.4.6", "pypi/nvidia-cudnn-cu13==9.19.0.56",
+                                 "pypi/nvidia-nccl-cu13==2.28.9"});
+  auto e = export_hashed(machine, work, index);
+  ASSERT_EQ(e.status, 0) << e.log << e.lock;
+  EXPECT_NE(e.lock.find("torch==2.11.0+cu130 \\\n    --hash=sha256:"), std::string::npos) << e.lock;
+  EXPECT_NE(e.lock.find("nvidia-cudnn-cu13==9.19.0.56 ; platform_system == \"Linux\" \\\n    --hash=sha256:"),
+            std::string::npos) << e.lock;
+  EXPECT_NE(e.lock.find("pip install --require-hashes -r FILE: every one of the 4 pins"), std::string::npos) << e.lock;
+  EXPECT_NE(e.lock.find("# not pinned here: the Python interpreter"), std::string::npos) << e.lock;
+  std::string req = work.root + "/from-lock.txt";
+  std::ofstream(req) << replace_all(e.lock, kPytorchIndex, index.url());
+  auto r = resolve(work, index, "--require-hashes -r " + req);
+  ASSERT_TRUE(r.ok) << "pip refused the hashed lock\n" << e.lock << "\n" << r.log;
+  EXPECT_EQ(r.install, (std::map<std::string, std::string>{{"torch", "2.11.0+cu130"}, {"numpy", "2.4.6"},
+                                                           {"nvidia-cudnn-cu13", "9.19.0.56"},
+                                                           {"nvidia-nccl-cu13", "2.28.9"}}));
+  // A wrong hash is caught by pip: the hashes are the files', not decoration.
+  std::string forged = e.lock;
+  auto at = forged.find("--hash=sha256:") + 14;
+  forged[at] = forged[at] == '0' ? '1' : '0';
+  std::ofstream(req) << replace_all(forged, kPytorchIndex, index.url());
+  EXPECT_FALSE(resolve(work, index, "--require-hashes -r " + req).ok) << forged;
+}
+
+TEST(ExportResolves, APinTheIndexDoesNotHaveIsNamedAndTheExportFails) {
+  Fixture machine, work;
+  healthy_gpu_machine(machine);
+  machine.mkdir("/home/alice/venv/lib/python3.11/site-packages/in_house_tool-0.3.dist-info");
+  PackageIndex index(work.root, {"pypi/torch==2.11.0", "pypi/nvidia-cudnn-cu13==9.19.0.56", "pypi/nvidia-nccl-cu13==2.28.9"});
+  auto e = export_hashed(machine, work, index);
+  EXPECT_EQ(e.status, 1) << e.log;
+  EXPECT_NE(e.log.find("no hash for in-house-tool==0.3"), std::string::npos) << e.log;
+  EXPECT_NE(e.log.find("pip install --require-hashes will refuse this file: 1 pin(s) have no hash"), std::string::npos) << e.log;
+  EXPECT_NE(e.lock.find("# NOT installable with --require-hashes: no hash for 1 of 4 pins"), std::string::npos) << e.lock;
+  EXPECT_NE(e.lock.find("torch==2.11.0 \\\n    --hash=sha256:"), std::string::npos) << "the others keep theirs: " << e.lock;
+  auto conda = run_command(kBin + " export " + work.root + "/snap.json --format conda --hashes 2>&1");
+  EXPECT_EQ(conda.status, 2) << conda.out;
+  EXPECT_NE(conda.out.find("use --format requirements"), std::string::npos) << conda.out;
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -169,13 +169,18 @@ TEST(Export, ALockOfTheWholeEnvironmentThatNamesInvalidVariables) {
   auto req = export_stack(doc, "requirements");
   ASSERT_TRUE(req.error.empty()) << req.error;
   for (const char* pin : {"\ntorch==2.11.0\n", "\ntorchvision==0.26.0\n", "\nnumpy==2.4.6\n",
-                          "\nnvidia-cudnn-cu13==9.19.0.56\n", "# Python 3.11.7\n"})
+                          "\nnvidia-cudnn-cu13==9.19.0.56 ; platform_system == \"Linux\"\n", "# Python 3.11.7\n"})
     EXPECT_NE(req.text.find(pin), std::string::npos) << pin << "\n" << req.text;
   EXPECT_EQ(req.text.find("pip=="), std::string::npos) << req.text;
   EXPECT_NE(req.text.find("# warning: PYTORCH_CUDA_ALLOC_CONF=\"expandable_segments=true\" is invalid"), std::string::npos)
       << req.text;
   ASSERT_EQ(req.warnings.size(), 1u);
+  // Issue 50 item 13: what a pip lock cannot pin is said; the Linux-only wheels carry torch's marker.
+  EXPECT_NE(req.text.find("# not pinned here: the Python interpreter (3.11.7), the NVIDIA driver, system libraries"),
+            std::string::npos) << req.text;
   EXPECT_NE(conda_text(doc).find("  - python=3.11.7\n"), std::string::npos);
+  EXPECT_NE(conda_text(doc).find("    - nvidia-nccl-cu13==2.28.9; platform_system == \"Linux\"\n"), std::string::npos)
+      << conda_text(doc);
   auto docker = export_stack(doc, "dockerfile");
   EXPECT_NE(docker.text.find("FROM python:3.11.7-slim\n"), std::string::npos) << docker.text;
   EXPECT_NE(docker.text.find(" torchvision==0.26.0"), std::string::npos) << docker.text;

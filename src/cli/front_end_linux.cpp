@@ -7,6 +7,7 @@
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/launch_command.hpp"
+#include "setup/lock_hashes.hpp"
 #include "diagnose/compat.hpp"
 #include "cli/module_command.hpp"
 #include "cli/security_command.hpp"
@@ -100,7 +101,7 @@ std::vector<CommandGroup> platform_commands() {
           single_command<BenchOptions>("bench", add_bench_command, run_bench),
           model_commands(),
           launch_command(),
-          snapshot_command_group(),
+          snapshot_command_group(find_lock_hashes),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture),
           single_command<SetupArgs>("setup", add_setup_command, run_setup),
           shared_args<SecurityArgs>(add_security_commands, run_security_command),

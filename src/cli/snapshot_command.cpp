@@ -1,6 +1,7 @@
 #include "cli/snapshot_command.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -98,18 +99,43 @@ ExitCode run_snapshot(const SnapshotArgs& a) {
 
 ExitCode run_diff(const DiffArgs& a) { return run_diff_command(a.before, a.after, a.json); }
 
-CommandGroup snapshot_command_group() {
+namespace {
+
+void add_hash_options(CLI::App& app, ExportArgs& e) {
+  auto* exp = app.get_subcommand("export");
+  exp->add_flag("--hashes", e.hashes,
+                "Each pin with the sha256 of its files on the index, for pip install --require-hashes -r FILE "
+                "(reads the indexes; requirements only)");
+  exp->add_option("--index-url", e.index_url, "With --hashes: the PyPI index (or a mirror) to read")->capture_default_str();
+  exp->add_option("--torch-index", e.torch_index,
+                  "With --hashes: a mirror of https://download.pytorch.org/whl/ for the +cuXYZ pins (default "
+                  "DLREADY_TORCH_INDEX)");
+}
+
+ExitCode run_hashed_export(const ExportArgs& a, IndexHashReader read_hashes) {
+  return run_export_command(a.snapshot, a.format, a.out, [&](const std::vector<LockPin>& pins) {
+    return read_hashes(pins, a.index_url, a.torch_index);
+  });
+}
+
+}  // namespace
+
+CommandGroup snapshot_command_group(IndexHashReader read_hashes) {
   struct Args {
     SnapshotArgs snapshot;
     DiffArgs diff;
     ExportArgs exp;
   };
   auto a = std::make_shared<Args>();
-  return {[a](CLI::App& app) { add_snapshot_commands(app, a->snapshot, a->diff, a->exp); },
-          [a](const CLI::App& app) -> std::optional<int> {
+  return {[a, read_hashes](CLI::App& app) {
+            add_snapshot_commands(app, a->snapshot, a->diff, a->exp);
+            if (read_hashes) add_hash_options(app, a->exp);
+          },
+          [a, read_hashes](const CLI::App& app) -> std::optional<int> {
             if (app.got_subcommand("snapshot")) return to_int(run_snapshot(a->snapshot));
             if (app.got_subcommand("diff")) return to_int(run_diff(a->diff));
-            if (app.got_subcommand("export")) return to_int(run_export(a->exp));
+            if (app.got_subcommand("export"))
+              return to_int(a->exp.hashes && read_hashes ? run_hashed_export(a->exp, read_hashes) : run_export(a->exp));
             return std::nullopt;
           }};
 }

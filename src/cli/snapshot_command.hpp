@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+
+#include "snapshot/export.hpp"
 #include <string>
 
 #include "cli/front_end.hpp"
@@ -23,7 +25,12 @@ struct SnapshotArgs {
 };
 struct ExportArgs {
   std::string snapshot, format = "requirements", out;
+  bool hashes = false;  // --hashes: each pin's sha256 from the index, for pip --require-hashes
+  std::string index_url = "https://pypi.org/simple/", torch_index;  // torch_index "": DLREADY_TORCH_INDEX, else PyTorch's
 };
+// The platform's reader of an index for `export --hashes` (setup/lock_hashes.hpp): pins, the PyPI
+// index, PyTorch's. Without one the option is not offered.
+using IndexHashReader = LockHashes (*)(const std::vector<LockPin>&, const std::string&, const std::string&);
 struct DiffArgs {
   std::string before, after;
   bool json = false;
@@ -40,6 +47,6 @@ std::optional<int> cuda_device_count(const SnapshotArgs& args);
 ExitCode run_diff(const DiffArgs& args);
 ExitCode run_export(const ExportArgs& args);
 // snapshot, diff and export as every platform's front end wires them.
-CommandGroup snapshot_command_group();
+CommandGroup snapshot_command_group(IndexHashReader read_hashes = nullptr);
 
 }  // namespace dlready

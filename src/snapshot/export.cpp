@@ -116,14 +116,71 @@ bool names_invalid(const std::vector<std::string>& warnings, const std::string& 
   return false;
 }
 
+// Where torch's own METADATA installs a distribution only on Linux (torch 2.11.0: Requires-Dist
+// cuda-toolkit, cuda-bindings, nvidia-* and triton, each "; platform_system == \"Linux\""), the
+// lock says so too: on a Mac or Windows the same file installs torch without them.
+std::string platform_marker(const std::string& name) {
+  std::string n = to_lower(name);
+  if (n.rfind("nvidia-", 0) == 0 || n.rfind("nvidia_", 0) == 0 || n.rfind("cuda-", 0) == 0 || n.rfind("cuda_", 0) == 0 ||
+      n == "triton")
+    return "platform_system == \"Linux\"";
+  return "";
+}
+
+std::vector<LockPin> pins_of(const Primary& p) {
+  std::vector<LockPin> pins = {{"torch", p.version}};
+  for (const auto& [name, version] : p.distributions) pins.push_back({name, version});
+  return pins;
+}
+
+// requirements.txt's lines: a marker where the distribution is Linux-only, and with `hashes` each
+// file's --hash (pip's continuation lines, as pip-compile writes them).
+std::string requirement_lines(const std::vector<LockPin>& pins, const LockHashes* hashes) {
+  std::string out;
+  for (const auto& pin : pins) {
+    const std::string key = pin.name + "==" + pin.version;
+    std::string line = key;
+    if (auto m = platform_marker(pin.name); !m.empty()) line += " ; " + m;
+    if (hashes)
+      if (auto it = hashes->by_pin.find(key); it != hashes->by_pin.end())
+        for (const auto& h : it->second) line += " \\\n    --hash=sha256:" + h;
+    out += line + "\n";
+  }
+  return out;
+}
+
+// What no lock of pip's can carry, said in every format.
+std::string unpinned_note(const std::string& python, const std::string& cuda) {
+  return "# not pinned here: the Python interpreter (" + python + "), " +
+         (cuda.empty() ? std::string("") : "the NVIDIA driver, ") +
+         "system libraries, and anything installed without pip (conda packages, files copied in)\n";
+}
+
+// Whether pip --require-hashes can install the file, and why not.
+std::string hashes_note(const LockHashes& h, size_t pins) {
+  if (h.missing.empty())
+    return "# pip install --require-hashes -r FILE: every one of the " + std::to_string(pins) +
+           " pins has its files' sha256 from " + comment_text(join(h.sources, ", ")) + "\n";
+  std::string s = "# NOT installable with --require-hashes: no hash for " + std::to_string(h.missing.size()) + " of " +
+                  std::to_string(pins) + " pins (pip refuses the whole file):\n";
+  for (const auto& m : h.missing) s += "#   " + comment_text(m) + "\n";
+  return s;
+}
+
 }  // namespace
 
-Exported export_stack(const json& snapshot, const std::string& format) {
+std::vector<LockPin> export_pins(const json& snapshot) {
+  auto p = primary_torch(field(snapshot, "facts"));
+  if (!p || !invalid_field(*p).empty()) return {};
+  return pins_of(*p);
+}
+
+Exported export_stack(const json& snapshot, const std::string& format, const LockHashes* hashes) {
   Exported out;
   const json& facts = field(snapshot, "facts");
   if (!facts.is_object()) {
     out.error = "not a dlready snapshot or doctor report (no \"facts\" object)";
-    out.not_a_snapshot = true;
+    out.usage_error = true;
     return out;
   }
   auto p = primary_torch(facts);
@@ -143,8 +200,7 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   // The whole environment, exactly as pip recorded it: torch as its dist-info names it (a local
   // "+cu130" means PyTorch's index, none means PyPI), every other distribution likewise
   // (torchvision must match torch; numpy, triton, nvidia-* come along).
-  std::vector<std::string> pins = {"torch==" + p->version};
-  for (const auto& [name, version] : p->distributions) pins.push_back(name + "==" + version);
+  const auto pins = pins_of(*p);
   std::string python = p->python_full.empty() ? major_minor(p->python.empty() ? "3.11" : p->python) : p->python_full;
   std::string driver_note;
   if (!p->cuda.empty()) {
@@ -159,20 +215,35 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   for (const auto& w : invalid) out.warnings.push_back(w);
   std::string warn_lines;
   for (const auto& w : invalid) warn_lines += "# warning: " + comment_text(w) + "\n";
+  warn_lines += unpinned_note(python, p->cuda);
+  if (hashes && format != "requirements") {
+    out.error = "--hashes writes a requirements file (pip install --require-hashes -r FILE): use --format requirements";
+    out.usage_error = true;
+    return out;
+  }
+  if (hashes) {
+    warn_lines += hashes_note(*hashes, pins.size());
+    for (const auto& m : hashes->missing) out.warnings.push_back("no hash for " + m);
+  }
   if (format == "requirements") {
     out.text = origin + "\n" + driver_note + index_note + warn_lines + "# Python " + python + "\n" +
-               (index.empty() ? "" : "--extra-index-url " + index + "\n");
-    for (const auto& pin : pins) out.text += pin + "\n";
+               (index.empty() ? "" : "--extra-index-url " + index + "\n") + requirement_lines(pins, hashes);
   } else if (format == "conda") {
     out.text = origin + "\n" + driver_note + index_note + warn_lines +
                "name: dlready-torch\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + python +
                "\n  - pip\n  - pip:\n" + (index.empty() ? "" : "    - --extra-index-url " + index + "\n");
-    for (const auto& pin : pins) out.text += "    - " + pin + "\n";
+    for (const auto& pin : pins) {
+      auto m = platform_marker(pin.name);
+      out.text += "    - " + pin.name + "==" + pin.version + (m.empty() ? "" : "; " + m) + "\n";
+    }
   } else if (format == "dockerfile") {
+    // The image is Linux: no markers, and no shell quoting needed for a pin.
+    std::vector<std::string> words;
+    for (const auto& pin : pins) words.push_back(pin.name + "==" + pin.version);
     out.text = origin + "\n" + driver_note + index_note + warn_lines +
                "# The driver comes from the host: run with the NVIDIA Container Toolkit, docker run --gpus all ...\n"
                "FROM python:" + python + "-slim\n"
-               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + join(pins, " ") + "\n";
+               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + join(words, " ") + "\n";
     for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
                           "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
       if (auto v = text_of(field(facts, "environment"), k); !v.empty() && !names_invalid(invalid, k))
@@ -183,27 +254,37 @@ Exported export_stack(const json& snapshot, const std::string& format) {
   return out;
 }
 
-ExitCode run_export_command(const std::string& snapshot_path, const std::string& format, const std::string& out) {
+ExitCode run_export_command(const std::string& snapshot_path, const std::string& format, const std::string& out,
+                            const HashFinder& find_hashes) {
   auto file = load_snapshot_file(snapshot_path);
   if (!file.error.empty()) {
     std::fprintf(stderr, "dlready export: %s\n", file.error.c_str());
     return ExitCode::usage;
   }
-  auto e = export_stack(file.doc, format);
+  std::optional<LockHashes> hashes;
+  if (find_hashes && format == "requirements")
+    if (auto pins = export_pins(file.doc); !pins.empty()) hashes = find_hashes(pins);
+  if (find_hashes && !hashes) hashes.emplace();  // refused below, with the reason
+  auto e = export_stack(file.doc, format, hashes ? &*hashes : nullptr);
   if (!e.error.empty()) {
     std::fprintf(stderr, "dlready export: %s: %s\n", snapshot_path.c_str(), e.error.c_str());
-    return e.not_a_snapshot ? ExitCode::usage : ExitCode::failed;
+    return e.usage_error ? ExitCode::usage : ExitCode::failed;
   }
   for (const auto& w : e.warnings) std::fprintf(stderr, "dlready export: warning: %s\n", w.c_str());
+  // Written either way (the pins are right); a lock pip --require-hashes refuses is not a success.
+  const ExitCode done = hashes && !hashes->missing.empty() ? ExitCode::failed : ExitCode::ok;
+  if (done != ExitCode::ok)
+    std::fprintf(stderr, "dlready export: pip install --require-hashes will refuse this file: %zu pin(s) have no hash\n",
+                 hashes->missing.size());
   if (out.empty()) {
     std::fwrite(e.text.data(), 1, e.text.size(), stdout);
-    return ExitCode::ok;
+    return done;
   }
   if (auto st = write_file_atomically(out, e.text); !st) {
     std::fprintf(stderr, "dlready export: %s\n", st.error().c_str());
     return ExitCode::failed;
   }
-  return ExitCode::ok;
+  return done;
 }
 
 }  // namespace dlready

@@ -77,7 +77,10 @@ def main():
             with open(os.path.join(folder, "index.html"), "w") as f:
                 f.write("<!DOCTYPE html><html><body>\n")
                 for n in links:
-                    f.write(f'<a href="{n.replace("+", "%2B")}">{n}</a><br/>\n')
+                    # As PyPI and download.pytorch.org do: the file's sha256 in the link (pip checks it).
+                    with open(os.path.join(folder, n), "rb") as w:
+                        digest = hashlib.sha256(w.read()).hexdigest()
+                    f.write(f'<a href="{n.replace("+", "%2B")}#sha256={digest}">{n}</a><br/>\n')
                 f.write("</body></html>\n")
         with open(os.path.join(root, index, "index.html"), "w") as f:
             f.write("<!DOCTYPE html><html><body>\n")

@@ -46,16 +46,42 @@ std::optional<WheelName> parse_wheel_name(const std::string& file_name) {
   return w;
 }
 
-std::vector<std::string> simple_index_file_names(const std::string& page) {
-  std::vector<std::string> out;
+namespace {
+
+// A sha256 as an index gives it: 64 hex digits, lower-cased; "" for anything else.
+std::string sha256_text(const std::string& s) {
+  if (s.size() != 64 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return "";
+  return to_lower(s);
+}
+
+// The #sha256=<hex> fragment of an <a> element's href (PEP 503), "" without one.
+std::string href_sha256(std::string_view tag) {
+  size_t href = tag.find("href=\"");
+  if (href == std::string_view::npos) return "";
+  size_t end = tag.find('"', href + 6);
+  std::string_view value = tag.substr(href + 6, end == std::string_view::npos ? std::string_view::npos : end - href - 6);
+  size_t frag = value.find("#sha256=");
+  return frag == std::string_view::npos ? "" : sha256_text(std::string(value.substr(frag + 8)));
+}
+
+}  // namespace
+
+std::vector<IndexFile> simple_index_files(const std::string& page) {
+  std::vector<IndexFile> out;
   std::string error;
   if (!page.empty() && page.front() == '{') {
     auto j = parse_json_bounded(page, &error);
     if (j.is_object() && j.contains("files") && j["files"].is_array())
-      for (const auto& f : j["files"])
-        if (f.is_object() && f.contains("filename") && f["filename"].is_string() &&
-            !(f.contains("yanked") && f["yanked"].is_boolean() && f["yanked"].get<bool>()))
-          out.push_back(f["filename"].get<std::string>());
+      for (const auto& f : j["files"]) {
+        if (!f.is_object() || !f.contains("filename") || !f["filename"].is_string() ||
+            (f.contains("yanked") && f["yanked"].is_boolean() && f["yanked"].get<bool>()))
+          continue;
+        std::string sha;
+        if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") &&
+            f["hashes"]["sha256"].is_string())
+          sha = sha256_text(f["hashes"]["sha256"].get<std::string>());
+        out.push_back({f["filename"].get<std::string>(), sha});
+      }
     return out;
   }
   // PEP 503: <a href="...">FILE</a>; a yanked file carries data-yanked. One pass: each search
@@ -71,9 +97,15 @@ std::vector<std::string> simple_index_file_names(const std::string& page) {
     // "<a <a <a …>": the last opener before '>' is the element's (the others are text).
     if (size_t inner = tag.rfind("<a "); inner != 0) tag = tag.substr(inner);
     if (tag.find("data-yanked") == std::string_view::npos)
-      out.push_back(trim(std::string(text.substr(open_end + 1, close - open_end - 1))));
+      out.push_back({trim(std::string(text.substr(open_end + 1, close - open_end - 1))), href_sha256(tag)});
     at = text.find("<a ", close + 4);
   }
+  return out;
+}
+
+std::vector<std::string> simple_index_file_names(const std::string& page) {
+  std::vector<std::string> out;
+  for (auto& f : simple_index_files(page)) out.push_back(std::move(f.filename));
   return out;
 }
 

@@ -34,6 +34,12 @@ std::optional<WheelName> parse_wheel_name(const std::string& file_name);
 // The wheels' file names a simple-API page lists: PEP 691 JSON ("files": [{"filename"}]) or PEP 503
 // HTML (the text of each <a>). Malformed text gives what could be read (nothing, at worst).
 std::vector<std::string> simple_index_file_names(const std::string& page);
+// The same with each file's sha256 where the page gives it (JSON "hashes", HTML "#sha256="): the
+// hash pip checks under --require-hashes. sha256 is "" where the page gives none.
+struct IndexFile {
+  std::string filename, sha256;
+};
+std::vector<IndexFile> simple_index_files(const std::string& page);
 
 // `platform`: "linux-x86_64" or "linux-aarch64"; only wheels for it count.
 void add_index_page(IndexReleases& into, const std::string& page, const std::string& platform);

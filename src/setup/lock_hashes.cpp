@@ -1,0 +1,85 @@
+#include "setup/lock_hashes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+
+#include "core/text.hpp"
+#include "probe/linux/index_pages.hpp"
+#include "setup/index_fetch.hpp"
+
+namespace dlready {
+
+std::string normalized_project(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    bool sep = c == '-' || c == '_' || c == '.';
+    if (sep) {
+      if (out.empty() || out.back() != '-') out += '-';
+    } else {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool is_pins_file(const std::string& file, const LockPin& pin) {
+  if (auto w = parse_wheel_name(file))
+    return normalized_project(w->project) == normalized_project(pin.name) &&
+           w->version + (w->local.empty() ? "" : "+" + w->local) == pin.version;
+  for (const char* ext : {".tar.gz", ".zip"}) {
+    if (!ends_with(file, ext)) continue;
+    std::string stem = file.substr(0, file.size() - std::string(ext).size());
+    std::string tail = "-" + pin.version;
+    return stem.size() > tail.size() && ends_with(stem, tail) &&
+           normalized_project(stem.substr(0, stem.size() - tail.size())) == normalized_project(pin.name);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> pin_hashes(const std::string& page, const LockPin& pin) {
+  std::vector<std::string> out;
+  for (const auto& f : simple_index_files(page))
+    if (!f.sha256.empty() && is_pins_file(f.filename, pin) && std::find(out.begin(), out.end(), f.sha256) == out.end())
+      out.push_back(f.sha256);
+  std::sort(out.begin(), out.end());  // the same lock from the same index, whatever the page's order
+  return out;
+}
+
+LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string& pypi, const std::string& torch_index) {
+  LockHashes out;
+  std::string torch = torch_index;
+  if (torch.empty())
+    if (const char* v = std::getenv("DLREADY_TORCH_INDEX"); v && *v) torch = v;
+  if (torch.empty()) torch = kPytorchIndex;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kIndexFetchSeconds);
+  for (const auto& pin : pins) {
+    auto plus = pin.version.find('+');
+    std::string index = plus == std::string::npos ? with_slash(pypi) : with_slash(torch) + pin.version.substr(plus + 1) + "/";
+    std::string url = index + normalized_project(pin.name) + "/";
+    int left = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now()).count());
+    std::string file, source, why;
+    auto page = read_index_page(url, left, file, source, why);
+    std::string key = pin.name + "==" + pin.version;
+    if (!page) {
+      out.missing.push_back(key + " (" + (why.empty() ? url + " was not read" : why) + ")");
+      continue;
+    }
+    auto hashes = pin_hashes(*page, pin);
+    if (hashes.empty()) {
+      out.missing.push_back(key + " (" + url + " lists no file of this version with a sha256: a local or private build?)");
+      continue;
+    }
+    out.by_pin[key] = hashes;
+    if (std::find(out.sources.begin(), out.sources.end(), index) == out.sources.end()) out.sources.push_back(index);
+  }
+  return out;
+}
+
+}  // namespace dlready
