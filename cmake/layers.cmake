@@ -126,7 +126,7 @@ target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose dlready_os)
 dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/main.cpp src/cli/command_table.cpp linux:src/cli/front_end_linux.cpp windows:src/cli/front_end_windows.cpp
   macos:src/cli/front_end_macos.cpp
-  src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
+  src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
   linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
   linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
   linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp posix:src/cli/capture_command.cpp

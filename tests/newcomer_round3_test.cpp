@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "core/text.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -104,6 +105,29 @@ TEST(Newcomer, ParseErrorsHelpAndVersionSpeakDlready) {
   EXPECT_EQ(typed.status, 2) << typed.out;
   EXPECT_EQ(typed.out.find('\x1b'), std::string::npos) << typed.out;
   EXPECT_NE(typed.out.find("x\\x1b[2J; see dlready doctor --help"), std::string::npos) << typed.out;
+}
+
+// Item 9: help wraps at the terminal's width (COLUMNS here, 80 for a pipe): no description line of
+// any command runs past it, but for a single word longer than the room (a URL).
+TEST(Newcomer, HelpWrapsAtTheTerminalsWidth) {
+  auto help = [](const std::string& command, const std::string& env) {
+    return command_output("env -u COLUMNS " + env + " " + std::string(DLREADY_BINARY) + " " + command + " --help");
+  };
+  for (const char* command : {"", "doctor", "train", "setup", "launch", "bench", "capture", "export"})
+    for (auto [env, width] : {std::pair<std::string, size_t>{"", 80}, {"COLUMNS=60", 60}}) {
+      std::string text = help(command, env);
+      EXPECT_NE(text.find("Options:"), std::string::npos) << command << ": " << text;
+      for (const auto& line : split(text, '\n')) {
+        if (line.rfind("Usage:", 0) == 0 || line.size() <= width) continue;
+        std::string tail = line.substr(line.find_first_not_of(' '));
+        EXPECT_EQ(tail.find(' '), std::string::npos) << command << " " << env << ": " << line.size() << " > " << width
+                                                      << ":\n" << line;
+      }
+    }
+  EXPECT_NE(help("setup", "COLUMNS=70").find("  --python TEXT               Python version X.Y (default: python3 on\n"
+                                              "                              PATH)\n"),
+            std::string::npos)
+      << help("setup", "COLUMNS=70");
 }
 
 }  // namespace

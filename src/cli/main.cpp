@@ -8,10 +8,12 @@
 
 #include "cli/command_table.hpp"
 #include "cli/front_end.hpp"
+#include "cli/help_format.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/exit_code.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
+#include "os/terminal.hpp"
 
 namespace dlready {
 namespace {
@@ -94,6 +96,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_line());
   // Every option's help shows its default (subcommands inherit this).
   app.option_defaults()->always_capture_default();
+  // Help wraps at the terminal's width (subcommands made after this inherit the formatter).
+  app.formatter(std::make_shared<WrappingFormatter>(terminal_columns(1)));
   add_table_commands(app, here);
   auto groups = platform_commands();
   for (const auto& g : groups) g.add(app);
