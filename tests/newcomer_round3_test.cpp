@@ -130,5 +130,19 @@ TEST(Newcomer, HelpWrapsAtTheTerminalsWidth) {
       << help("setup", "COLUMNS=70");
 }
 
+// Noticed in issue 50: a plan for another machine said "for this machine", and an install asked for
+// another machine printed the whole plan before refusing.
+TEST(Newcomer, APlanForAnotherMachineSaysSoAndItsInstallIsRefusedFirst) {
+  std::string bin = DLREADY_BINARY;
+  auto install = run_command("env DLREADY_OFFLINE=1 " + bin + " setup --gpu H100 2>/dev/null");
+  EXPECT_EQ(install.status, 2);
+  EXPECT_EQ(install.out, "") << "nothing planned or printed before the refusal";
+  auto plan = run_command("env DLREADY_OFFLINE=1 " + bin + " setup --gpu H100 --dry-run 2>&1");
+  EXPECT_EQ(plan.status, 0) << plan.out;
+  EXPECT_NE(plan.out.find("the PyTorch build for the machine given, and why"), std::string::npos) << plan.out;
+  auto here = run_command("env DLREADY_OFFLINE=1 " + bin + " setup --dry-run /tmp/dlready-newcomer-env 2>&1");
+  EXPECT_NE(here.out.find("the PyTorch build for this machine, and why"), std::string::npos) << here.out;
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -45,6 +45,12 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
 
 
 ExitCode run_setup(const SetupArgs& a) {
+  // Refused before anything is read, planned or printed, as the other refusals are.
+  if (plans_another_machine(a) && !a.dry_run && !a.json) {
+    std::fprintf(stderr, "dlready setup: --driver/--gpu/--no-gpu/--platform macos-* plan for another machine: add "
+                         "--dry-run (an install here follows this machine)\n");
+    return ExitCode::usage;
+  }
   PlanMachine m;
   std::vector<std::string> seen;
   if (auto err = plan_machine(a, m, seen); !err.empty()) {
@@ -63,15 +69,12 @@ ExitCode run_setup(const SetupArgs& a) {
     std::string text = json_text(plan_json(plan, m, a, seen, commands), 2) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
-    std::fputs(render_plan_text(plan, seen, a.dry_run ? commands : std::vector<std::string>{}).c_str(), stdout);
+    PlanWording words;
+    if (plans_another_machine(a)) words.machine = "the machine given";
+    std::fputs(render_plan_text(plan, seen, a.dry_run ? commands : std::vector<std::string>{}, words).c_str(), stdout);
   }
   if (!plan.ok) return ExitCode::failed;
   if (a.dry_run || a.json) return ExitCode::ok;
-  if (plans_another_machine(a)) {
-    std::fprintf(stderr, "dlready setup: --driver/--gpu/--no-gpu/--platform macos-* plan for another machine: add "
-                         "--dry-run (an install here follows this machine)\n");
-    return ExitCode::usage;
-  }
   InstallRequest req;
   req.env_dir = a.env_dir, req.python = m.python, req.with = a.with, req.tool = a.tool, req.verify = !a.no_verify;
   req.expect_gpu = !m.gpus.empty();

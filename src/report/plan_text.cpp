@@ -5,7 +5,7 @@ namespace dlready {
 
 std::string render_plan_text(const InstallPlan& p, const std::vector<std::string>& seen,
                              const std::vector<std::string>& commands, const PlanWording& words) {
-  std::string out = "dlready setup — the PyTorch build for this machine, and why\n";
+  std::string out = "dlready setup — the PyTorch build for " + words.machine + ", and why\n";
   for (const auto& s : seen) out += "  seen: " + s + "\n";
   if (!p.ok) return out + "  no plan: " + p.error + "\n";
   out += "  plan: " + p.requirement + " (" + p.variant + words.platform + ") from " + p.index_url + "\n";

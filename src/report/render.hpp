@@ -27,6 +27,7 @@ std::string render_findings_catalogue_markdown();
 // after "commands"; empty on Linux.
 struct PlanWording {
   std::string platform, shell;
+  std::string machine = "this machine";  // "the machine given" when the flags describe another one
 };
 std::string render_plan_text(const InstallPlan& p, const std::vector<std::string>& seen,
                              const std::vector<std::string>& commands, const PlanWording& words = {});
