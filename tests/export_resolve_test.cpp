@@ -98,6 +98,18 @@ void expect_every_format_reinstalls(Fixture& machine, const std::vector<std::str
   }
 }
 
+// The healthy machine with torch 2.11.0+cu130 from PyTorch's own index (its dist-info says so);
+// the venv's site-packages.
+std::string pytorch_index_torch_machine(Fixture& machine) {
+  healthy_gpu_machine(machine);
+  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
+  machine.remove(sp + "/torch-2.11.0.dist-info");
+  TorchSpec spec;
+  spec.from_pytorch_index = true;
+  add_torch_venv(machine, "/home/alice/venv", spec);
+  return sp;
+}
+
 TEST(ExportResolves, APyPITorchIsPinnedAsPipRecordedIt) {
   if (!host_pip()) GTEST_SKIP() << "no python3 -m pip here";
   Fixture machine;
@@ -119,12 +131,7 @@ TEST(ExportResolves, APyPITorchIsPinnedAsPipRecordedIt) {
 TEST(ExportResolves, AWheelFromPytorchsIndexComesFromThere) {
   if (!host_pip()) GTEST_SKIP() << "no python3 -m pip here";
   Fixture machine;
-  healthy_gpu_machine(machine);
-  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
-  machine.remove(sp + "/torch-2.11.0.dist-info");
-  TorchSpec spec;
-  spec.from_pytorch_index = true;
-  add_torch_venv(machine, "/home/alice/venv", spec);
+  const std::string sp = pytorch_index_torch_machine(machine);
   machine.mkdir(sp + "/torchvision-0.26.0+cu130.dist-info");
   machine.mkdir(sp + "/numpy-2.4.6.dist-info");
   expect_every_format_reinstalls(
@@ -155,12 +162,7 @@ HashedExport export_hashed(const Fixture& machine, const Fixture& work, const Pa
 TEST(ExportResolves, AHashedLockInstallsWithRequireHashes) {
   if (!host_pip()) GTEST_SKIP() << "no python3 -m pip here";
   Fixture machine, work;
-  healthy_gpu_machine(machine);
-  const std::string sp = "/home/alice/venv/lib/python3.11/site-packages";
-  machine.remove(sp + "/torch-2.11.0.dist-info");
-  TorchSpec spec;
-  spec.from_pytorch_index = true;
-  add_torch_venv(machine, "/home/alice/venv", spec);
+  const std::string sp = pytorch_index_torch_machine(machine);
   machine.mkdir(sp + "/numpy-2.4.6.dist-info");
   PackageIndex index(work.root, {"2.11.0+cu130", "pypi/numpy==2.4.6", "pypi/nvidia-cudnn-cu13==9.19.0.56",
                                  "pypi/nvidia-nccl-cu13==2.28.9"});
