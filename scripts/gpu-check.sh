@@ -341,6 +341,8 @@ data_parallel() {
     --epochs 1 --no-progress --overwrite --out "$scratch/run-dp"
   local rc=$?
   echo "launch --nproc-per-node 1 ($device) exit status $rc" | figure
+  # torchrun's "gpu": one rank per GPU CUDA shows, from the doctor's driver probe (issue 50 item 16).
+  "$bin" launch --nproc-per-node gpu -- sh -c 'echo "rank $RANK of $WORLD_SIZE"' 2>&1 | tail -n 3 | figure
   return $rc
 }
 export -f data_parallel
