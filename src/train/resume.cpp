@@ -163,8 +163,9 @@ Status prepare_output(const TrainOptions& o) {
 
 TrainOptions continue_after_restart(const TrainOptions& o, const std::map<std::string, std::string>& env) {
   auto it = env.find("TORCHELASTIC_RESTART_COUNT");
-  if (o.resume || it == env.end() || it->second.empty() || it->second == "0") return o;
-  if (it->second.find_first_not_of("0123456789") != std::string::npos) return o;
+  if (o.resume || it == env.end()) return o;
+  auto restarts = parse_int(it->second);  // "00" is 0; anything but a number is no restart
+  if (!restarts || *restarts <= 0) return o;
   if (::access(checkpoint_path(o).c_str(), F_OK) != 0) return o;  // the failed attempt saved nothing
   TrainOptions resumed = o;
   resumed.resume = true;

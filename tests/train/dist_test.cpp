@@ -21,6 +21,7 @@
 #include "fixture.hpp"
 #include "checkpoint_params.hpp"
 #include "train/checkpoint.hpp"
+#include "train/resume.hpp"
 #include "train/stop_protocol.hpp"
 
 namespace dlready::test {
@@ -250,6 +251,22 @@ TEST(DataParallel, ARestartedGroupResumesFromItsCheckpoint) {
   EXPECT_EQ(out.find("already holds a run"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=0"), std::string::npos) << out;
   EXPECT_EQ(metrics_of(f.root + "/run").size(), 2u) << out;
+}
+
+TEST(DataParallel, OnlyARestartWithACheckpointContinuesIt) {
+  Fixture f;
+  TrainOptions o;
+  o.out = f.root + "/run";
+  o.overwrite = true;
+  auto resumes = [&](const std::map<std::string, std::string>& env) { return continue_after_restart(o, env).resume; };
+  EXPECT_FALSE(resumes({{"TORCHELASTIC_RESTART_COUNT", "1"}})) << "no checkpoint yet: a fresh start";
+  f.write("/run/checkpoint.dlr", "x");
+  EXPECT_FALSE(resumes({})) << "not started by a launcher";
+  for (const char* no : {"0", "00", "", "x", "-1", "1e3"})
+    EXPECT_FALSE(resumes({{"TORCHELASTIC_RESTART_COUNT", no}})) << no;
+  auto again = continue_after_restart(o, {{"TORCHELASTIC_RESTART_COUNT", "2"}});
+  EXPECT_TRUE(again.resume);
+  EXPECT_FALSE(again.overwrite) << "the failed attempt's checkpoint is kept";
 }
 
 TEST(DataParallelFailures, KillingARankMidEpochStopsTheLaunchWithTheRankNamed) {
