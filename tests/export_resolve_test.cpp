@@ -149,12 +149,15 @@ struct HashedExport {
   int status = -1;
   std::string lock, log;
 };
-HashedExport export_hashed(const Fixture& machine, const Fixture& work, const PackageIndex& index) {
+// `pip_env`: the PyPI mirror as PIP_INDEX_URL names it for pip, instead of --index-url.
+HashedExport export_hashed(const Fixture& machine, const Fixture& work, const PackageIndex& index, bool pip_env = false) {
   std::string snap = work.root + "/snap.json", lock = work.root + "/lock.txt";
   EXPECT_EQ(std::system(("env VIRTUAL_ENV=/home/alice/venv " + kBin + " snapshot --root " + machine.root +
                          " --no-driver-probe --out " + snap + " >/dev/null 2>&1").c_str()), 0);
-  auto r = run_command("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + work.root + "/cache " + kBin + " export " + snap +
-                       " --hashes --index-url " + index.url() + "pypi/ --torch-index " + index.url() + " --out " + lock +
+  std::string pypi = index.url() + "pypi/";
+  auto r = run_command("env -u DLREADY_OFFLINE XDG_CACHE_HOME=" + work.root + "/cache " +
+                       (pip_env ? "PIP_INDEX_URL=" + pypi + " " : "") + kBin + " export " + snap + " --hashes " +
+                       (pip_env ? "" : "--index-url " + pypi + " ") + "--torch-index " + index.url() + " --out " + lock +
                        " 2>&1");
   return {r.status, read_text(lock), r.out};
 }
@@ -193,7 +196,7 @@ TEST(ExportResolves, APinTheIndexDoesNotHaveIsNamedAndTheExportFails) {
   healthy_gpu_machine(machine);
   machine.mkdir("/home/alice/venv/lib/python3.11/site-packages/in_house_tool-0.3.dist-info");
   PackageIndex index(work.root, {"pypi/torch==2.11.0", "pypi/nvidia-cudnn-cu13==9.19.0.56", "pypi/nvidia-nccl-cu13==2.28.9"});
-  auto e = export_hashed(machine, work, index);
+  auto e = export_hashed(machine, work, index, true);  // the mirror pip is told to use, as setup reads it
   EXPECT_EQ(e.status, 1) << e.log;
   EXPECT_NE(e.log.find("no hash for in-house-tool==0.3"), std::string::npos) << e.log;
   EXPECT_NE(e.log.find("pip install --require-hashes will refuse this file: 1 pin(s) have no hash"), std::string::npos) << e.log;

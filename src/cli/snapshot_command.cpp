@@ -106,7 +106,9 @@ void add_hash_options(CLI::App& app, ExportArgs& e) {
   exp->add_flag("--hashes", e.hashes,
                 "Each pin with the sha256 of its files on the index, for pip install --require-hashes -r FILE "
                 "(reads the indexes; requirements only)");
-  exp->add_option("--index-url", e.index_url, "With --hashes: the PyPI index (or a mirror) to read")->capture_default_str();
+  exp->add_option("--index-url", e.index_url,
+                  "With --hashes: the PyPI index (or a mirror) to read (default: PIP_INDEX_URL, UV_INDEX_URL, else "
+                  "https://pypi.org/simple/)");
   exp->add_option("--torch-index", e.torch_index,
                   "With --hashes: a mirror of https://download.pytorch.org/whl/ for the +cuXYZ pins (default "
                   "DLREADY_TORCH_INDEX)");

@@ -26,7 +26,8 @@ struct SnapshotArgs {
 struct ExportArgs {
   std::string snapshot, format = "requirements", out;
   bool hashes = false;  // --hashes: each pin's sha256 from the index, for pip --require-hashes
-  std::string index_url = "https://pypi.org/simple/", torch_index;  // torch_index "": DLREADY_TORCH_INDEX, else PyTorch's
+  // "": PIP_INDEX_URL, UV_INDEX_URL, else PyPI; DLREADY_TORCH_INDEX, else PyTorch's (setup's defaults)
+  std::string index_url, torch_index;
 };
 // The platform's reader of an index for `export --hashes` (setup/lock_hashes.hpp): pins, the PyPI
 // index, PyTorch's. Without one the option is not offered.

@@ -57,10 +57,14 @@ LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string&
   if (torch.empty())
     if (const char* v = std::getenv("DLREADY_TORCH_INDEX"); v && *v) torch = v;
   if (torch.empty()) torch = kPytorchIndex;
+  std::string others = pypi;  // as setup's plan: the index pip and uv use here
+  for (const char* var : {"PIP_INDEX_URL", "UV_INDEX_URL"})
+    if (const char* v = std::getenv(var); others.empty() && v && *v) others = v;
+  if (others.empty()) others = "https://pypi.org/simple/";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kIndexFetchSeconds);
   for (const auto& pin : pins) {
     auto plus = pin.version.find('+');
-    std::string index = plus == std::string::npos ? with_slash(pypi) : with_slash(torch) + pin.version.substr(plus + 1) + "/";
+    std::string index = plus == std::string::npos ? with_slash(others) : with_slash(torch) + pin.version.substr(plus + 1) + "/";
     std::string url = index + normalized_project(pin.name) + "/";
     int left = static_cast<int>(
         std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now()).count());

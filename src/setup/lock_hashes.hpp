@@ -12,7 +12,8 @@
 
 namespace dlready {
 
-// `pypi`: the simple index of everything else (https://pypi.org/simple/); `torch_index`: PyTorch's
+// `pypi`: the simple index of everything else ("" for PIP_INDEX_URL, UV_INDEX_URL, else
+// https://pypi.org/simple/, as setup's plan); `torch_index`: PyTorch's
 // (https://download.pytorch.org/whl/; "" for DLREADY_TORCH_INDEX, else that), each variant under it.
 [[nodiscard]] LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string& pypi,
                                           const std::string& torch_index);
