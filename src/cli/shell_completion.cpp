@@ -187,6 +187,7 @@ std::string man_environment() {
        {"DLREADY_TRACE_LOADING", "set (not 0): print each CUDA library loaded before the module, and how"},
        {"DLREADY_PARENT_PYTHON", "set by the pip package's dlready command: the Python it was installed into (found first)"},
        {"DLREADY_PROGRESS", "set by dlready launch for rank 0: draw the progress line although output is a pipe"},
+       {"PIP_INDEX_URL, UV_INDEX_URL", "setup and export --hashes: the index pip and uv use here (the default of --index-url)"},
        {"NO_COLOR", "set: no colour in the doctor's report (as --no-color)"},
        {"XDG_CACHE_HOME", "the cache's parent folder (default ~/.cache)"},
        {"CUDA_VISIBLE_DEVICES", "which GPUs train, verify, bench and launch --nproc-per-node gpu see; the doctor checks it"},
