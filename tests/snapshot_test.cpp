@@ -326,6 +326,7 @@ TEST(SnapshotCli, DiffComparesTorchWithTorchAcrossMachinesAndNamesAnInvalidVaria
   EXPECT_NE(out.find("torch ~/venv | ~/.venv"), std::string::npos) << out;
   EXPECT_NE(out.find("2.11.0+cu130 (CUDA 13.0) -> 2.10.0+cu128 (CUDA 12.8)"), std::string::npos) << out;
   EXPECT_EQ(out.find("(absent) -> 2.10.0"), std::string::npos) << "not an unrelated row: " << out;
+  EXPECT_NE(out.find("python ~/venv | ~/.venv (moved)"), std::string::npos) << "their Pythons too: " << out;
   EXPECT_NE(out.find("after: PYTORCH_CUDA_ALLOC_CONF is not valid"), std::string::npos) << out;
   EXPECT_NE(out.find("[alloc-conf-invalid]"), std::string::npos) << out;
   EXPECT_NE(out.find("rc=1"), std::string::npos) << out;

@@ -14,24 +14,38 @@ namespace {
 constexpr std::array<const char*, 7> kAreas{"system", "driver", "gpus", "cuda", "python", "blas", "environment"};
 
 constexpr const char* kTorchKey = "torch ";
+constexpr const char* kPythonKey = "python ";
+
+// Merges the row `key_after` (only after) into `key_before` (only before): one row naming both places.
+bool merge_rows(std::vector<StackChange>& rows, const std::string& key_before, const std::string& key_after,
+                const std::string& label_after) {
+  auto find = [&](const std::string& key, bool before_side) {
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].key == key && (before_side ? rows[i].after.empty() : rows[i].before.empty())) return i;
+    return rows.size();
+  };
+  size_t b = find(key_before, true), a = find(key_after, false);
+  if (b == rows.size() || a == rows.size()) return false;
+  rows[b].key += " | " + label_after;
+  rows[b].after = rows[a].after;
+  if (rows[b].before == rows[b].after) rows[b].key += " (moved)";
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(a));
+  return true;
+}
 
 // Environments are keyed by where they are (~/venv), which two machines need not share: when one
 // torch is found only before and one only after, they are the same job's torch, compared in one row
-// that names both places, not two unrelated rows.
+// that names both places, not two unrelated rows; so are those environments' Pythons.
 void pair_lone_torch(std::vector<StackChange>& rows) {
-  std::vector<size_t> only_before, only_after;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].key.rfind(kTorchKey, 0) != 0) continue;
-    if (rows[i].after.empty()) only_before.push_back(i);
-    if (rows[i].before.empty()) only_after.push_back(i);
+  std::vector<std::string> only_before, only_after;  // the environments' labels
+  for (const auto& r : rows) {
+    if (r.key.rfind(kTorchKey, 0) != 0) continue;
+    if (r.after.empty()) only_before.push_back(r.key.substr(std::string(kTorchKey).size()));
+    if (r.before.empty()) only_after.push_back(r.key.substr(std::string(kTorchKey).size()));
   }
   if (only_before.size() != 1 || only_after.size() != 1) return;
-  auto& b = rows[only_before[0]];
-  const auto& a = rows[only_after[0]];
-  b.key += " | " + a.key.substr(std::string(kTorchKey).size());
-  b.after = a.after;
-  if (b.before == b.after) b.key += " (moved)";
-  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(only_after[0]));
+  merge_rows(rows, kTorchKey + only_before[0], kTorchKey + only_after[0], only_after[0]);
+  merge_rows(rows, kPythonKey + only_before[0], kPythonKey + only_after[0], only_after[0]);
 }
 
 // A finding about the environment on one side only (an invalid PYTORCH_CUDA_ALLOC_CONF): the
