@@ -94,6 +94,11 @@ class TrainingRun {
   nlohmann::json identity_;
   StopProtocol stop_;
   LossCurve curve_;
+  // Data parallel: the mean over the ranks of their epoch loss sums, after each step. It rides the
+  // gradient all-reduce as one more value (as the stop request does), so the curve rank 0 writes is
+  // the whole job's loss, not its own share's, without another collective.
+  torch::Tensor mean_loss_sum_;
+  const torch::Tensor& curve_sum() const { return dp_.average ? mean_loss_sum_ : state_.loss_sum; }
   std::unique_ptr<StepRunner> runner_;
   std::unique_ptr<GraphReplay> graph_;
   std::unique_ptr<TensorBoardRun> tensorboard_;  // --tensorboard, rank 0
@@ -240,7 +245,14 @@ void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64
   auto& grads = runner_->grads();
   if (dp_.average) {
     stop_.append_request(grads);
+    {
+      torch::NoGradGuard ng;
+      mean_loss_sum_ = (state_.loss_sum + loss.detach() * static_cast<double>(bs)).reshape({1});
+    }
+    grads.push_back(mean_loss_sum_);
     dp_.average(grads);
+    mean_loss_sum_ = grads.back().reshape({});  // the all-reduce may hand back a view of its bucket
+    grads.pop_back();
     stop_.remove_request(grads);
   }
   // fp16: a step whose gradients overflowed is skipped (the scale shrinks instead), decided on the
@@ -288,14 +300,17 @@ bool TrainingRun::run_epoch(int epoch) {
   model_.module->train();
   auto last_progress = Clock::now();
   const bool resumed_here = epoch == state_.start_epoch;
-  curve_.begin(resumed_here ? state_.start_step : 0, state_.loss_sum,
+  // A resumed rank 0 carries the sum of every rank so far (the others start from zero): its share
+  // of the mean is that over the world.
+  if (dp_.average) mean_loss_sum_ = state_.loss_sum / static_cast<double>(dp_.world);
+  curve_.begin(resumed_here ? state_.start_step : 0, curve_sum(),
                resumed_here ? std::move(state_.carried_curve) : std::vector<LossPoint>{});
   for (int64_t step = resumed_here ? state_.start_step : 0; step < steps_per_epoch_; ++step) {
     int64_t begin = step * o_.batch_size, bs = std::min<int64_t>(o_.batch_size, n_rank_ - begin);
     bool replayed = graph_ && graph_->step(perm, begin, bs, data_.train_x, data_.train_y, *runner_->fused(), state_);
     if (!replayed) run_eager_step(perm, begin, bs);
     ++state_.global_step;
-    curve_.after_step(step, state_.loss_sum);
+    curve_.after_step(step, curve_sum());
     double elapsed = state_.carried_seconds + std::chrono::duration<double>(Clock::now() - t_epoch).count();
     report_progress(epoch, step, elapsed, last_progress);
     if (tensorboard_ && tensorboard_->due() && !write_step_losses(epoch, curve_.points())) return false;

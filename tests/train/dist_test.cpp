@@ -165,6 +165,14 @@ TEST(DataParallel, FullDataDriftIsRoundingAmplifiedNotAnotherSchedule) {
   EXPECT_EQ(mdp[0].at("test_acc").get<double>(), m1[0].at("test_acc").get<double>());
   EXPECT_NEAR(mdp[0].at("train_loss").get<double>(), m1[0].at("train_loss").get<double>(), 1e-5);
   EXPECT_NEAR(mdp[1].at("test_acc").get<double>(), m1[1].at("test_acc").get<double>(), 0.005) << "epoch 2";
+  // The curve rank 0 writes is the job's loss (both ranks' samples), so epoch 1's is the one-process run's.
+  const auto& c1 = m1[0].at("loss_curve");
+  const auto& cdp = mdp[0].at("loss_curve");
+  ASSERT_EQ(cdp.size(), c1.size());
+  for (size_t i = 0; i < c1.size(); ++i) {
+    EXPECT_EQ(cdp[i][0], c1[i][0]);
+    EXPECT_NEAR(cdp[i][1].get<double>(), c1[i][1].get<double>(), 1e-4) << "window ending at step " << c1[i][0];
+  }
   double across_ranks = largest_difference(f.root + "/t1", f.root + "/dp");
   double across_threads = largest_difference(f.root + "/t1", f.root + "/t2");
   EXPECT_GT(across_threads, 1e-3) << "the one-process run itself drifts with another summation order";
@@ -234,6 +242,13 @@ TEST(DataParallel, MidEpochResumeGivesTheUninterruptedRun) {
   for (size_t e = 0; e < 2; ++e) {
     EXPECT_NEAR(mb[e].at("train_loss").get<double>(), ma[e].at("train_loss").get<double>(), 1e-5) << "epoch " << e + 1;
     EXPECT_NEAR(mb[e].at("train_acc").get<double>(), ma[e].at("train_acc").get<double>(), 1e-9) << "epoch " << e + 1;
+    // The job's loss curve too, across the stop: the window after the resume starts from the
+    // ranks' mean carried in rank 0's checkpoint.
+    const auto& ca = ma[e].at("loss_curve");
+    const auto& cb = mb[e].at("loss_curve");
+    ASSERT_EQ(cb.size(), ca.size()) << "epoch " << e + 1;
+    for (size_t i = 0; i < ca.size(); ++i)
+      EXPECT_NEAR(cb[i][1].get<double>(), ca[i][1].get<double>(), 1e-4) << "epoch " << e + 1 << ", step " << ca[i][0];
   }
 }
 
