@@ -33,15 +33,11 @@ std::string wrap_text(const std::string& text, size_t width, size_t indent) {
 
 WrappingFormatter::WrappingFormatter(int width) : width_(std::max(width, 40)) {}
 
-std::string WrappingFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
-  // A long left side (a name, its type, "Excludes: ...") wraps too, its later lines indented.
-  std::string name = "  " + wrap_text(make_option_name(opt, is_positional) + make_option_opts(opt),
-                                      static_cast<size_t>(width_) - 2, 6);
-  std::string desc = make_option_desc(opt);
-  const size_t column = get_column_width();
+std::string WrappingFormatter::entry(const std::string& name, const std::string& desc) const {
   std::string out = name;
   if (!desc.empty()) {
-    // As CLI11: a name wider than its column puts the description on the next line.
+    // As CLI11: a name wider than its column (or wrapped) puts the description on the next line.
+    const size_t column = get_column_width();
     bool own_line = name.size() >= column || name.find('\n') != std::string::npos;
     out += own_line ? "\n" + std::string(column, ' ') : std::string(column - name.size(), ' ');
     out += wrap_text(desc, static_cast<size_t>(width_) - column, column);
@@ -49,11 +45,15 @@ std::string WrappingFormatter::make_option(const CLI::Option* opt, bool is_posit
   return out + "\n";
 }
 
+std::string WrappingFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
+  // A long left side (a name, its type, "Excludes: ...") wraps too, its later lines indented.
+  return entry("  " + wrap_text(make_option_name(opt, is_positional) + make_option_opts(opt),
+                                static_cast<size_t>(width_) - 2, 6),
+               make_option_desc(opt));
+}
+
 std::string WrappingFormatter::make_subcommand(const CLI::App* sub) const {
-  std::string name = "  " + sub->get_display_name(true);
-  const size_t column = get_column_width();
-  std::string out = name + (name.size() >= column ? "\n" + std::string(column, ' ') : std::string(column - name.size(), ' '));
-  return out + wrap_text(sub->get_description(), static_cast<size_t>(width_) - column, column) + "\n";
+  return entry("  " + sub->get_display_name(true), sub->get_description());
 }
 
 std::string WrappingFormatter::make_description(const CLI::App* app) const {

@@ -16,6 +16,8 @@ class WrappingFormatter : public CLI::Formatter {
   std::string make_description(const CLI::App* app) const override;
 
  private:
+  // `name`, then `desc` wrapped in the description column (beside the name, or under it).
+  std::string entry(const std::string& name, const std::string& desc) const;
   int width_;
 };
 

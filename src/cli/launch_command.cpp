@@ -3,12 +3,12 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 
 #include "cli/security_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "cli/usage_hints.hpp"
+#include "core/text.hpp"
 #include "secure/audit_log.hpp"
 #include "secure/job_token.hpp"
 
@@ -58,27 +58,28 @@ void add_launch_command(CLI::App& app, LaunchOptions& o, LaunchAuditArgs& audit,
   cmd->add_option("command", o.command, "The program each rank runs, after --")->required();
 }
 
+namespace {
+
+// How the launch reads this node's stack: for the preflight's snapshot and for --nproc-per-node gpu.
+SnapshotArgs snapshot_args_of(const LaunchSnapshotArgs& snap) {
+  SnapshotArgs a;
+  a.root = snap.root;
+  a.no_driver_probe = snap.no_driver_probe;
+  a.load_root_drivers = snap.load_root_drivers;
+  return a;
+}
+
+}  // namespace
+
 void use_snapshot_for_preflight(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
-  o.take_snapshot = [snap](nlohmann::json& out) {
-    SnapshotArgs a;
-    a.root = snap.root;
-    a.no_driver_probe = snap.no_driver_probe;
-    a.load_root_drivers = snap.load_root_drivers;
-    return take_snapshot(a, out);
-  };
+  o.take_snapshot = [a = snapshot_args_of(snap)](nlohmann::json& out) { return take_snapshot(a, out); };
 }
 
 Status choose_local_ranks(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
   std::optional<int> gpus;
-  std::string spec = snap.nproc_per_node;
-  for (auto& c : spec) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (spec == "gpu" || spec == "auto") {
-    SnapshotArgs a;
-    a.root = snap.root;
-    a.no_driver_probe = snap.no_driver_probe;
-    a.load_root_drivers = snap.load_root_drivers;
-    gpus = cuda_device_count(a);
-  }
+  // Only these words need the driver probe; a number or "cpu" does not pay for it.
+  if (std::string spec = to_lower(snap.nproc_per_node); spec == "gpu" || spec == "auto")
+    gpus = cuda_device_count(snapshot_args_of(snap));
   cpu_set_t set;
   CPU_ZERO(&set);
   int processors = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;

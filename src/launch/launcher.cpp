@@ -5,12 +5,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 
+#include "core/text.hpp"
 #include "launch/node_link.hpp"
 #include "launch/supervisor.hpp"
 
@@ -40,8 +40,7 @@ Status check_launch_options(const LaunchOptions& o) {
 }
 
 NprocChoice choose_nproc(const std::string& spec, std::optional<int> gpus, int processors) {
-  std::string s;
-  for (char c : spec) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string s = to_lower(spec);
   auto per_processor = [&] {
     return NprocChoice{processors, std::to_string(processors) + " processor(s) this process may use", ""};
   };

@@ -1,41 +1,28 @@
 #include "setup/lock_hashes.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 
 #include "core/text.hpp"
 #include "probe/linux/index_pages.hpp"
+#include "probe/python_files.hpp"
 #include "setup/index_fetch.hpp"
 
 namespace dlready {
-
-std::string normalized_project(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    bool sep = c == '-' || c == '_' || c == '.';
-    if (sep) {
-      if (out.empty() || out.back() != '-') out += '-';
-    } else {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
 
 namespace {
 
 bool is_pins_file(const std::string& file, const LockPin& pin) {
   if (auto w = parse_wheel_name(file))
-    return normalized_project(w->project) == normalized_project(pin.name) &&
+    return normalize_dist_name(w->project) == normalize_dist_name(pin.name) &&
            w->version + (w->local.empty() ? "" : "+" + w->local) == pin.version;
   for (const char* ext : {".tar.gz", ".zip"}) {
     if (!ends_with(file, ext)) continue;
     std::string stem = file.substr(0, file.size() - std::string(ext).size());
     std::string tail = "-" + pin.version;
     return stem.size() > tail.size() && ends_with(stem, tail) &&
-           normalized_project(stem.substr(0, stem.size() - tail.size())) == normalized_project(pin.name);
+           normalize_dist_name(stem.substr(0, stem.size() - tail.size())) == normalize_dist_name(pin.name);
   }
   return false;
 }
@@ -65,7 +52,7 @@ LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string&
   for (const auto& pin : pins) {
     auto plus = pin.version.find('+');
     std::string index = plus == std::string::npos ? with_slash(others) : with_slash(torch) + pin.version.substr(plus + 1) + "/";
-    std::string url = index + normalized_project(pin.name) + "/";
+    std::string url = index + normalize_dist_name(pin.name) + "/";
     int left = static_cast<int>(
         std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now()).count());
     std::string file, source, why;

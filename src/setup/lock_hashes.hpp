@@ -18,8 +18,6 @@ namespace dlready {
 [[nodiscard]] LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string& pypi,
                                           const std::string& torch_index);
 
-// PEP 503's normalized project name: lower case, each run of '-', '_' and '.' one '-'.
-std::string normalized_project(const std::string& name);
 // The files of `page` that are `pin`'s (a wheel or an sdist of that project at that exact version).
 std::vector<std::string> pin_hashes(const std::string& page, const LockPin& pin);
 
