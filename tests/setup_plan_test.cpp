@@ -461,7 +461,7 @@ TEST(SetupCli, GpuNamesAreAcceptedFromTheDoctorsTable) {
   EXPECT_NE(spark.out.find("sm_121"), std::string::npos) << spark.out;
   auto unknown = plan("H1000");
   EXPECT_EQ(unknown.status, 2) << unknown.out;
-  EXPECT_NE(unknown.out.find("--gpu H1000 is neither a compute capability"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("--gpu 'H1000' is neither a compute capability"), std::string::npos) << unknown.out;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "binfmt/macho_reader.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include "core/little_endian.hpp"
 
@@ -14,6 +16,9 @@ constexpr uint32_t kPlatformMacos = 1;
 // Real files have a few dozen slices at most and kilobytes of load commands (torch's largest dylib
 // has about 4 KiB); far more is a damaged or hostile file, refused before reading it.
 constexpr uint32_t kMaxSlices = 16, kMaxCommands = 4096, kMaxCommandBytes = 16u << 20;
+// A dylib's or rpath's name is a path (macOS's MAXPATHLEN is 1024), and a real file names a few
+// dozen: longer names and more of them are not kept, so a slice holds kilobytes whatever the file.
+constexpr size_t kMaxNameBytes = 1024, kMaxNames = 512;
 
 uint32_t big_endian32(const std::string& b, size_t at) {
   return static_cast<uint32_t>(static_cast<unsigned char>(b[at])) << 24 |
@@ -25,8 +30,6 @@ uint64_t big_endian64(const std::string& b, size_t at) {
   return static_cast<uint64_t>(big_endian32(b, at)) << 32 | big_endian32(b, at + 4);
 }
 
-uint32_t le32(const std::string& b, size_t at) { return read_little_endian<uint32_t>(b.data() + at); }
-
 // "major.minor" (".patch" when set) from Mach-O's xxxx.yy.zz nibbles.
 std::string version_text(uint32_t v) {
   std::string s = std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff);
@@ -34,19 +37,24 @@ std::string version_text(uint32_t v) {
   return s;
 }
 
-// A load command's string: at `offset` inside the command, NUL-terminated within it.
-std::optional<std::string> command_string(const std::string& cmd, uint32_t offset) {
+uint32_t le32(std::string_view b, size_t at) { return read_little_endian<uint32_t>(b.data() + at); }
+
+// A load command's string: at `offset` inside the command, NUL-terminated within it, at most
+// kMaxNameBytes (no path is longer).
+std::optional<std::string> command_string(std::string_view cmd, uint32_t offset) {
   if (offset < 8 || offset >= cmd.size()) return std::nullopt;
   auto end = cmd.find('\0', offset);
-  return cmd.substr(offset, (end == std::string::npos ? cmd.size() : end) - offset);
+  size_t length = (end == std::string_view::npos ? cmd.size() : end) - offset;
+  if (length > kMaxNameBytes) return std::nullopt;
+  return std::string(cmd.substr(offset, length));
 }
 
-void read_command(const std::string& cmd, uint32_t kind, MachOSlice& s) {
+void read_command(std::string_view cmd, uint32_t kind, MachOSlice& s) {
   if (kind == kLcLoadDylib || kind == kLcReexportDylib || kind == kLcLoadWeakDylib || kind == kLcRpath) {
-    if (cmd.size() < 12) return;
+    if (cmd.size() < 12 || s.dylibs.size() + s.weak_dylibs.size() + s.rpaths.size() >= kMaxNames) return;
     auto name = command_string(cmd, le32(cmd, 8));
     if (!name) return;
-    (kind == kLcRpath ? s.rpaths : kind == kLcLoadWeakDylib ? s.weak_dylibs : s.dylibs).push_back(*name);
+    (kind == kLcRpath ? s.rpaths : kind == kLcLoadWeakDylib ? s.weak_dylibs : s.dylibs).push_back(std::move(*name));
   } else if (kind == kLcBuildVersion && cmd.size() >= 16 && le32(cmd, 8) == kPlatformMacos) {
     s.minos = version_text(le32(cmd, 12));
   } else if (kind == kLcVersionMinMacosx && cmd.size() >= 16 && !s.minos) {
@@ -85,7 +93,7 @@ std::optional<MachOSlice> read_thin(const ByteReader& read, uint64_t base, std::
     if (at + 8 > cmds->size()) break;  // dyld refuses such a file; the commands read so far stand
     uint32_t kind = le32(*cmds, at), size = le32(*cmds, at + 4);
     if (size < 8 || size > cmds->size() - at) break;
-    read_command(cmds->substr(at, size), kind, s);
+    read_command(std::string_view(*cmds).substr(at, size), kind, s);
     at += size;
   }
   return s;
@@ -111,18 +119,25 @@ MachOResult read_fat(const ByteReader& read, const std::string& head) {
   }
   MachOFile f;
   f.fat = true;
+  std::vector<std::pair<uint64_t, MachOSlice>> read_at;  // slices sharing an offset are read once
   for (uint32_t i = 0; i < count; ++i) {
     size_t at = i * entry;
     uint64_t offset = wide ? big_endian64(*table, at + 8) : big_endian32(*table, at + 8);
+    auto same = std::find_if(read_at.begin(), read_at.end(), [&](const auto& p) { return p.first == offset; });
+    if (same != read_at.end()) {
+      f.slices.push_back(same->second);
+      continue;
+    }
     std::string error;
     auto slice = read_thin(read, offset, error);
     if (!slice) {
       r.error = "slice " + std::to_string(i + 1) + " (" + macho_cpu_name(big_endian32(*table, at)) + "): " + error;
       return r;
     }
-    f.slices.push_back(*slice);
+    read_at.emplace_back(offset, *slice);
+    f.slices.push_back(std::move(*slice));
   }
-  r.file = f;
+  r.file = std::move(f);
   return r;
 }
 

@@ -87,7 +87,7 @@ Status choose_local_ranks(LaunchOptions& o, const LaunchSnapshotArgs& snap) {
   if (!choice.count) return Status::failure(choice.error);
   o.nproc_per_node = *choice.count;
   if (!choice.why.empty())
-    std::fprintf(stderr, "dlready launch: --nproc-per-node %s: %d, the %s\n", snap.nproc_per_node.c_str(), *choice.count,
+    std::fprintf(stderr, "dlready launch: --nproc-per-node %s: %d, the %s\n", printable(snap.nproc_per_node, 80).c_str(), *choice.count,
                  choice.why.c_str());
   return {};
 }

@@ -2,6 +2,7 @@
 // the command table says where each command runs, the platform's file wires the ones it runs.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -61,6 +62,29 @@ std::vector<std::string> with_help_spelled_out(int argc, char** argv) {
   return args;
 }
 
+// `dlready help junk`, `dlready help doctor train`: the words after help name a command (and a
+// subcommand of it); anything else is a usage error that says what was meant.
+std::string help_request_error(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.size() < 2 || args[1] != "help") return "";
+  const CLI::App* at = &app;
+  std::string path = "dlready";
+  for (size_t i = 2; i < args.size(); ++i) {
+    std::vector<std::string> names;
+    for (const auto* sub : at->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    if (names.empty())
+      return "dlready help: one command at a time; '" + printable(args[i], 80) + "' is not a subcommand of " + path +
+             " (dlready help " + path.substr(8) + ")";
+    if (std::find(names.begin(), names.end(), args[i]) == names.end()) {
+      auto guess = closest_choice(args[i], names);
+      return "dlready help: " + path + " has no command '" + printable(args[i], 80) + "'" +
+             (guess ? " (did you mean '" + *guess + "'?)" : "") + "; commands: " + join(names, ", ");
+    }
+    at = at->get_subcommand(args[i]);
+    path += " " + args[i];
+  }
+  return "";
+}
+
 // CLI11's own error lines ("--json excludes --markdown", "The following argument was not expected:
 // -j") in dlready's style: the command named first, the next step last.
 std::string parse_error_line(const CLI::App& app, const std::vector<std::string>& args, const std::string& what) {
@@ -92,6 +116,7 @@ int main(int argc, char** argv) {
   if (auto rc = start_process(argc, argv)) return *rc;
   const auto& here = this_platform();
   CLI::App app{std::string(here.title)};
+  app.name("dlready");  // not argv[0], which CLI11 would print in the Usage line as it was typed
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line());
   // Every option's help shows its default (subcommands inherit this).
@@ -101,6 +126,10 @@ int main(int argc, char** argv) {
   add_table_commands(app, here);
   auto groups = platform_commands();
   for (const auto& g : groups) g.add(app);
+  if (auto error = help_request_error(app, std::vector<std::string>(argv, argv + argc)); !error.empty()) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return to_int(ExitCode::usage);
+  }
   auto args = with_help_spelled_out(argc, argv);
   std::vector<const char*> argp;
   for (const auto& a : args) argp.push_back(a.c_str());

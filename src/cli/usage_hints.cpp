@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "core/edit_distance.hpp"
+#include "core/scan.hpp"
+#include "core/text.hpp"
 
 namespace dlready {
 namespace {
+
+// What the user typed, quoted in a line: control characters shown as \xNN, cut to 80 bytes.
+std::string typed(std::string_view s) { return printable(s, 80); }
 
 std::vector<std::string> long_options(const CLI::App& cmd) {
   std::vector<std::string> names;
@@ -35,18 +39,43 @@ std::optional<std::string> unknown_option(const CLI::App& cmd, int argc, const c
   return std::nullopt;
 }
 
+// "+12", "-3" (whole) or "1.5", ".5", "2e-3" (any number): the values CLI11's range check reads.
+bool is_number_text(std::string_view s, bool whole) {
+  TextCursor c{s};
+  static_cast<void>(c.eat("+") || c.eat("-"));
+  size_t digits = c.take(is_ascii_digit).size();
+  if (whole) return digits > 0 && c.done();
+  if (c.eat(".")) digits += c.take(is_ascii_digit).size();
+  if (digits == 0) return false;
+  if (c.eat("e") || c.eat("E")) {
+    static_cast<void>(c.eat("+") || c.eat("-"));
+    if (c.take(is_ascii_digit).empty()) return false;
+  }
+  return c.done();
+}
+
 // "--epochs: Value one not in range 1 to 100000" -> "dlready train --epochs: 'one' is not a whole
-// number (1 to 100000)" (or "... 0 is out of range (1 to 100000)").
-std::string range_hint(const std::string& command, const std::string& error) {
-  static const std::regex kRange(R"(^(--[A-Za-z0-9_-]+): Value (.*) not in range (\S+) to (\S+)$)");
-  std::smatch m;
-  if (!std::regex_match(error, m, kRange)) return "";
-  const std::string option = m[1], value = m[2], lo = m[3], hi = m[4];
+// number (1 to 100000)" (or "... 0 is out of range (1 to 100000)"). The value is quoted as typed,
+// made printable and cut to 80 bytes.
+std::string range_hint(const std::string& command, std::string_view error) {
+  TextCursor c{error};
+  if (!c.eat("--") || c.take([](char ch) { return is_ascii_alnum(ch) || ch == '_' || ch == '-'; }).empty()) return "";
+  const std::string option(error.substr(0, c.at));
+  if (!c.eat(": Value ")) return "";
+  const size_t value_start = c.at, marker = error.rfind(" not in range ");
+  if (marker == std::string_view::npos || marker < value_start) return "";
+  TextCursor bounds{error, marker + 14};
+  auto not_space = [](char ch) { return !is_ascii_space(ch); };
+  const std::string lo(bounds.take(not_space));
+  if (lo.empty() || !bounds.eat(" to ")) return "";
+  const std::string hi(bounds.take(not_space));
+  if (hi.empty() || !bounds.done()) return "";
+  const std::string_view value = error.substr(value_start, marker - value_start);
   const bool whole = lo.find_first_of(".e") == std::string::npos && hi.find_first_of(".e") == std::string::npos;
-  static const std::regex kInteger(R"(^[+-]?[0-9]+$)"), kNumber(R"(^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$)");
-  const bool is_number = std::regex_match(value, whole ? kInteger : kNumber);
+  const std::string shown = typed(value);
   return "dlready " + command + " " + option + ": " +
-         (is_number ? value + " is out of range" : "'" + value + "' is not a " + (whole ? "whole number" : "number")) +
+         (is_number_text(value, whole) ? shown + " is out of range"
+                                       : "'" + shown + "' is not a " + (whole ? "whole number" : "number")) +
          " (" + lo + " to " + hi + ")";
 }
 
@@ -91,7 +120,7 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, c
   auto is_command = std::find(commands.begin(), commands.end(), word) != commands.end();
   if (!is_command) {
     auto guess = closest_choice(word, commands);
-    return "dlready: no command '" + word + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
+    return "dlready: no command '" + typed(word) + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
            "; commands: " + join(commands);
   }
   const CLI::App* cmd = app.get_subcommand(word);
@@ -101,7 +130,7 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, c
   if (!subcommands.empty() && argc > 2 && argv[2][0] != '-' &&
       std::find(subcommands.begin(), subcommands.end(), argv[2]) == subcommands.end()) {
     auto guess = closest_choice(argv[2], subcommands);
-    return "dlready " + word + ": no subcommand '" + argv[2] + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
+    return "dlready " + word + ": no subcommand '" + typed(argv[2]) + "'" + (guess ? " (did you mean '" + *guess + "'?)" : "") +
            "; subcommands: " + join(subcommands);
   }
   if (error == "A subcommand is required")
@@ -128,9 +157,9 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, c
   bool separated = false;
   for (int i = 2; i < argc; ++i) separated = separated || std::string(argv[i]) == "--";
   if (word == "launch" && !separated && !guess)
-    return "dlready launch: unknown option " + *bad + ": put -- before the program, as in dlready launch "
+    return "dlready launch: unknown option " + typed(*bad) + ": put -- before the program, as in dlready launch "
            "--nproc-per-node 2 -- dlready train --epochs 2";
-  return "dlready " + word + ": unknown option " + *bad + (guess ? " (did you mean " + *guess + "?)" : "") +
+  return "dlready " + word + ": unknown option " + typed(*bad) + (guess ? " (did you mean " + *guess + "?)" : "") +
          "; see dlready " + word + " --help";
 }
 
@@ -141,7 +170,7 @@ CLI::Validator device_validator(const std::string& extra) {
         if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.size() <= 8 &&
             std::all_of(s.begin() + 5, s.end(), [](unsigned char c) { return std::isdigit(c); }))
           return "";
-        return "not a device: " + s + " (use " + extra + ", cpu, cuda or cuda:N)";
+        return "not a device: " + typed(s) + " (use " + extra + ", cpu, cuda or cuda:N)";
       },
       // Shown in help as TEXT:{...}; completion offers the words (not the cuda:N placeholder).
       "{" + extra + ",cpu,cuda,cuda:N}");

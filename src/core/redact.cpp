@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 
+#include "core/scan.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -20,7 +20,8 @@ std::string replace_words(const std::string& text, const std::string& value, Rep
   std::string out;
   size_t at = 0;
   auto joined = [](char c) { return word_char(c) || c == '/' || c == '.'; };
-  for (size_t hit; (hit = text.find(value, at)) != std::string::npos;) {
+  const LinearFinder finder(value);
+  for (size_t hit; (hit = finder.find(text, at)) != std::string::npos;) {
     size_t end = hit + value.size();
     if (standalone && ((hit > 0 && joined(text[hit - 1])) || (end < text.size() && joined(text[end])))) {
       out.append(text, at, end - at);
@@ -41,7 +42,55 @@ std::string replace_words(const std::string& text, const std::string& value, Rep
   return out;
 }
 
+bool scheme_char(char c) { return is_ascii_alnum(c) || c == '+' || c == '.' || c == '-'; }
+
+// "https://user:password@host" -> "https://<credentials>@host": a scheme, "://", a user of no
+// '/', space, ':', '@' or '"', an optional ":password" of no '/', space, '@' or '"', then '@'. Each
+// "://" is looked at once and each run stops at the next "://", so the pass is linear.
+std::string hide_url_credentials(const std::string& text) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t sep = text.find("://"); sep != std::string::npos; sep = text.find("://", sep + 1)) {
+    size_t scheme = sep;
+    while (scheme > copied && scheme_char(text[scheme - 1])) --scheme;
+    while (scheme < sep && !is_ascii_alpha(text[scheme])) ++scheme;  // a scheme starts with a letter
+    if (scheme == sep) continue;
+    TextCursor c{text, sep + 3};
+    if (c.take([](char ch) { return ch != '/' && ch != ':' && ch != '@' && ch != '"' && !is_ascii_space(ch); }).empty())
+      continue;
+    if (c.eat(":")) c.take([](char ch) { return ch != '/' && ch != '@' && ch != '"' && !is_ascii_space(ch); });
+    if (!c.eat("@")) continue;
+    out.append(text, copied, sep + 3 - copied);
+    out += "<credentials>@";
+    copied = c.at;
+    sep = c.at - 1;
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
+}
+
+// At `i`, a MAC address "aa:bb:cc:dd:ee:ff" standing as a word (17 characters).
+bool mac_at(const std::string& s, size_t i) {
+  if (i + 17 > s.size() || (i > 0 && is_word_char(s[i - 1])) || (i + 17 < s.size() && is_word_char(s[i + 17])))
+    return false;
+  for (size_t k = 0; k < 17; ++k)
+    if (k % 3 == 2 ? s[i + k] != ':' : !is_hex_digit(s[i + k])) return false;
+  return true;
+}
+
 }  // namespace
+
+std::string without_credentials(std::string_view urls) {
+  std::string out;
+  for (const auto& url : split(urls, ' ')) {
+    auto scheme = url.find("://");
+    auto slash = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
+    auto at = scheme == std::string::npos ? std::string::npos : url.rfind('@', slash);
+    bool userinfo = at != std::string::npos && at > scheme;
+    out += (out.empty() ? "" : " ") + printable(userinfo ? url.substr(0, scheme + 3) + url.substr(at + 1) : url, 512);
+  }
+  return out;
+}
 
 bool secret_variable_name(const std::string& name) {
   std::string n = to_lower(name);
@@ -93,20 +142,18 @@ std::string Redactor::apply(const std::string& text) const {
     out = replace_words(out, literals_[i].value, [&]() -> const std::string& { return placeholder(i); },
                         literals_[i].standalone);
   // By shape: URL credentials and MAC addresses (numbered in order of first appearance).
-  static const std::regex kUrlCredentials(R"(([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@"]+(:[^/\s@"]*)?@)");
-  out = std::regex_replace(out, kUrlCredentials, "$1<credentials>@");
-  static const std::regex kMac(R"(\b[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}\b)");
+  out = hide_url_credentials(out);
   std::map<std::string, std::string> macs;
   std::string result;
-  auto begin = std::sregex_iterator(out.begin(), out.end(), kMac);
   size_t at = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    std::string m = to_lower(it->str());
-    auto [slot, fresh] = macs.emplace(m, "");
+  for (size_t i = out.find(':'); i != std::string::npos; i = out.find(':', i + 1)) {
+    if (i < 2 || !mac_at(out, i - 2) || i - 2 < at) continue;  // a MAC's first ':' is its third character
+    auto [slot, fresh] = macs.emplace(to_lower(out.substr(i - 2, 17)), "");
     if (fresh) slot->second = "<mac-" + std::to_string(macs.size()) + ">";
-    result.append(out, at, static_cast<size_t>(it->position()) - at);
+    result.append(out, at, i - 2 - at);
     result += slot->second;
-    at = static_cast<size_t>(it->position() + it->length());
+    at = i - 2 + 17;
+    i = at - 1;
   }
   result.append(out, at, std::string::npos);
   return result;

@@ -23,6 +23,10 @@ struct RedactionInputs {
   std::map<std::string, std::string> environment;  // every variable; the secret-looking ones are hidden
 };
 
+// Package-index URLs (space-separated, as PIP_EXTRA_INDEX_URL takes them) as dlready prints them
+// anywhere: without user:password@, each cut to 512 bytes and made printable.
+[[nodiscard]] std::string without_credentials(std::string_view urls);
+
 // Whether a variable's name says it holds a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL, ...).
 bool secret_variable_name(const std::string& name);
 

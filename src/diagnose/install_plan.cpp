@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
@@ -206,7 +207,7 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   if (!base.empty() && base.back() != '/') base += '/';
   p.index_url = base + p.variant;
   if (!m.extra_index_url.empty())
-    p.warnings.push_back("pip also looks in " + m.extra_index_url + " (PIP_EXTRA_INDEX_URL) and takes the highest "
+    p.warnings.push_back("pip also looks in " + without_credentials(m.extra_index_url) + " (PIP_EXTRA_INDEX_URL) and takes the highest "
                          "version from any index: a torch there may replace the planned " + p.variant +
                          " build; unset it for this install");
   // Unreachable, PyTorch's index is planned from only when nothing else serves the build: PyPI (or
@@ -218,7 +219,7 @@ void choose_index(const PlanMachine& m, InstallPlan& p) {
   while (!wanted.empty() && wanted.back() == '/') wanted.pop_back();
   if (wanted.find("download.pytorch.org") != std::string::npos || starts_with(wanted, base)) {
     if (wanted != p.index_url)
-      p.warnings.push_back("the index you set (" + m.index_url + ") serves another variant than " + p.variant +
+      p.warnings.push_back("the index you set (" + without_credentials(m.index_url) + ") serves another variant than " + p.variant +
                            ": the plan uses " + p.index_url);
     return;
   }
@@ -235,7 +236,7 @@ void choose_pypi(const PlanMachine& m, const std::string& base, const std::strin
     if (v.torch == p.release && v.pypi_default) dflt = v.variant;
   if (!dflt.empty() && dflt == p.variant) {
     p.index_url = mirror;
-    p.why.push_back("index: " + mirror + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
+    p.why.push_back("index: " + without_credentials(mirror) + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
                     " serves " + p.release + "'s default variant, " + dflt + ", the one planned)");
     return;
   }
@@ -248,19 +249,19 @@ void choose_pypi(const PlanMachine& m, const std::string& base, const std::strin
     p.index_url = mirror;
     for (auto& w : p.why)
       if (starts_with(w, "no NVIDIA GPU")) w = "no NVIDIA GPU: every build runs on the CPU";
-    p.why.push_back("index: " + mirror + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
+    p.why.push_back("index: " + without_credentials(mirror) + " (" + whose + "; " + (m.index_url.empty() ? "PyPI" : "a PyPI mirror") +
                     " has only " + p.release + "'s default build, " + dflt + ", which runs on the CPU too; the smaller "
                     "cpu build is at " + base + "cpu)");
     return;
   }
   if (unanswered) {
     p.warnings.push_back(base + " did not answer: the " + p.variant + " build is planned from dlready's tables and "
-                         "only that index serves it (" + (m.index_url.empty() ? "PyPI" : mirror) + " has " + p.release +
+                         "only that index serves it (" + (m.index_url.empty() ? "PyPI" : without_credentials(mirror)) + " has " + p.release +
                          "'s default build" + (dflt.empty() ? "" : ", " + dflt) + ", not " + p.variant +
                          "); install when it answers, or give --torch-index a mirror of it");
     return;
   }
-  p.warnings.push_back("the index you set (" + m.index_url + ") looks like a PyPI mirror: PyPI has only " + p.release +
+  p.warnings.push_back("the index you set (" + without_credentials(m.index_url) + ") looks like a PyPI mirror: PyPI has only " + p.release +
                        "'s default build" + (dflt.empty() ? "" : " (" + dflt + ")") + ", not " + p.variant +
                        "; the plan installs from " + p.index_url + " (or a mirror of that index)");
 }
@@ -440,7 +441,7 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"cuda", p.cuda},
           {"requirement", p.requirement},
           {"with", with},
-          {"index_url", p.index_url},
+          {"index_url", without_credentials(p.index_url)},
           {"environment", environment},
           {"why", p.why},
           {"warnings", p.warnings},
@@ -479,9 +480,9 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
         std::set<std::pair<int, int>> ccs;
         for (const auto& k : known) ccs.insert({k.cc_major, k.cc_minor});
         if (known.empty())
-          return "--gpu " + one + " is neither a compute capability (sm_61, 8.6 or 90) nor a GPU in dlready's table "
+          return "--gpu '" + printable(one, 80) + "' is neither a compute capability (sm_61, 8.6 or 90) nor a GPU in dlready's table "
                  "(H100, \"RTX 4090\", GH200, A100, ...)";
-        if (ccs.size() > 1) return "--gpu " + one + " names GPUs of different compute capabilities: give sm_XY";
+        if (ccs.size() > 1) return "--gpu " + printable(one, 80) + " names GPUs of different compute capabilities: give sm_XY";
         cc = *ccs.begin();
         named.push_back(one + " = " + known.front().name + ", sm_" + std::to_string(cc->first) + std::to_string(cc->second) +
                         " (data/gpus.tsv)");
@@ -491,7 +492,7 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
   }
   for (const auto& n : named) seen.push_back(n);
   if (!driver.empty()) {
-    if (!parse_int(split(driver, '.').front())) return "--driver " + driver + " is not a driver version (550.54.15)";
+    if (!parse_int(split(driver, '.').front())) return "--driver '" + printable(driver, 80) + "' is not a driver version (550.54.15)";
     m.driver = driver;
   }
   seen.push_back("the machine given: " + (no_gpu ? std::string("no GPU") : "GPUs " + join(gpus, ",")) +

@@ -58,7 +58,7 @@ NprocChoice choose_nproc(const std::string& spec, std::optional<int> gpus, int p
   int n = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
   if (ec == std::errc() && end == s.data() + s.size() && n >= 1 && n <= 1024) return {n, "", ""};
-  return {std::nullopt, "", "--nproc-per-node " + spec + ": expected a number from 1 to 1024, gpu, cpu or auto"};
+  return {std::nullopt, "", "--nproc-per-node " + printable(spec, 80) + ": expected a number from 1 to 1024, gpu, cpu or auto"};
 }
 
 namespace {
@@ -69,7 +69,7 @@ std::optional<int> free_port(const std::string& address, std::string& error) {
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   if (int rc = ::getaddrinfo(address.c_str(), "0", &hints, &res); rc != 0) {
-    error = "cannot resolve --master-addr " + address + ": " + ::gai_strerror(rc);
+    error = "cannot resolve --master-addr " + printable(address, 80) + ": " + ::gai_strerror(rc);
     return std::nullopt;
   }
   std::optional<int> port;
@@ -82,7 +82,7 @@ std::optional<int> free_port(const std::string& address, std::string& error) {
       port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
                                                : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
     else
-      error = "cannot bind a port on --master-addr " + address + " (" + std::strerror(errno) +
+      error = "cannot bind a port on --master-addr " + printable(address, 80) + " (" + std::strerror(errno) +
               "): is it an address of this machine? Give --master-port";
     ::close(fd);
   }
@@ -98,6 +98,9 @@ Status resolve_rendezvous(LaunchOptions& o) {
       return Status::failure("--standalone is a one-machine job: drop --nnodes " + std::to_string(o.nnodes) +
                              " (or --standalone, and give --master-addr and --node-rank on each node)");
     if (o.node_rank != 0) return Status::failure("--standalone is a one-machine job: drop --node-rank");
+    if (o.master_addr != "127.0.0.1" && o.master_addr != "localhost")
+      return Status::failure("--standalone meets on 127.0.0.1, not --master-addr " + printable(o.master_addr, 80) +
+                             ": drop one of them (--master-addr with --nnodes and --node-rank is a job across machines)");
     o.master_addr = "127.0.0.1";
   }
   if (o.master_port != 0) return {};
@@ -107,7 +110,7 @@ Status resolve_rendezvous(LaunchOptions& o) {
   }
   std::string error;
   auto port = free_port(o.master_addr, error);
-  if (!port) return Status::failure(error.empty() ? "no free TCP port on " + o.master_addr + ": give --master-port" : error);
+  if (!port) return Status::failure(error.empty() ? "no free TCP port on " + printable(o.master_addr, 80) + ": give --master-port" : error);
   o.master_port = *port;
   o.port_note = "a free port; --master-port sets one";
   return {};

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/text.hpp"
 #include "os/posix_fs.hpp"
 #include "os/process_runner.hpp"
 #include "os/terminal.hpp"
@@ -97,7 +98,7 @@ namespace {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::execvp(argv[0], argv.data());
-  std::fprintf(stderr, "dlready launch: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  std::fprintf(stderr, "dlready launch: cannot run %s: %s\n", printable(argv[0], 80).c_str(), std::strerror(errno));
   ::_exit(127);
 }
 

@@ -1,7 +1,6 @@
 #include "probe/python_files.hpp"
 
-#include <regex>
-
+#include "core/scan.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -38,14 +37,39 @@ std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::strin
 }
 
 std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
-  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
   for (const char* key : {"version", "version_info"}) {
-    std::smatch m;
     std::string value = pyvenv_setting(fs, prefix, key).value_or("");
-    if (std::regex_search(value, m, dotted)) return m.str();
+    if (auto v = leading_python_version(value); !v.empty()) return std::string(v);
   }
   return std::nullopt;
 }
+
+namespace {
+
+// "Requires-Dist: nvidia-cudnn-cu13[extra]==9.13.0.50; platform_system == \"Linux\"" -> the
+// name and the pinned version, when the requirement is an nvidia-* or cuda-toolkit pin. Names and
+// versions longer than any real one are no pin (a root's METADATA is untrusted text).
+std::optional<std::pair<std::string, std::string>> nvidia_pin(std::string_view line) {
+  constexpr size_t kMaxName = 128, kMaxVersion = 64, kMaxExtras = 256;
+  TextCursor c{line};
+  if (!c.eat("Requires-Dist:")) return std::nullopt;
+  c.skip_spaces();
+  auto name = c.take_exactly([](char ch) { return is_ascii_alnum(ch) || ch == '-' || ch == '_' || ch == '.'; }, 1, kMaxName);
+  if (!((starts_with(name, "nvidia") && name.size() > 6) || name == "cuda-toolkit")) return std::nullopt;
+  if (c.eat("[")) {
+    c.take([](char ch) { return ch != ']'; }, kMaxExtras);
+    if (!c.eat("]")) return std::nullopt;
+  }
+  c.skip_spaces();
+  if (!c.eat("==")) return std::nullopt;
+  c.skip_spaces();
+  if (!is_ascii_digit(c.peek())) return std::nullopt;
+  auto version = c.take_exactly([](char ch) { return is_ascii_alnum(ch) || ch == '.' || ch == '+'; }, 1, kMaxVersion);
+  if (version.empty()) return std::nullopt;
+  return std::make_pair(std::string(name), std::string(version));
+}
+
+}  // namespace
 
 TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, const std::string& cuda_library,
                                 const MarkerEnvironment& machine) {
@@ -68,14 +92,13 @@ TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, con
       if (auto meta = fs.read(fs.join(fs.join(sp, name), "METADATA"), 1 << 20)) {
         // Requires-Dist: nvidia-cudnn-cu13==9.13.0.50; platform_system == "Linux"
         // (aarch64's CPU wheels up to 2.10 list them too, each behind platform_machine == "x86_64").
-        static const std::regex pin(R"(^Requires-Dist:\s*(nvidia[-_.A-Za-z0-9]+|cuda-toolkit)(\[[^\]]*\])?\s*==\s*([0-9][0-9A-Za-z.+]*))");
         for (const auto& line : lines(*meta)) {
-          std::smatch m;
-          if (!std::regex_search(line, m, pin)) continue;
+          auto pin = nvidia_pin(line);
+          if (!pin) continue;
           auto semicolon = line.find(';');
           std::string marker = semicolon == std::string::npos ? "" : line.substr(semicolon + 1);
           if (marker_holds(marker, machine) == false) continue;  // not for this machine: pip skipped it
-          t.nvidia_pins[normalize_dist_name(m[1].str())] = m[3].str();
+          t.nvidia_pins[normalize_dist_name(pin->first)] = pin->second;
         }
       }
     } else if (starts_with(d->first, "nvidia-") || d->first == "cuda-toolkit") {

@@ -94,14 +94,14 @@ std::optional<std::string> page_of(const std::string& url, int seconds, std::str
       source = url + " (cached " + std::to_string(age / 3600) + " h ago)";
       return page;
     }
-  char tmp[] = "/tmp/dlready-index-XXXXXX";
-  int fd = ::mkstemp(tmp);
-  if (fd < 0) return std::nullopt;
-  ::close(fd);
   if (seconds <= 0) {
     why = url + " was not read (" + curl_failure(28) + ")";
     return std::nullopt;
   }
+  char tmp[] = "/tmp/dlready-index-XXXXXX";
+  int fd = ::mkstemp(tmp);
+  if (fd < 0) return std::nullopt;
+  ::close(fd);
   auto page = fetch(url, tmp, seconds, why);
   ::unlink(tmp);
   if (!page) return std::nullopt;

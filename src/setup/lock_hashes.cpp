@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "probe/linux/index_pages.hpp"
 #include "probe/python_files.hpp"
@@ -32,9 +33,10 @@ bool is_pins_file(const std::string& file, const LockPin& pin) {
 std::vector<std::string> pin_hashes(const std::string& page, const LockPin& pin) {
   std::vector<std::string> out;
   for (const auto& f : simple_index_files(page))
-    if (!f.sha256.empty() && is_pins_file(f.filename, pin) && std::find(out.begin(), out.end(), f.sha256) == out.end())
-      out.push_back(f.sha256);
-  std::sort(out.begin(), out.end());  // the same lock from the same index, whatever the page's order
+    if (!f.sha256.empty() && is_pins_file(f.filename, pin)) out.push_back(f.sha256);
+  // Sorted (the same lock from the same index, whatever the page's order), each hash once.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -58,17 +60,25 @@ LockHashes find_lock_hashes(const std::vector<LockPin>& pins, const std::string&
     std::string file, source, why;
     auto page = read_index_page(url, left, file, source, why);
     std::string key = pin.name + "==" + pin.version;
+    // The index as printed (the file's comments, stderr): the credentials pip needs stay with pip.
+    const std::string shown = without_credentials(url), shown_index = without_credentials(index);
     if (!page) {
-      out.missing.push_back(key + " (" + (why.empty() ? url + " was not read" : why) + ")");
+      out.missing.push_back(key + " (" + (why.empty() ? shown + " was not read" : without_credentials(why)) + ")");
       continue;
     }
     auto hashes = pin_hashes(*page, pin);
+    if (std::chrono::steady_clock::now() > deadline) {
+      out.missing.push_back(key + " (" + shown + " took longer than the " + std::to_string(kIndexFetchSeconds) +
+                            " s the indexes are given: a slow or enormous index page)");
+      continue;
+    }
     if (hashes.empty()) {
-      out.missing.push_back(key + " (" + url + " lists no file of this version with a sha256: a local or private build?)");
+      out.missing.push_back(key + " (" + shown + " lists no file of this version with a sha256: a local or private build?)");
       continue;
     }
     out.by_pin[key] = hashes;
-    if (std::find(out.sources.begin(), out.sources.end(), index) == out.sources.end()) out.sources.push_back(index);
+    if (std::find(out.sources.begin(), out.sources.end(), shown_index) == out.sources.end())
+      out.sources.push_back(shown_index);
   }
   return out;
 }

@@ -21,6 +21,7 @@
 #include "os/process_runner.hpp"
 #include "os/bounded_file.hpp"
 #include "os/tcp_connect.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "setup/logged_run.hpp"
 #include "diagnose/compat.hpp"
@@ -69,7 +70,7 @@ std::string unreachable_index_hint(const InstallPlan& plan, const std::string& t
   std::string pypi_default;
   for (const auto& v : torch_variants())
     if (v.torch == plan.release && v.pypi_default) pypi_default = v.variant;
-  std::string hint = "could not reach " + plan.index_url + " (" + why + "): no network to it from here? ";
+  std::string hint = "could not reach " + without_credentials(plan.index_url) + " (" + why + "): no network to it from here? ";
   bool on_pypi = plan.index_url.find("pypi.org") != std::string::npos;
   if (pypi_default == plan.variant && !on_pypi)
     hint += "PyPI serves " + plan.release + "'s " + plan.variant + " build: --index-url https://pypi.org/simple (or a "

@@ -6,8 +6,8 @@
 #include <climits>
 #include <cstdlib>
 
-#include "core/json_text.hpp"
 #include "os/process_runner.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "diagnose/rules.hpp"
 #include "doctor/examine.hpp"
@@ -21,7 +21,7 @@ namespace {
 std::string refuse_value(const std::string& flag, const std::string& v) {
   for (unsigned char c : v)
     if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
-      return flag + " " + json_text(nlohmann::json(v)) + " has a space, a quote or a control character";
+      return flag + " '" + printable(v, 80) + "' has a space, a quote or a control character";
   return "";
 }
 
@@ -105,7 +105,8 @@ std::vector<std::string> commands_of(const InstallPlan& p, const SetupRequest& a
   // anything a shell would act on.
   std::vector<std::string> install = {a.env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
   install.insert(install.end(), a.with.begin(), a.with.end());
-  install.insert(install.end(), {"--index-url", p.index_url});
+  // Printed for a user to copy: an index's user:password stays where the user keeps it.
+  install.insert(install.end(), {"--index-url", without_credentials(p.index_url)});
   std::string py = shell_quote(a.env_dir + "/bin/python");
   return {shell_join({"python" + m.python, "-m", "venv", a.env_dir}), shell_join(install),
           py + " -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
@@ -120,7 +121,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   for (const auto& w : a.with) values.push_back({"--with", w});
   for (char c : a.env_dir)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return "ENV " + printable(a.env_dir) + " holds a control character: choose a plain folder name";
+      return "ENV " + printable(a.env_dir, 200) + " holds a control character: choose a plain folder name";
     }
   for (const auto& [flag, v] : values)
     if (auto why = refuse_value(flag, v); !why.empty()) return why;
@@ -128,7 +129,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   m.python = a.python.empty() ? path_python_version() : a.python;
   if (m.python.empty()) return "no python3 on PATH: give the environment's version with --python X.Y";
   if (split(m.python, '.').size() != 2 || !parse_int(split(m.python, '.')[0]) || !parse_int(split(m.python, '.')[1]))
-    return "--python " + m.python + " is not X.Y (3.11)";
+    return "--python '" + printable(m.python, 80) + "' is not X.Y (3.11)";
   m.platform = !a.platform.empty() ? a.platform : !m.jetpack.empty() ? "linux-aarch64" : this_platform();
   m.torch = a.torch;
   m.index_url = a.index_url;

@@ -61,7 +61,7 @@ void render_everything(const dlready::Facts& facts) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string root = [] {
-    // The fake root lives in memory where it can: 17 files are rewritten on every execution.
+    // The fake root lives in memory where it can: 19 files are rewritten on every execution.
     std::string tmpl = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm/dlready-fuzz-XXXXXX" : "/tmp/dlready-fuzz-XXXXXX";
     std::string r = ::mkdtemp(tmpl.data());
     std::string dirs = "lib/modules/k/updates proc/driver/nvidia proc/sys/kernel proc/self etc "
@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         "/sys/devices/pci0000:00/0000:01:00.0/vendor", "/sys/devices/pci0000:00/0000:01:00.0/class",
         "/sys/devices/pci0000:00/0000:01:00.0/resource", "/sys/devices/pci0000:00/0000:01:00.0/current_link_width",
         "/usr/local/cuda-12.4/version.json", "/venv/lib/python3.11/site-packages/torch/version.py",
-        "/venv/lib/python3.11/site-packages/torch-2.11.0.dist-info/METADATA"})
+        "/venv/lib/python3.11/site-packages/torch-2.11.0.dist-info/METADATA", "/venv/pyvenv.cfg", "/etc/nv_tegra_release"})
     put(root + p, data, size);
   dlready::GatherOptions opt;
   opt.root = root;

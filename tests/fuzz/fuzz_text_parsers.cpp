@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/redact.hpp"
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
@@ -25,6 +27,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)dlready::max_cuda_for_driver(s);
   (void)dlready::parse_cuda_visible_devices(s, 4, {"GPU-00112233"});
   (void)dlready::check_alloc_conf(s);
+  // The linear readers of long untrusted text (issue 57; the smoke run gives them 1 MB inputs).
+  (void)dlready::leading_python_version(s);
+  (void)dlready::without_credentials(s);
+  (void)dlready::printable(s, 80);
+  dlready::RedactionInputs in;
+  in.users = {"alice", s.substr(0, 64)};
+  in.homes = {"/home/alice"};
+  in.environment = {{"PIP_INDEX_URL", s}, {"API_TOKEN", s.substr(s.size() / 2)}};
+  const dlready::Redactor redactor(in);
+  (void)redactor.apply(s);
+  // The linear finder agrees with std::string::find (compared on short inputs: find is quadratic).
+  const std::string needle = s.substr(0, s.size() / 3);
+  if (s.size() < 4096 && dlready::LinearFinder(needle).find(s, 1) != s.find(needle, 1)) std::abort();
   // Snapshot JSON (dlready diff reads files from other machines).
   auto doc = nlohmann::json::parse(s, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_discarded()) {

@@ -7,9 +7,9 @@
 
 #include <cstring>
 #include <functional>
-#include <regex>
 
 #include "binfmt/elf_reader.hpp"
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "probe/linux/probes.hpp"
 
@@ -41,11 +41,25 @@ std::optional<std::string> jetpack_of(const std::string& l4t) {
 
 // "# R36 (release), REVISION: 4.3, GCID: ..." -> "36.4.3"
 std::optional<std::string> l4t_release(const std::string& text) {
-  static const std::regex kRelease(R"(R([0-9]{2,3})[^,\n]*,\s*REVISION:\s*([0-9]{1,3}(\.[0-9]{1,3})?))");
-  std::smatch m;
-  if (!std::regex_search(text, m, kRelease)) return std::nullopt;
-  std::string revision = m[2].str();
-  return m[1].str() + "." + revision + (revision.find('.') == std::string::npos ? ".0" : "");
+  size_t stop = 0;  // the first ',' or newline at or after the candidate (found once per stretch: linear)
+  for (size_t r = text.find('R'); r != std::string::npos; r = text.find('R', r + 1)) {
+    TextCursor c{text, r + 1};
+    auto major = c.take(is_ascii_digit, 3);
+    if (major.size() < 2) continue;
+    if (stop < c.at) stop = text.find_first_of(",\n", c.at);
+    if (stop == std::string::npos) return std::nullopt;
+    if (text[stop] != ',') continue;
+    c.at = stop + 1;
+    c.skip_spaces();
+    if (!c.eat("REVISION:")) continue;
+    c.skip_spaces();
+    size_t revision_start = c.at;
+    if (c.take(is_ascii_digit, 3).empty()) continue;
+    if (TextCursor dot = c; dot.eat(".") && !dot.take(is_ascii_digit, 3).empty()) c = dot;
+    std::string revision = text.substr(revision_start, c.at - revision_start);
+    return std::string(major) + "." + revision + (revision.find('.') == std::string::npos ? ".0" : "");
+  }
+  return std::nullopt;
 }
 
 // "Node 1 FilePages:  83886080 kB" in a node's meminfo -> bytes.
@@ -95,12 +109,14 @@ std::optional<std::string> ptxas_release(const RootFs& fs, const RootFs& scan, c
     auto bytes = scan.read_at(path, off, kWindow);
     if (!bytes || bytes->size() <= kMark.size()) return std::nullopt;
     for (size_t at = bytes->find(kMark); at != std::string::npos; at = bytes->find(kMark, at + 1)) {
-      static const std::regex kRelease(R"(^([0-9]{1,2}\.[0-9]{1,2}), V)");
-      std::smatch m;
-      std::string tail = bytes->substr(at + kMark.size(), 16);
-      if (!std::regex_search(tail, m, kRelease)) continue;
+      // "12.8, V12.8.93"
+      TextCursor tail{std::string_view(*bytes).substr(at + kMark.size(), 16)};
+      bool release = !tail.take_exactly(is_ascii_digit, 1, 2).empty() && tail.eat(".") &&
+                     !tail.take_exactly(is_ascii_digit, 1, 2).empty();
+      size_t length = tail.at;
+      if (!release || !tail.eat(", V")) continue;
       static_cast<void>(fs.read_at(path, off + at, kMark.size() + 16));
-      return m[1].str();
+      return std::string(tail.text.substr(0, length));
     }
     if (bytes->size() < kWindow) return std::nullopt;
   }

@@ -3,9 +3,9 @@
 #include <unistd.h>
 
 #include <map>
-#include <regex>
 #include <set>
 
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "probe/linux/probes.hpp"
 
@@ -68,9 +68,11 @@ DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user) {
   DeviceNodeFacts f;
   f.checked_user = user.name + (user.name == "root" ? "" : " (uid " + std::to_string(user.uid) + ")");
   std::vector<std::string> paths = {"/dev/nvidiactl", "/dev/nvidia-uvm"};
-  static const std::regex numbered("nvidia[0-9]+");
-  for (const auto& name : fs.list("/dev"))
-    if (std::regex_match(name, numbered)) paths.push_back("/dev/" + name);
+  for (const auto& name : fs.list("/dev")) {
+    std::string_view number = std::string_view(name).substr(std::min<size_t>(name.size(), 6));
+    if (starts_with(name, "nvidia") && !number.empty() && std::all_of(number.begin(), number.end(), is_ascii_digit))
+      paths.push_back("/dev/" + name);  // /dev/nvidia0, /dev/nvidia1, ...
+  }
   if (fs.exists("/dev/dxg")) paths.push_back("/dev/dxg");
   auto users = names_by_id(fs, "/etc/passwd"), groups = names_by_id(fs, "/etc/group");
   auto name = [](const std::map<unsigned, std::string>& m, unsigned id) {

@@ -1,12 +1,15 @@
 // Each Python's interpreter and each PyTorch's libtorch_cpu.dylib, read as Mach-O files: which
 // CPUs they run on, the oldest macOS their loader accepts, whether torch links Metal's graph
 // framework (built with MPS).
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <regex>
 
 #include "binfmt/macho_reader.hpp"
 #include "core/path_text.hpp"
+#include "core/scan.hpp"
 #include "core/text.hpp"
+#include "os/posix_fs.hpp"
 #include "probe/macos/macos_probes.hpp"
 
 namespace dlready {
@@ -14,6 +17,15 @@ namespace {
 
 ByteReader root_reader(const RootFs& fs, const std::string& path) {
   return [&fs, path](uint64_t offset, size_t len) { return fs.read_at(path, offset, len); };
+}
+
+// A Mach-O file read through the root, or what is wrong with it; what is not a file (a FIFO, a
+// device, a folder) is named as such and never opened (a FIFO would wait for a writer).
+MachOResult read_macho(const RootFs& fs, const std::string& path) {
+  auto st = fs.stat(path);
+  if (!st) return {std::nullopt, "cannot be read"};
+  if (!S_ISREG(st->mode)) return {std::nullopt, std::string(file_kind(st->mode)) + ", not a file"};
+  return parse_macho(root_reader(fs, path));
 }
 
 std::vector<std::string> cpu_names(const MachOFile& f) {
@@ -32,14 +44,27 @@ std::optional<std::string> interpreter_of(const RootFs& fs, const PythonEnv& e) 
   return std::nullopt;
 }
 
+// The first `"subdir": "osx-arm64"` of a conda-meta record (a short lower-case name, else none).
+std::optional<std::string> subdir_value(std::string_view text) {
+  static constexpr std::string_view kKey = "\"subdir\"";
+  for (size_t at = text.find(kKey); at != std::string_view::npos; at = text.find(kKey, at + 1)) {
+    TextCursor c{text, at + kKey.size()};
+    c.skip_spaces();
+    if (!c.eat(":")) continue;
+    c.skip_spaces();
+    if (!c.eat("\"")) continue;
+    auto value = c.take_exactly([](char ch) { return (ch >= 'a' && ch <= 'z') || is_ascii_digit(ch) || ch == '_' || ch == '-'; }, 1, 32);
+    if (!value.empty() && c.eat("\"")) return std::string(value);
+  }
+  return std::nullopt;
+}
+
 // conda-meta/python-3.*.json's "subdir" (osx-64 on an Intel conda, osx-arm64 on Apple Silicon's).
 std::optional<std::string> conda_subdir(const RootFs& fs, const std::string& prefix) {
-  static const std::regex kSubdir(R"re("subdir"\s*:\s*"([a-z0-9_-]{1,32})")re");
   for (const auto& name : fs.list(prefix + "/conda-meta")) {
     if (!starts_with(name, "python-3") || !ends_with(name, ".json")) continue;
-    auto text = fs.read(prefix + "/conda-meta/" + name, 256 * 1024);
-    std::smatch m;
-    if (text && std::regex_search(*text, m, kSubdir)) return m[1].str();
+    if (auto text = fs.read(prefix + "/conda-meta/" + name, 256 * 1024))
+      if (auto subdir = subdir_value(*text)) return subdir;
   }
   return std::nullopt;
 }
@@ -89,9 +114,9 @@ MacPython read_python(const RootFs& fs, const PythonEnv& e) {
   p.prefix = e.prefix;
   p.interpreter = interpreter_of(fs, e);
   if (p.interpreter) {
-    auto r = parse_macho(root_reader(fs, *p.interpreter));
+    auto r = read_macho(fs, *p.interpreter);
     if (r.file) p.cpus = cpu_names(*r.file);
-    else p.error = printable(*p.interpreter) + ": " + r.error;
+    else p.error = r.error;  // the report names the file
   }
   if (e.kind == "conda") p.conda_subdir = conda_subdir(fs, e.prefix);
   p.externally_managed = externally_managed(fs, e, p.interpreter);
@@ -105,9 +130,9 @@ MacTorchCheck read_torch(const RootFs& fs, const PythonEnv& e, const TorchInstal
   for (const auto& lib : {t.site_packages + "/torch/lib/libtorch_cpu.dylib", e.prefix + "/lib/libtorch_cpu.dylib"})
     if (!c.library && fs.exists(lib)) c.library = lib;
   if (!c.library) return c;
-  auto r = parse_macho(root_reader(fs, *c.library));
+  auto r = read_macho(fs, *c.library);
   if (!r.file) {
-    c.error = printable(*c.library) + ": " + r.error;
+    c.error = r.error;  // the report names the file
     return c;
   }
   c.cpus = cpu_names(*r.file);

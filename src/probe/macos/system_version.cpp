@@ -1,4 +1,7 @@
 // macOS's version and hardware: SystemVersion.plist (a file) and sysctl's answers (the seam).
+#include <algorithm>
+
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "probe/macos/macos_probes.hpp"
 
@@ -15,6 +18,23 @@ std::optional<std::string> plist_string(const std::string& text, const std::stri
   if (close == std::string::npos || trim(text.substr(key + name.size() + 11, open - key - name.size() - 11)) != "")
     return std::nullopt;
   return trim(text.substr(open + 8, close - open - 8));
+}
+
+// "14.5", "10.16", "26.0.1": two or three numbers of at most four digits. Anything else in the
+// plist is no version (it is unknown, never compared).
+bool is_macos_version(std::string_view v) {
+  TextCursor c{v};
+  for (int part = 0; part < 3; ++part) {
+    if (c.take_exactly(is_ascii_digit, 1, 4).empty()) return false;
+    if (c.done()) return part >= 1;
+    if (!c.eat(".")) return false;
+  }
+  return false;
+}
+
+// "23F79": letters and digits, at most 16.
+bool is_build_name(std::string_view b) {
+  return !b.empty() && b.size() <= 16 && std::all_of(b.begin(), b.end(), is_ascii_alnum);
 }
 
 std::optional<bool> flag(const SysctlAnswers& s, const char* name) {
@@ -37,6 +57,12 @@ void probe_macos_version(const RootFs& fs, const SysctlAnswers& sysctl, MacosFac
     mac.product_version = plist_string(*text, "ProductVersion");
     mac.build = plist_string(*text, "ProductBuildVersion");
   }
+  std::string unreadable;
+  if (mac.product_version && !is_macos_version(*mac.product_version)) {
+    unreadable = "ProductVersion '" + printable(*mac.product_version, 40) + "' is not a version";
+    mac.product_version.reset();
+  }
+  if (mac.build && !is_build_name(*mac.build)) mac.build.reset();
   mac.darwin_release = value(sysctl, "kern.osrelease");
   // The shim answers 10.16 for 11 and later and 16.x for 26; the Darwin release is never shimmed.
   if (mac.product_version && (*mac.product_version == "10.16" || starts_with(*mac.product_version, "16.")))
@@ -45,7 +71,8 @@ void probe_macos_version(const RootFs& fs, const SysctlAnswers& sysctl, MacosFac
   std::optional<std::string> shown = mac.product_version;
   if (mac.version_shimmed) shown = darwin_major ? std::to_string(*darwin_major) : "11 or newer";
   os.kernel = mac.darwin_release ? "Darwin " + *mac.darwin_release : std::optional<std::string>();
-  os.pretty_name = "macOS " + shown.value_or("(version unknown)") + (mac.build ? " (" + *mac.build + ")" : "");
+  os.pretty_name = "macOS " + shown.value_or(unreadable.empty() ? "(version unknown)" : "(version unknown: " + unreadable + ")") +
+                   (mac.build ? " (" + *mac.build + ")" : "");
 }
 
 void probe_macos_hardware(const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os) {

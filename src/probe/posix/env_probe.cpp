@@ -16,18 +16,6 @@ std::map<std::string, std::string> process_environment() {
 }
 
 
-std::string without_credentials(const std::string& urls) {
-  std::string out;
-  for (const auto& url : split(urls, ' ')) {
-    auto scheme = url.find("://");
-    auto at = url.find('@');
-    auto slash = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
-    bool userinfo = scheme != std::string::npos && at != std::string::npos && at > scheme && (slash == std::string::npos || at < slash);
-    out += (out.empty() ? "" : " ") + (userinfo ? url.substr(0, scheme + 3) + url.substr(at + 1) : url);
-  }
-  return out;
-}
-
 namespace {
 // The variables that change which GPUs CUDA sees, which libraries the loader picks, and how
 // PyTorch allocates and checks CUDA.

@@ -7,8 +7,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#include <regex>
-
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "probe/posix/posix_probes.hpp"
 
@@ -29,6 +28,28 @@ void add_own_addresses(std::vector<std::string>& out) {
     if (!s.empty() && s != "127.0.0.1" && s != "::1") out.push_back(s);
   }
   ::freeifaddrs(list);
+}
+
+// "10.0.0.2": four numbers of 0..255 (a three-digit one starts with 1 or 2), nothing else.
+bool is_dotted_quad(std::string_view s) {
+  auto parts = split(s, '.', true);
+  if (parts.size() != 4) return false;
+  for (const auto& p : parts) {
+    if (p.empty() || p.size() > 3) return false;
+    if (p.size() == 3 && (p[0] == '0' || std::stoi(p) > 255)) return false;
+  }
+  return true;
+}
+
+// The IPv4 addresses written in `value`, each a whole run of digits and dots.
+void add_written_addresses(std::string_view value, std::vector<std::string>& out) {
+  TextCursor c{value};
+  auto digit_or_dot = [](char ch) { return is_ascii_digit(ch) || ch == '.'; };
+  while (!c.done()) {
+    c.take([&](char ch) { return !digit_or_dot(ch); });
+    std::string_view run = c.take(digit_or_dot);
+    if (run.size() <= 15 && is_dotted_quad(run) && run != "127.0.0.1" && run != "0.0.0.0") out.emplace_back(run);
+  }
 }
 
 }  // namespace
@@ -58,10 +79,7 @@ RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::str
   }
   for (auto h : std::vector<std::string>(in.hosts))  // the short name of gpu1.lab.example.com too
     if (auto dot = h.find('.'); dot != std::string::npos && dot > 0) in.hosts.push_back(h.substr(0, dot));
-  static const std::regex kIpv4(R"((^|[^0-9.])((25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3})(?=[^0-9.]|$))");
-  for (const auto& [name, value] : env)
-    for (auto it = std::sregex_iterator(value.begin(), value.end(), kIpv4); it != std::sregex_iterator(); ++it)
-      if ((*it)[2].str() != "127.0.0.1" && (*it)[2].str() != "0.0.0.0") in.addresses.push_back((*it)[2].str());
+  for (const auto& [name, value] : env) add_written_addresses(value, in.addresses);
   return in;
 }
 

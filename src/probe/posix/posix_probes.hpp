@@ -30,8 +30,6 @@ UserIdentity current_user();
 std::optional<UserIdentity> lookup_user(const RootFs& fs, const std::string& name);
 
 EnvFacts probe_env(const std::map<std::string, std::string>& process_env);
-// Package-index URLs (space-separated, as PIP_EXTRA_INDEX_URL takes them) without user:password@.
-[[nodiscard]] std::string without_credentials(const std::string& urls);
 // What `--redact` hides on the machine under `fs` (identity_probe.cpp).
 RedactionInputs probe_redaction_inputs(const RootFs& fs, const std::map<std::string, std::string>& env);
 // The Python environments, the user's first: DLREADY_PARENT_PYTHON (the interpreter that ran

@@ -1,9 +1,8 @@
 // Python environments and the PyTorch installed in them, read as plain files (no Python is run):
 // torch/version.py, torch-*.dist-info/METADATA, nvidia_*-*.dist-info names.
 #include <algorithm>
-#include <regex>
-
 #include "probe/python_files.hpp"
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "probe/posix/posix_probes.hpp"
 
@@ -19,10 +18,8 @@ FileSource root_files(const RootFs& fs) {
 // The interpreter's patch version: a venv's pyvenv.cfg "version = 3.11.7" (or version_info), a
 // conda prefix's conda-meta/python-3.11.7-*.json, a pyenv prefix's own name.
 std::optional<std::string> full_python_version(const RootFs& fs, const std::string& prefix, const std::string& kind) {
-  static const std::regex dotted(R"(^3\.[0-9]+\.[0-9]+)");
   auto version_in = [](const std::string& s) -> std::optional<std::string> {
-    std::smatch m;
-    if (std::regex_search(s, m, dotted)) return m.str();
+    if (auto v = leading_python_version(s); !v.empty()) return std::string(v);
     return std::nullopt;
   };
   if (auto v = pyvenv_python_version(root_files(fs), prefix)) return v;
