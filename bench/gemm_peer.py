@@ -1,5 +1,5 @@
 """The peer of `dlready bench gemm`: torch.matmul in Python on the same device, sizes and dtypes,
-timed with the same recipe (bench/measure.hpp): warm-up runs, the last one calibrates how many
+timed with the same recipe (src/torch_runtime/measure.hpp): warm-up runs, the last one calibrates how many
 operations fill a >= 20 ms sample, then N samples, median seconds per operation.
 Prints one JSON object: {"rows": [{"dtype", "n", "tflops"}]}."""
 import argparse

@@ -3,6 +3,7 @@
 // and the table has no cycle.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -102,6 +103,63 @@ TEST(Architecture, TheCheckFindsAnIncludePastTheTable) {
   table["core"].insert("doctor");
   reachable(table, "core", cycle);
   EXPECT_NE(cycle.find("core -> doctor"), std::string::npos) << cycle;
+}
+
+// The paths of the project a text names ("facts/fact_table.hpp", "src/probe/linux/pci_probe.cpp",
+// "docs/architecture.md") that exist neither from the clone's root nor from src/. A path is a
+// word of [A-Za-z0-9_./-] with a known extension whose first folder is one of the project's; a
+// pattern ("facts_<group>.cpp") or another project's path ("torch/version.py") is not one.
+std::vector<std::string> stale_paths(const std::string& text, const std::string& root, const std::string& beside = "") {
+  static const std::set<std::string> kFolders = [&] {
+    std::set<std::string> f = {"src", "docs", "tests", "scripts", "bench", "cmake", "data", "python"};
+    for (const auto& layer : list_directory(std::string(DLREADY_SOURCE_DIR) + "/src")) f.insert(layer);
+    return f;
+  }();
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./-").find(c) != std::string_view::npos; };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (!word_char(text[i])) { ++i; continue; }
+    size_t start = i;
+    while (i < text.size() && word_char(text[i])) ++i;
+    std::string word = text.substr(start, i - start);
+    while (!word.empty() && (word.back() == '.' || word.back() == '-')) word.pop_back();
+    auto slash = word.find('/');
+    if (slash == std::string::npos || !kFolders.count(word.substr(0, slash)) || (i < text.size() && text[i] == '<'))
+      continue;
+    if (start > 0 && (text[start - 1] == '<' || text[start - 1] == '$' || text[start - 1] == '{')) continue;
+    bool known = false;
+    for (const char* ext : {".hpp", ".cpp", ".md", ".cmake", ".sh", ".py", ".tsv", ".c", ".h", ".json", ".in", ".map"})
+      known = known || ends_with(word, ext);
+    if (known && !path_exists(root + "/" + word) && !path_exists(root + "/src/" + word) &&
+        (beside.empty() || !path_exists(beside + "/" + word)))
+      out.push_back(word);
+  }
+  return out;
+}
+
+TEST(Architecture, EveryPathNamedInACommentOrDocExists) {
+  const std::string root = DLREADY_SOURCE_DIR;
+  std::vector<std::string> stale;
+  std::vector<std::string> dirs = {"src", "docs", "tests", "scripts", "bench", "cmake", "python"};
+  for (const auto& dir : dirs)
+    for (const auto& file : files_under(root + "/" + dir)) {
+      if (starts_with(file, "golden/") || starts_with(file, "fuzz/corpus") || starts_with(file, "fuzz/regressions") ||
+          file == "architecture_test.cpp")  // this file names a moved path on purpose
+        continue;
+      const std::string path = root + "/" + dir + "/" + file;
+      for (const auto& p : stale_paths(read_text(path), root, path.substr(0, path.rfind('/'))))
+        stale.push_back(dir + "/" + file + ": " + p);
+    }
+  for (const char* file : {"README.md", "CMakeLists.txt"})
+    for (const auto& p : stale_paths(read_text(root + "/" + file), root)) stale.push_back(std::string(file) + ": " + p);
+  EXPECT_TRUE(stale.empty()) << stale.size() << " stale paths:\n" << join(stale, "\n");
+}
+
+TEST(Architecture, TheStalePathCheckFindsAMovedFile) {
+  const std::string root = DLREADY_SOURCE_DIR;
+  EXPECT_EQ(stale_paths("// see core/fact_table.hpp and facts/fact_table.hpp.", root),
+            std::vector<std::string>{"core/fact_table.hpp"});
+  EXPECT_TRUE(stale_paths("torch/version.py, facts/facts_<group>.cpp, src/probe/linux/pci_probe.cpp", root).empty());
 }
 
 }  // namespace

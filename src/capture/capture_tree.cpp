@@ -167,7 +167,7 @@ class TreeWriter {
   Status status_;
 };
 
-// stat.tsv (core/root_fs.cpp reads it): what stat() said of each path, type and owner included.
+// stat.tsv (os/root_fs_posix.cpp reads it): what stat() said of each path, type and owner included.
 std::string stat_table(const AccessLog& log, const TreeWriter& tree) {
   std::string out;
   for (const auto& [path, st] : log.stats) {

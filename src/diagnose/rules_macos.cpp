@@ -190,7 +190,7 @@ std::optional<double> plain_number(const std::string& text) {
 }
 
 // PYTORCH_MPS_HIGH_WATERMARK_RATIO: torch's MPSAllocator takes 0 to 2 (default 1.7); 0 means no
-// limit at all (docs/source/mps_environment_variables.md: "may cause system failure").
+// limit at all (PyTorch's mps_environment_variables.md: "may cause system failure").
 void variable_rules(const Facts& f, std::vector<Finding>& out) {
   for (const char* var : {"PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO"}) {
     auto v = f.env.get(var);

@@ -15,7 +15,7 @@ namespace dlready {
 
 struct FileStat;
 
-// How a driver probe's child ended and what it reported (probe/child_probe.hpp's ChildResult,
+// How a driver probe's child ended and what it reported (probe/linux/child_probe.hpp's ChildResult,
 // kept here as plain data so that core can hold it).
 struct ChildAnswer {
   std::string end = "exited";  // exited | signalled | timed_out | fork_failed

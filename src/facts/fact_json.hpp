@@ -1,4 +1,4 @@
-// Fact groups as the doctor's JSON writes them, by walking their tables (core/fact_table.hpp).
+// Fact groups as the doctor's JSON writes them, by walking their tables (facts/fact_table.hpp).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <type_traits>

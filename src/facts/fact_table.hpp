@@ -1,9 +1,9 @@
 // A fact group described once: each row is a fact's JSON key in the doctor's report, the member
 // it is (or, for a nested group or list, the function that writes it with the nested group's
 // table), and whether and how `dlready snapshot` compares it. The JSON writer
-// (core/fact_json.hpp) and the snapshot walk these tables; the tables themselves sit beside their
-// structs (core/facts_<group>.cpp). The driver probes' device tables, which are also the probe
-// child's wire, are core/device_fields.hpp.
+// (facts/fact_json.hpp) and the snapshot walk these tables; the tables themselves sit beside their
+// structs (facts/facts_<group>.cpp). The driver probes' device tables, which are also the probe
+// child's wire, are facts/device_fields.hpp.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 // The facts the probes gather. Plain data only: probes fill these, rules read them, renderers
 // print them. Anything not known is std::nullopt ("unknown"), never 0 or "". Each group has its
-// header and its table (core/facts_<group>.hpp, .cpp); a new fact is its probe, a member there and
+// header and its table (facts/facts_<group>.hpp, .cpp); a new fact is its probe, a member there and
 // a row in its table.
 #pragma once
 #include "facts/facts_device_nodes.hpp"

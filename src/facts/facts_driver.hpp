@@ -1,6 +1,6 @@
 // What the CUDA driver API and NVML answered in their child processes. The devices' fields are
-// core/device_fields.hpp (the child's wire and the JSON alike).
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// facts/device_fields.hpp (the child's wire and the JSON alike).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 // What a package index serves of torch, as `dlready setup` last read it.
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,7 +12,7 @@
 
 namespace dlready {
 
-// What a package index serves of torch (probe/index_pages.hpp reads its pages).
+// What a package index serves of torch (probe/linux/index_pages.hpp reads its pages).
 struct IndexRelease {
   std::string version;  // "2.16.0" (final releases only: no rc, dev, a, b)
   // variant ("" = the index's unlabelled build, "cpu", "cu132") -> the Pythons it has wheels for

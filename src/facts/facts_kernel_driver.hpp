@@ -1,5 +1,5 @@
 // The NVIDIA kernel driver: the loaded modules, the installed one, CDI specifications.
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 // Libraries as the loader finds them by name: libcuda, libnvidia-ml, the CUDA libraries and
 // toolkits, the BLAS.
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

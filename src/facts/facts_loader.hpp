@@ -1,5 +1,5 @@
 // Binaries' dependency closures as ld.so would load them, and the GPU code in their fat binaries.
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

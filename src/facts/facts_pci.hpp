@@ -1,5 +1,5 @@
-// The PCI bus: NVIDIA functions and other display adapters (probe/pci_probe.cpp).
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// The PCI bus: NVIDIA functions and other display adapters (probe/linux/pci_probe.cpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,5 +1,5 @@
 // Python environments and the PyTorch in them, LibTorch installs, and dlready's own module.
-// Plain data (std::nullopt = unknown); the tables say how each field is written (core/fact_table.hpp).
+// Plain data (std::nullopt = unknown); the tables say how each field is written (facts/fact_table.hpp).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-// core/atomic_file.hpp's write_file_atomically on Windows: a temporary file in the same folder,
+// os/atomic_file.hpp's write_file_atomically on Windows: a temporary file in the same folder,
 // flushed to the disk, then moved over the target in one step (MoveFileEx with
 // MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH), so a crash leaves the old file or the new.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// core/bounded_file.hpp on Windows: a disk file only (no pipe, console or device such as CON or
+// os/bounded_file.hpp on Windows: a disk file only (no pipe, console or device such as CON or
 // NUL), its size checked before a byte is read.
 #include <cstdint>
 

@@ -56,7 +56,7 @@ class RootFs {
   void record_into(AccessLog* log) { log_ = log; }
   AccessLog* access_log() const { return log_; }
 
-  // The folder a capture keeps its own files in (core/access_log.hpp); under a root that holds one,
+  // The folder a capture keeps its own files in (facts/access_log.hpp); under a root that holds one,
   // stat() answers from its stat.tsv, so device nodes, owners and sizes replay as they were.
   static constexpr const char* kCaptureDir = "/.dlready-capture";
 

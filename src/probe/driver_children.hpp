@@ -1,7 +1,7 @@
 // The driver probes' children, the same on every platform: what the child asks the CUDA driver and
 // NVML once their library is open (the calls look their entry points up through `SymbolLookup`:
 // dlsym on Linux, GetProcAddress on Windows), the "key=value" lines it answers with (devices field
-// by field through core/device_fields.hpp), and how the parent turns the answer — and how the
+// by field through facts/device_fields.hpp), and how the parent turns the answer — and how the
 // child ended — into facts. Starting the child (fork, CreateProcess) is the platform's.
 #pragma once
 #include <functional>

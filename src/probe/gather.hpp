@@ -36,7 +36,7 @@ struct GatherOptions {
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
   std::optional<std::string> own_module_built_by;  // the command that builds it (a wheel-installed dlready)
-  std::string cache_file;                  // probe/scan_cache.hpp; "" = no cache (--no-cache, tests)
+  std::string cache_file;                  // probe/linux/scan_cache.hpp; "" = no cache (--no-cache, tests)
   // Also read what --redact hides (probe_redaction_inputs), from the examined machine: its root's
   // files and its environment (a capture's recorded one under a capture's root).
   bool redaction_inputs = false;
@@ -49,7 +49,7 @@ struct GatherResult {
   // The environment and user the facts describe: the options', or a replayed capture's.
   std::map<std::string, std::string> env;
   UserIdentity user;
-  bool replayed = false;  // the root is a capture (core/capture_manifest.hpp)
+  bool replayed = false;  // the root is a capture (facts/capture_manifest.hpp)
   std::optional<RedactionInputs> redaction;  // GatherOptions::redaction_inputs
 };
 

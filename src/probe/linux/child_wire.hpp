@@ -1,4 +1,4 @@
-// Linux's side of the driver probes' children (core/driver_children.hpp is the rest): the library
+// Linux's side of the driver probes' children (probe/driver_children.hpp is the rest): the library
 // opened with dlopen, and the child forked — or its answer recorded or replayed from a capture.
 #pragma once
 #include <functional>

@@ -1,5 +1,5 @@
 // The CUDA driver API probe on Linux: libcuda.so.1 loaded and cuInit called in a forked child
-// (core/driver_children.hpp: the calls and the answer), which reports the driver version, cuInit's
+// (probe/driver_children.hpp: the calls and the answer), which reports the driver version, cuInit's
 // result and every device.
 #include <cstdlib>
 #include <string>

@@ -1,5 +1,5 @@
 // The NVML probe on Linux: libnvidia-ml.so.1 loaded and initialised in a forked child
-// (core/driver_children.hpp: the calls and the answer), which reports the driver version and every
+// (probe/driver_children.hpp: the calls and the answer), which reports the driver version and every
 // device.
 #include <string>
 

@@ -1,6 +1,6 @@
 // The driver probes on Windows: nvcuda.dll and nvml.dll loaded in a child process — dlready.exe
 // itself, started with --driver-child — so a driver that hangs or crashes takes only the child with
-// it. The calls and the answer's wire are the Linux probes' own (core/driver_children.hpp).
+// it. The calls and the answer's wire are the Linux probes' own (probe/driver_children.hpp).
 #include <chrono>
 #include <cstdio>
 

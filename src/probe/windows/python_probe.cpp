@@ -1,4 +1,4 @@
-// Python environments on Windows and the PyTorch in them, read as files (core/python_files.hpp:
+// Python environments on Windows and the PyTorch in them, read as files (probe/python_files.hpp:
 // the same readers as on Linux): the active venv or conda environment, conda's installs under the
 // user's profile and their envs, the Pythons the py launcher knows (the registry's PythonCore), and
 // the virtual environments people keep in their profile.

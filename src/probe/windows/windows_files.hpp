@@ -1,6 +1,6 @@
 // Files as the Windows probes read them: one reader for all (a size limit, disk files only — no
 // pipe, console or device), the existence checks, a folder's names, and the same as a FileSource
-// for the readers shared with Linux (core/python_files.hpp).
+// for the readers shared with Linux (probe/python_files.hpp).
 #pragma once
 #include <cstddef>
 #include <optional>

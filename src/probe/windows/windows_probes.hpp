@@ -1,5 +1,5 @@
 // The Windows source of facts: each probe reads one source (the registry, Win32 calls, the files
-// in System32) and fills the same fact groups the Linux probes fill (core/facts_<group>.hpp), so
+// in System32) and fills the same fact groups the Linux probes fill (facts/facts_<group>.hpp), so
 // the rules and renderers are shared. Errors are values: what cannot be read stays unknown.
 #pragma once
 #include <map>
