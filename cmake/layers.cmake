@@ -57,6 +57,9 @@ dlready_platform_layer(dlready_facts facts
   src/facts/facts_libraries.cpp src/facts/facts_driver.cpp src/facts/facts_python.cpp src/facts/facts_loader.cpp
   src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp src/facts/facts_arm.cpp)
 target_link_libraries(dlready_facts PUBLIC dlready_core)
+# The platforms, one record each: what differs by platform, looked up by every layer above.
+dlready_platform_layer(dlready_platform platform src/platform/platform_record.cpp)
+target_link_libraries(dlready_platform PUBLIC dlready_facts)
 # The OS services, each platform's twin named by its platform.
 dlready_platform_layer(dlready_os os
   posix:src/os/root_fs_posix.cpp posix:src/os/posix_fs.cpp posix:src/os/atomic_file_posix.cpp
@@ -93,17 +96,17 @@ dlready_platform_layer(dlready_probe probe
   src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
   src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
   src/probe/windows/python_probe.cpp src/probe/windows/settings_probe.cpp src/probe/windows/toolkit_probe.cpp)
-target_link_libraries(dlready_probe PUBLIC dlready_os dlready_binfmt)
+target_link_libraries(dlready_probe PUBLIC dlready_os dlready_binfmt dlready_platform)
 if(WIN32)
   target_link_libraries(dlready_probe PUBLIC version uuid)  # file version resources, DXGI's interface ids
 endif()
 dlready_platform_layer(dlready_diagnose diagnose
-  src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
+  src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp
-  src/diagnose/alloc_conf.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/mac_wheels.cpp src/diagnose/rules_arm.cpp
+  src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_platform.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/mac_wheels.cpp src/diagnose/rules_arm.cpp
   src/diagnose/gpu_code.cpp
   src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/install_plan_macos.cpp src/diagnose/thread_choice.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
-target_link_libraries(dlready_diagnose PUBLIC dlready_facts)
+target_link_libraries(dlready_diagnose PUBLIC dlready_facts dlready_platform)
 dlready_platform_layer(dlready_report report
   src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp
   src/report/plan_text.cpp)

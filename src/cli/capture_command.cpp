@@ -21,6 +21,7 @@
 #include "doctor/examine.hpp"
 #include "probe/posix/posix_probes.hpp"
 #include "report/render.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 
@@ -137,7 +138,7 @@ ExitCode run_capture(const CaptureArgs& given) {
   m.own_module = opt.own_module;
   m.children = log.children;
   m.gpu_code = log.gpu_code;
-  m.platform = e.facts.os.id == "macos" ? "macos" : "linux";
+  m.platform = std::string(platform_of(e.facts).name);
   m.sysctl = log.sysctl;
   m.metal = log.metal;
   CaptureTreeStats stats;

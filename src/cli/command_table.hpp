@@ -5,15 +5,14 @@
 #include <span>
 #include <string_view>
 
-namespace dlready {
+#include "platform/platform.hpp"  // PlatformBit
 
-enum PlatformBit : unsigned { kLinux = 1u, kWindows = 2u, kMacos = 4u };
-inline constexpr unsigned kEveryPlatform = kLinux | kWindows | kMacos;
+namespace dlready {
 
 struct CommandInfo {
   std::string_view name;
   std::string_view summary;
-  unsigned platforms = 0;      // PlatformBit: where it runs
+  unsigned platforms = 0;      // PlatformBit (platform/platform_record.hpp): where it runs
   std::string_view elsewhere;  // on the other platforms: why not, and where to run it
 };
 

@@ -15,6 +15,7 @@
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 #include "os/terminal.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 namespace {
@@ -22,8 +23,8 @@ namespace {
 // " [Linux only]": where a command this build lacks runs, for its line in --help.
 std::string where_it_runs(unsigned platforms) {
   std::string names;
-  for (auto [bit, name] : {std::pair{kLinux, "Linux"}, {kWindows, "Windows"}, {kMacos, "macOS"}})
-    if (platforms & bit) names += (names.empty() ? "" : ", ") + std::string(name);
+  for (const auto& p : platform_records())
+    if (platforms & p.bit) names += (names.empty() ? "" : ", ") + std::string(p.title);
   return " [" + names + (platforms & (platforms - 1) ? "]" : " only]");
 }
 

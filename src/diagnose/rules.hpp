@@ -10,6 +10,8 @@
 
 namespace dlready {
 
+// The findings, verdict and recommendations for the facts, by the rule groups of the platform
+// they come from (diagnose.cpp, platform/platform_record.hpp).
 Report diagnose(const Facts& facts);
 
 // Derived facts several rules share, computed once.
@@ -74,19 +76,18 @@ std::optional<Finding> cpu_oversubscribed(const CpuLoad& load, std::optional<int
 void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out);
+// The Python environments' PyTorch on every platform, worded by the platform's record (rules_python.cpp).
+void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void toolkit_rules(const Facts& f, std::vector<Finding>& out);
 // What NVML says of each GPU (clocks slowed, compute mode, MIG, memory in use): both platforms.
 void nvml_device_rules(const Facts& f, std::vector<Finding>& out);
-// Windows (facts from src/windows/): the rules whose evidence or fix is Windows' own.
+// Windows (facts from probe/windows/): the rules whose evidence or fix is Windows' own.
 void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
-// The facts come from the Windows doctor (src/windows/).
-inline bool on_windows(const Facts& f) { return f.os.id == "windows"; }
 void rules_macos(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict macos_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
-inline bool on_macos(const Facts& f) { return f.os.id == "macos"; }
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);
 std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& d);
 

@@ -3,6 +3,7 @@
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
 #include "diagnose/rules.hpp"
+#include "platform/platform_record.hpp"
 #include "core/cuda_error_codes.hpp"
 
 namespace dlready {
@@ -248,9 +249,7 @@ void clock_rule(const Facts& f, std::vector<Finding>& out) {
 }
 
 // nvidia-smi's changes need root on Linux and an administrator's terminal on Windows.
-std::string as_admin(const Facts& f, const std::string& command) {
-  return on_windows(f) ? command + " (in a terminal opened as administrator)" : "sudo " + command;
-}
+std::string as_admin(const Facts& f, const std::string& command) { return as_admin(platform_of(f), command); }
 
 }  // namespace
 
@@ -301,8 +300,8 @@ void nvml_device_rules(const Facts& f, std::vector<Finding>& out) {
     x.evidence = busy;
     x.fix = {"see who holds it: nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
              "stop those processes, or train with a smaller batch / --amp bf16"};
-    // Expandable segments are a Linux feature of PyTorch's allocator.
-    if (!on_windows(f)) x.fix.push_back("fragmentation helps too: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
+    // Expandable segments are not in PyTorch's allocator everywhere (not on Windows).
+    if (platform_of(f).expandable_segments) x.fix.push_back("fragmentation helps too: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
     out.push_back(x);
   }
 }
@@ -356,7 +355,7 @@ void driver_age_rules(const Facts& f, const Derived& d, std::vector<Finding>& ou
                        (d.driver_max_cuda ? " supports CUDA up to " + *d.driver_max_cuda : ""));
   x.evidence.insert(x.evidence.end(), evidence.begin(), evidence.end());
   x.fix = {"upgrade the NVIDIA driver to >= " + need.value_or("the version the wheel needs") +
-               (f.os.id == "ubuntu" ? " (sudo ubuntu-drivers install)" : ""),
+               (f.os.id.value_or("") == "ubuntu" ? " (sudo ubuntu-drivers install)" : ""),
            "or install a PyTorch build for your driver: " + pip_install_command(f, d)};
   out.push_back(x);
 }

@@ -245,14 +245,6 @@ void rules_macos(const Facts& f, const Derived&, std::vector<Finding>& out) {
   install_rules(f, m, out);
   openmp_rules(m, out);
   variable_rules(f, out);
-  bool any_torch = false;
-  for (const auto& e : f.python.envs) any_torch |= !e.torch.empty();
-  if (!any_torch) {
-    auto x = make_finding("torch-not-installed");
-    x.evidence = {"no torch in " + std::to_string(f.python.envs.size()) + " Python environment(s)"};
-    x.fix = {"python3 -m venv ~/.venvs/torch && ~/.venvs/torch/bin/pip install torch torchvision"};
-    out.push_back(x);
-  }
 }
 
 Verdict macos_verdict(const Facts& f, const Derived&, const std::vector<Finding>& findings) {

@@ -1,4 +1,5 @@
-// Rules about the software stack: PyTorch installs, CUDA toolkit, LibTorch, BLAS.
+// Rules about the software stack beside the Python environments' PyTorch (rules_python): dlready's
+// own module, the CUDA toolkit, LibTorch, BLAS.
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
@@ -9,122 +10,6 @@ namespace {
 
 std::string torch_label(const TorchInstall& t) {
   return "torch " + t.version.value_or("(unknown version)") + " in " + t.site_packages;
-}
-
-bool is_cpu_build(const TorchInstall& t) {
-  if (t.version && contains(*t.version, "+cpu")) return true;
-  return t.version_py_found && !t.cuda && !t.has_libtorch_cuda;
-}
-
-// The shell's environment has no torch while another has: `import torch` fails where the user types
-// it, though the doctor found a PyTorch. A venv made with --system-site-packages sees its base's.
-void active_env_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  const PythonEnv* active = nullptr;
-  const PythonEnv* with_torch = nullptr;
-  for (const auto& e : f.python.envs) {
-    if (e.active && !active) active = &e;
-    if (!e.torch.empty() && !with_torch && !e.active) with_torch = &e;
-  }
-  if (!active || !active->torch.empty() || active->system_site_packages || !with_torch) return;
-  bool conda = active->kind == "conda";
-  if (conda && with_torch->kind == "user") return;  // conda's Python imports the user's site-packages too
-  auto x = make_finding("active-env-without-torch");
-  x.evidence = {"the active environment " + active->prefix + " (" + (conda ? "CONDA_PREFIX" : "VIRTUAL_ENV") +
-                    ") has no torch: import torch fails in this shell",
-                "torch " + with_torch->torch[0].version.value_or("?") + " is in " + with_torch->prefix + " (" + with_torch->kind + ")"};
-  std::string use = with_torch->kind == "conda" ? "conda activate " + with_torch->prefix
-                    : with_torch->kind == "venv" ? ". " + with_torch->prefix + "/bin/activate"
-                                                 : with_torch->prefix + "/bin/python3 (deactivate first)";
-  x.fix = {"use the environment that has it: " + use,
-           "or install it into this one: " + active->prefix + "/bin/python -m " + pip_install_command(f, d)};
-  out.push_back(x);
-}
-
-void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  bool any = false;
-  for (const auto& e : f.python.envs) any = any || !e.torch.empty();
-  if (!any) {
-    auto x = make_finding("torch-not-installed");
-    std::vector<std::string> where;
-    for (const auto& e : f.python.envs) where.push_back(e.prefix + " (" + e.kind + (e.active ? ", active" : "") + ")");
-    x.evidence.push_back(where.empty() ? "no Python environment found" : "looked in: " + join(where, ", "));
-    x.fix = {"dlready setup ~/venvs/torch (plans the build that fits this machine, installs it and proves it)",
-             "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", pip_install_command(f, d)};
-    out.push_back(x);
-    return;
-  }
-  active_env_rule(f, d, out);
-  const TorchInstall* primary = primary_torch(f);
-  // A Jetson's CPU wheel is rules_arm's jetson-needs-jetpack-wheel (the fix is another index).
-  if (primary && is_cpu_build(*primary) && d.gpu_evidence && !(f.arm && f.arm->tegra)) {
-    auto x = make_finding("torch-cpu-only");
-    x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
-    if (d.machine == "aarch64") {
-      x.evidence.push_back("PyPI's aarch64 torch is a CPU build up to 2.10 (its nvidia-* requirements are for x86_64 only)");
-      x.fix = aarch64_cuda_fix();
-    } else {
-      x.fix = {"dlready setup ~/venvs/torch (a new environment with the CUDA build that fits, proven on the GPU)",
-               "or in this one: pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
-    }
-    out.push_back(x);
-  }
-  for (const auto& e : f.python.envs) {
-    std::vector<std::string> dup;
-    for (const auto& t : e.torch)
-      if (t.dist_info_count > 1)
-        dup.push_back(t.site_packages + " holds " + std::to_string(t.dist_info_count) + " torch-*.dist-info directories");
-    if (e.torch.size() > 1)
-      for (const auto& t : e.torch) dup.push_back(torch_label(t));
-    for (const auto& t : e.torch) {
-      bool cu12 = false, cu13 = false;
-      for (const auto& [name, v] : t.nvidia_installed) {
-        cu12 = cu12 || ends_with(name, "-cu12");
-        cu13 = cu13 || ends_with(name, "-cu13");
-      }
-      if (cu12 && cu13) dup.push_back(t.site_packages + " mixes nvidia-*-cu12 and nvidia-*-cu13 wheels");
-    }
-    // The user site is on sys.path of every non-venv Python: a torch there shadows the env's.
-    if (e.kind != "user" && e.kind != "venv" && !e.torch.empty()) {
-      for (const auto& u : f.python.envs)
-        if (u.kind == "user" && !u.torch.empty())
-          dup.push_back(torch_label(u.torch.front()) + " (user site, imported first) shadows " + torch_label(e.torch.front()));
-    }
-    if (dup.empty()) continue;
-    auto x = make_finding("torch-duplicate-installs");
-    x.evidence = dup;
-    x.fix = {"keep one: python -m pip uninstall -y torch (repeat until pip finds none), then reinstall once: " +
-                 pip_install_command(f, d),
-             "check which one imports: python -c 'import torch; print(torch.__file__, torch.__version__)'"};
-    out.push_back(x);
-  }
-  for (const auto& e : f.python.envs) {
-    for (const auto& t : e.torch) {
-      std::vector<std::string> missing, differ;
-      for (const auto& [name, pinned] : t.nvidia_pins) {
-        auto it = t.nvidia_installed.find(name);
-        if (it == t.nvidia_installed.end())
-          missing.push_back(name + "==" + pinned);
-        else if (it->second != pinned)
-          differ.push_back(name + " " + it->second + " (torch pins " + pinned + ")");
-      }
-      if (!missing.empty()) {
-        auto x = make_finding("torch-cuda-wheel-missing");
-        x.evidence.push_back(torch_label(t));
-        for (const auto& m : missing) x.evidence.push_back("missing: " + m);
-        x.fix = {e.prefix + "/bin/python -m pip install " + join(missing, " ")};
-        out.push_back(x);
-      }
-      if (!differ.empty()) {
-        auto x = make_finding("torch-cuda-wheel-version-mismatch");
-        x.evidence.push_back(torch_label(t));
-        x.evidence.insert(x.evidence.end(), differ.begin(), differ.end());
-        std::vector<std::string> pins;
-        for (const auto& [name, pinned] : t.nvidia_pins) pins.push_back(name + "==" + pinned);
-        x.fix = {e.prefix + "/bin/python -m pip install " + join(pins, " ")};
-        out.push_back(x);
-      }
-    }
-  }
 }
 
 }  // namespace
@@ -166,8 +51,7 @@ void own_module_rules(const Facts& f, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
-void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  torch_rules(f, d, out);
+void rules_software(const Facts& f, const Derived&, std::vector<Finding>& out) {
   own_module_rules(f, out);
   toolkit_rules(f, out);
   for (const auto& li : f.libtorch.installs) {

@@ -216,7 +216,8 @@ void pci_rules(const Facts& f, const Derived& d, const std::vector<const PciFunc
 Finding nouveau_finding(const Facts& f, const std::vector<std::string>& evidence) {
   auto x = make_finding("nouveau-loaded");
   x.evidence = evidence;
-  bool rhel = f.os.id && (*f.os.id == "fedora" || *f.os.id == "rhel" || *f.os.id == "rocky" || *f.os.id == "almalinux");
+  const std::string distribution = f.os.id.value_or("");
+  bool rhel = distribution == "fedora" || distribution == "rhel" || distribution == "rocky" || distribution == "almalinux";
   x.fix = {"printf 'blacklist nouveau\\nblacklist nova_core\\noptions nouveau modeset=0\\n' | sudo tee "
            "/etc/modprobe.d/blacklist-nouveau.conf",
            rhel ? "sudo dracut --force" : "sudo update-initramfs -u"};

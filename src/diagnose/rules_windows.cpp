@@ -63,28 +63,6 @@ void driver_answer_rule(const Facts& f, std::vector<Finding>& out) {
   }
 }
 
-// Which PyTorch `python` imports (the active environment's, else the first found) and whether it
-// can use the GPU at all; the same findings as on Linux, with pip lines that work in PowerShell.
-void torch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  const TorchInstall* primary = primary_torch(f);
-  if (!primary) {
-    auto x = make_finding("torch-not-installed");
-    std::vector<std::string> prefixes;
-    for (const auto& e : f.python.envs) prefixes.push_back(e.prefix);
-    x.evidence.push_back(f.python.envs.empty() ? "no Python environment found (py launcher's registry, conda, venvs, "
-                                                 "VIRTUAL_ENV/CONDA_PREFIX)"
-                                               : "no torch in " + join(prefixes, ", "));
-    x.fix = {pip_install_command(f, d)};
-    out.push_back(x);
-  } else if (!primary->cuda && d.gpu_evidence) {
-    auto x = make_finding("torch-cpu-only");
-    x.evidence.push_back("torch " + primary->version.value_or("?") + " in " + primary->site_packages +
-                         ": torch.version.cuda is None");
-    x.fix = {"pip uninstall -y torch torchvision torchaudio", pip_install_command(f, d)};
-    out.push_back(x);
-  }
-}
-
 // A CUDA build of PyTorch needs a driver at least as new as its CUDA's floor on Windows.
 void driver_age_rule(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   const TorchInstall* primary = primary_torch(f);
@@ -351,7 +329,6 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   presence_rule(f, d, out);
   driver_rule(f, d, out);
   driver_answer_rule(f, out);
-  torch_rules(f, d, out);
   torch_dll_rules(f, d, out);
   gpu_preference_rule(f, out);
   watchdog_rule(f, out);

@@ -199,68 +199,12 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
     if (auto min = min_driver_for_cuda(newest_fit->cuda))
       r.push_back({"Upgrade the NVIDIA driver to >= " + *min + " to run PyTorch " + newest_fit->torch + " (" +
                        newest_fit->variant + ")",
-                   {f.os.id == std::string("ubuntu") ? "sudo ubuntu-drivers install" : "driver: install " + *min + " or newer",
+                   {f.os.id.value_or("") == "ubuntu" ? "sudo ubuntu-drivers install" : "driver: install " + *min + " or newer",
                     "then: pip install torch torchvision --index-url https://download.pytorch.org/whl/" + newest_fit->variant}});
   }
   if (!best && !newest_fit)
     r.push_back({"No PyTorch CUDA build has kernels for this GPU", {"train on the CPU: dlready train --device cpu"}});
   return r;
-}
-
-namespace {
-
-// The torch that would be imported works for this machine (issue 50, item 10: "Recommended install"
-// was printed on every run): no error finding, and where there is a GPU a CUDA build the verdict finds
-// usable; a CPU-only machine runs any build. Then nothing needs installing.
-bool installed_torch_fits(const Facts& f, const Derived& d, const Report& r) {
-  for (const auto& x : r.findings)
-    if (x.severity == Severity::error) return false;
-  const TorchInstall* primary = primary_torch(f);
-  if (!primary) return false;
-  if (!d.gpu_evidence) return true;
-  for (const auto& tv : r.verdict.torch)
-    if (tv.location == primary->site_packages) return tv.cuda_available;
-  return false;
-}
-
-}  // namespace
-
-Report diagnose(const Facts& facts) {
-  Report rep;
-  Derived d = derive(facts);
-  if (on_windows(facts)) {
-    // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
-    rules_windows(facts, d, rep.findings);
-    alloc_conf_rules(facts, rep.findings);
-    rep.verdict = windows_verdict(facts, d, rep.findings);
-    rep.not_applicable = {"kernel-driver", "device-nodes", "libtorch", "cpu-math"};
-    if (facts.driver.status == ProbeStatus::not_run) rep.not_applicable.push_back("driver-api");
-    if (!d.gpu_evidence) rep.not_applicable.push_back("driver-library");
-    return rep;
-  }
-  if (on_macos(facts)) {
-    // No NVIDIA driver, no sysfs: the macOS source's facts and the environment's settings.
-    rules_macos(facts, d, rep.findings);
-    rep.verdict = macos_verdict(facts, d, rep.findings);
-    rep.not_applicable = {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries",
-                          "libtorch", "cpu-math"};
-    return rep;
-  }
-  rules_system(facts, d, rep.findings);
-  rules_driver(facts, d, rep.findings);
-  // A malformed allocator setting is wrong with or without a GPU (the job fails once there is one).
-  alloc_conf_rules(facts, rep.findings);
-  rules_software(facts, d, rep.findings);
-  rules_libraries(facts, d, rep.findings);
-  rules_platform(facts, d, rep.findings);
-  rules_arm(facts, d, rep.findings);
-  rep.verdict = make_verdict(facts, d, rep.findings);
-  rep.recommendations = make_recommendations(facts, d);
-  // Only a release newer than the tables (from what setup last read of the index) is worth saying then.
-  if (installed_torch_fits(facts, d, rep))
-    std::erase_if(rep.recommendations, [](const Recommendation& r) { return r.title.find("is on the index, newer") == std::string::npos; });
-  if (!d.gpu_evidence) rep.not_applicable = {"kernel-driver", "device-nodes", "driver-library", "driver-api"};
-  return rep;
 }
 
 }  // namespace dlready

@@ -1,17 +1,10 @@
 // gather_facts, every platform's: which source of facts reads the examined machine.
 #include "probe/gather.hpp"
 
+#include "core/text.hpp"
+#include "platform/platform_record.hpp"
+
 namespace dlready {
-namespace {
-
-std::string platform_words(const std::string& platform) {
-  if (platform == "linux") return "Linux";
-  if (platform == "windows") return "Windows";
-  if (platform == "macos") return "macOS";
-  return platform;
-}
-
-}  // namespace
 
 GatherResult gather_facts(const GatherOptions& options) {
   auto sources = fact_sources();
@@ -24,14 +17,17 @@ GatherResult gather_facts(const GatherOptions& options) {
     r.error = "--root " + options.root + ": this build examines only the machine it runs on";
     return r;
   }
-  std::string platform = reader->platform_of(options.root);
+  // The root's platform as its capture names it: a stranger's word is named, never trusted.
+  std::string name = reader->platform_of(options.root);
+  const PlatformRecord* platform = platform_named(name);
   std::string readable;
   for (const auto& s : sources) {
     if (!s.platform_of) continue;
-    if (s.platform == platform) return s.gather(options);
-    readable += (readable.empty() ? "" : ", ") + platform_words(s.platform);
+    if (platform && s.platform == platform->platform) return s.gather(options);
+    readable += (readable.empty() ? "" : ", ") + std::string(platform_record(s.platform).title);
   }
-  r.error = "--root " + options.root + " holds a " + platform_words(platform) + " machine; this dlready reads " + readable +
+  std::string words = platform ? std::string(platform->title) : "'" + printable(name, 40) + "'";
+  r.error = "--root " + options.root + " holds a " + words + " machine; this dlready reads " + readable +
             " machines: run dlready doctor on that machine (dlready doctor --markdown there gives a report to attach)";
   return r;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts/access_log.hpp"
+#include "platform/platform.hpp"
 #include "facts/capture_manifest.hpp"
 #include "facts/facts.hpp"
 #include "core/redact.hpp"
@@ -56,7 +57,7 @@ struct GatherResult {
 // One platform's source of facts. `platform_of` (sources that read roots) names the platform of the
 // machine under a root: its capture's, else what its files say.
 struct FactSource {
-  std::string platform;  // "linux", "windows", "macos"
+  Platform platform;  // whose machines it reads (platform/platform_record.hpp)
   GatherResult (*gather)(const GatherOptions&) = nullptr;
   std::string (*platform_of)(const std::string& root) = nullptr;
 };

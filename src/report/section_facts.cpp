@@ -5,6 +5,7 @@
 #include "diagnose/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "diagnose/rules.hpp"
+#include "platform/platform_record.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -331,8 +332,11 @@ std::vector<std::string> macos_section(const Facts& f, const std::string& sectio
 }  // namespace
 
 std::vector<std::string> section_facts(const Facts& f, const std::string& section) {
-  if (f.os.id == "windows") return windows_section(f, section);
-  if (f.os.id == "macos") return macos_section(f, section);
+  switch (platform_of(f).sections) {
+    case SectionStyle::windows: return windows_section(f, section);
+    case SectionStyle::macos: return macos_section(f, section);
+    case SectionStyle::linux: break;
+  }
   using Lines = void (*)(const Facts&, std::vector<std::string>&);
   static const std::pair<const char*, Lines> kSections[] = {
       {"system", facts_system},

@@ -16,6 +16,7 @@
 #include "probe/linux/library_locator.hpp"
 #include "probe/linux/probes.hpp"
 #include "probe/linux/scan_cache.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 
@@ -143,7 +144,8 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   }
   f.cuda_libs = probe_cuda_libs(fs, loc, f.env);
   f.python = probe_python(fs, f.env, fs.is_host_root() ? own_environment() : std::nullopt,
-                          {"linux", "Linux", f.os.arch.value_or(""), ""});
+                          {std::string(platform_record(Platform::linux).sys_platform),
+                           std::string(platform_record(Platform::linux).platform_system), f.os.arch.value_or(""), ""});
   if (f.arm) probe_page_alignment(fs, f.python, *f.arm);
   if (f.arm && needs_blackwell_ptxas(f)) {
     std::optional<RootFs> unrecorded;
@@ -260,6 +262,6 @@ GatherResult gather_linux_machine(const GatherOptions& options) {
 
 }  // namespace
 
-FactSource linux_fact_source() { return {"linux", gather_linux_machine, root_platform}; }
+FactSource linux_fact_source() { return {Platform::linux, gather_linux_machine, root_platform}; }
 
 }  // namespace dlready

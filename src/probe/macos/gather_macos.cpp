@@ -48,6 +48,6 @@ GatherResult gather_mac_root(const GatherOptions& options) { return gather_mac(o
 
 }  // namespace
 
-FactSource macos_fact_source() { return {"macos", gather_mac_root, root_platform}; }
+FactSource macos_fact_source() { return {Platform::macos, gather_mac_root, root_platform}; }
 
 }  // namespace dlready

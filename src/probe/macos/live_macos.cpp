@@ -47,6 +47,6 @@ GatherResult gather_this_mac(const GatherOptions& options) {
 
 }  // namespace
 
-FactSource macos_live_fact_source() { return {"macos", gather_this_mac, root_platform}; }
+FactSource macos_live_fact_source() { return {Platform::macos, gather_this_mac, root_platform}; }
 
 }  // namespace dlready

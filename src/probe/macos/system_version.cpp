@@ -3,6 +3,7 @@
 
 #include "core/scan.hpp"
 #include "core/text.hpp"
+#include "platform/platform_record.hpp"
 #include "probe/macos/macos_probes.hpp"
 
 namespace dlready {
@@ -52,7 +53,7 @@ std::optional<std::string> value(const SysctlAnswers& s, const char* name) {
 }  // namespace
 
 void probe_macos_version(const RootFs& fs, const SysctlAnswers& sysctl, MacosFacts& mac, OsFacts& os) {
-  os.id = "macos";
+  os.id = std::string(platform_record(Platform::macos).name);  // what the record finds the platform by
   if (auto text = fs.read("/System/Library/CoreServices/SystemVersion.plist", 64 * 1024)) {
     mac.product_version = plist_string(*text, "ProductVersion");
     mac.build = plist_string(*text, "ProductBuildVersion");

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "core/text.hpp"
+#include "platform/platform_record.hpp"
 #include "probe/posix/posix_probes.hpp"
 
 namespace dlready {
@@ -38,10 +39,11 @@ std::string root_platform(const std::string& root) {
   RootFs fs(root);
   std::string error;
   if (auto manifest = capture_under(fs, error)) return manifest->platform;
-  if (!error.empty()) return "linux";
-  if (fs.exists("/System/Library/CoreServices/SystemVersion.plist")) return "macos";
-  if (fs.is_dir("/Windows/System32")) return "windows";
-  return "linux";
+  auto name = [](Platform p) { return std::string(platform_record(p).name); };
+  if (!error.empty()) return name(Platform::linux);
+  if (fs.exists("/System/Library/CoreServices/SystemVersion.plist")) return name(Platform::macos);
+  if (fs.is_dir("/Windows/System32")) return name(Platform::windows);
+  return name(Platform::linux);
 }
 
 }  // namespace dlready

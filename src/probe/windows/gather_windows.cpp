@@ -55,6 +55,6 @@ GatherResult gather_windows_machine(const GatherOptions& options) {
 
 // The machine it runs on only: what a Windows machine answers through Win32 calls (the registry,
 // DXGI, version resources) has no capture to replay yet.
-FactSource windows_fact_source() { return {"windows", gather_windows_machine, nullptr}; }
+FactSource windows_fact_source() { return {Platform::windows, gather_windows_machine, nullptr}; }
 
 }  // namespace dlready

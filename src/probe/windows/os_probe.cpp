@@ -1,6 +1,7 @@
 #include "core/text.hpp"
 #include "probe/windows/registry.hpp"
 #include "probe/gather.hpp"
+#include "platform/platform_record.hpp"
 #include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
@@ -22,7 +23,7 @@ std::optional<OSVERSIONINFOW> real_version() {
 
 OsFacts probe_windows_os() {
   OsFacts os;
-  os.id = "windows";
+  os.id = std::string(platform_record(Platform::windows).name);  // what the record finds the platform by
   auto product = registry_text(HKEY_LOCAL_MACHINE, kWindowsVersionKey, "ProductName");
   auto release = registry_text(HKEY_LOCAL_MACHINE, kWindowsVersionKey, "DisplayVersion");
   if (!release) release = registry_text(HKEY_LOCAL_MACHINE, kWindowsVersionKey, "ReleaseId");  // before 20H2

@@ -9,9 +9,16 @@
 #include "probe/windows/registry.hpp"
 #include "probe/windows/windows_files.hpp"
 #include "probe/windows/windows_probes.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 namespace {
+
+// What pip's markers read on Windows (the record's words) for a Python of `version`.
+MarkerEnvironment windows_markers(const std::string& version) {
+  const auto& windows = platform_record(Platform::windows);
+  return {std::string(windows.sys_platform), std::string(windows.platform_system), "AMD64", version};
+}
 
 struct Candidate {
   std::string prefix, kind;
@@ -68,7 +75,8 @@ PythonFacts probe_windows_python(const std::map<std::string, std::string>& env) 
     e.python_version = c.version;
     if (!e.python_version && e.python_full_version)
       e.python_version = e.python_full_version->substr(0, e.python_full_version->rfind('.'));
-    if (has_torch(fs, sp)) e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll", {"win32", "Windows", "AMD64", e.python_version.value_or("")}));
+    if (has_torch(fs, sp))
+      e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll", windows_markers(e.python_version.value_or(""))));
     f.envs.push_back(std::move(e));
   }
   return f;

@@ -1,0 +1,164 @@
+// The Python environments' PyTorch, written once for every platform: no torch anywhere, a shell
+// whose environment lacks the torch another has, a CPU build on a machine with an NVIDIA GPU, two
+// installs where one imports, the nvidia-* wheels torch pins. The platform's record words each fix
+// (its interpreter's path, how an environment is made and entered, setup's line).
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/rules.hpp"
+#include "platform/platform_record.hpp"
+
+namespace dlready {
+namespace {
+
+std::string torch_label(const TorchInstall& t) {
+  return "torch " + t.version.value_or("(unknown version)") + " in " + t.site_packages;
+}
+
+bool is_cpu_build(const TorchInstall& t) {
+  if (t.version && contains(*t.version, "+cpu")) return true;
+  return t.version_py_found && !t.cuda && !t.has_libtorch_cuda;
+}
+
+// The interpreter of an environment, as the platform lays it out.
+std::string python_of(const PlatformRecord& p, const PythonEnv& e) {
+  return e.prefix + std::string(e.kind == "venv" ? p.venv_python : p.env_python);
+}
+
+// The line that installs the build for this machine: pip's index chosen for the driver and GPUs where
+// PyTorch has CUDA builds, PyPI's own build elsewhere (a Mac's).
+std::string install_line(const PlatformRecord& p, const Facts& f, const Derived& d) {
+  return p.cuda_wheels ? pip_install_command(f, d) : "pip install torch torchvision";
+}
+
+// The shell's environment has no torch while another has: `import torch` fails where the user types
+// it, though the doctor found a PyTorch. A venv made with --system-site-packages sees its base's.
+void active_env_rule(const PlatformRecord& p, const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const PythonEnv* active = nullptr;
+  const PythonEnv* with_torch = nullptr;
+  for (const auto& e : f.python.envs) {
+    if (e.active && !active) active = &e;
+    if (!e.torch.empty() && !with_torch && !e.active) with_torch = &e;
+  }
+  if (!active || !active->torch.empty() || active->system_site_packages || !with_torch) return;
+  bool conda = active->kind == "conda";
+  if (conda && with_torch->kind == "user") return;  // conda's Python imports the user's site-packages too
+  auto x = make_finding("active-env-without-torch");
+  x.evidence = {"the active environment " + active->prefix + " (" + (conda ? "CONDA_PREFIX" : "VIRTUAL_ENV") +
+                    ") has no torch: import torch fails in this shell",
+                "torch " + with_torch->torch[0].version.value_or("?") + " is in " + with_torch->prefix + " (" + with_torch->kind + ")"};
+  std::string use = with_torch->kind == "conda" ? "conda activate " + with_torch->prefix
+                    : with_torch->kind == "venv"
+                        ? std::string(p.activate_before) + with_torch->prefix + std::string(p.activate_after)
+                        : python_of(p, *with_torch) + " (deactivate first)";
+  x.fix = {"use the environment that has it: " + use,
+           "or install it into this one: " + python_of(p, *active) + " -m " + install_line(p, f, d)};
+  out.push_back(x);
+}
+
+void not_installed_rule(const PlatformRecord& p, const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  auto x = make_finding("torch-not-installed");
+  std::vector<std::string> where;
+  for (const auto& e : f.python.envs) where.push_back(e.prefix + " (" + e.kind + (e.active ? ", active" : "") + ")");
+  x.evidence.push_back(where.empty() ? "no Python environment found" + std::string(p.python_places)
+                                     : "looked in: " + join(where, ", "));
+  x.fix = {std::string(p.setup_command) + (p.setup_installs ? " (plans the build that fits this machine, installs it and proves it)"
+                                                            : " (the build that fits this machine, and the commands that install and prove it)"),
+           std::string(p.new_environment), install_line(p, f, d)};
+  out.push_back(x);
+}
+
+void cpu_build_rule(const PlatformRecord& p, const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const TorchInstall* primary = primary_torch(f);
+  // A Jetson's CPU wheel is rules_arm's jetson-needs-jetpack-wheel (the fix is another index).
+  if (!primary || !is_cpu_build(*primary) || !d.gpu_evidence || (f.arm && f.arm->tegra)) return;
+  auto x = make_finding("torch-cpu-only");
+  x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
+  if (d.machine == "aarch64") {
+    x.evidence.push_back("PyPI's aarch64 torch is a CPU build up to 2.10 (its nvidia-* requirements are for x86_64 only)");
+    x.fix = aarch64_cuda_fix();
+  } else {
+    x.fix = {std::string(p.setup_command) + (p.setup_installs ? " (a new environment with the CUDA build that fits, proven on the GPU)"
+                                                              : " (the CUDA build that fits, and the commands that install it)"),
+             "or in this one: pip uninstall -y torch torchvision torchaudio", install_line(p, f, d)};
+  }
+  out.push_back(x);
+}
+
+void duplicates_rule(const Facts& f, const Derived& d, const PlatformRecord& p, std::vector<Finding>& out) {
+  for (const auto& e : f.python.envs) {
+    std::vector<std::string> dup;
+    for (const auto& t : e.torch)
+      if (t.dist_info_count > 1)
+        dup.push_back(t.site_packages + " holds " + std::to_string(t.dist_info_count) + " torch-*.dist-info directories");
+    if (e.torch.size() > 1)
+      for (const auto& t : e.torch) dup.push_back(torch_label(t));
+    for (const auto& t : e.torch) {
+      bool cu12 = false, cu13 = false;
+      for (const auto& [name, v] : t.nvidia_installed) {
+        cu12 = cu12 || ends_with(name, "-cu12");
+        cu13 = cu13 || ends_with(name, "-cu13");
+      }
+      if (cu12 && cu13) dup.push_back(t.site_packages + " mixes nvidia-*-cu12 and nvidia-*-cu13 wheels");
+    }
+    // The user site is on sys.path of every non-venv Python: a torch there shadows the env's.
+    if (e.kind != "user" && e.kind != "venv" && !e.torch.empty()) {
+      for (const auto& u : f.python.envs)
+        if (u.kind == "user" && !u.torch.empty())
+          dup.push_back(torch_label(u.torch.front()) + " (user site, imported first) shadows " + torch_label(e.torch.front()));
+    }
+    if (dup.empty()) continue;
+    auto x = make_finding("torch-duplicate-installs");
+    x.evidence = dup;
+    x.fix = {"keep one: python -m pip uninstall -y torch (repeat until pip finds none), then reinstall once: " +
+                 install_line(p, f, d),
+             "check which one imports: python -c 'import torch; print(torch.__file__, torch.__version__)'"};
+    out.push_back(x);
+  }
+}
+
+// The nvidia-* wheels torch's METADATA pins, against those installed beside it.
+void pinned_wheels_rule(const PlatformRecord& p, const Facts& f, std::vector<Finding>& out) {
+  for (const auto& e : f.python.envs) {
+    for (const auto& t : e.torch) {
+      std::vector<std::string> missing, differ;
+      for (const auto& [name, pinned] : t.nvidia_pins) {
+        auto it = t.nvidia_installed.find(name);
+        if (it == t.nvidia_installed.end())
+          missing.push_back(name + "==" + pinned);
+        else if (it->second != pinned)
+          differ.push_back(name + " " + it->second + " (torch pins " + pinned + ")");
+      }
+      if (!missing.empty()) {
+        auto x = make_finding("torch-cuda-wheel-missing");
+        x.evidence.push_back(torch_label(t));
+        for (const auto& m : missing) x.evidence.push_back("missing: " + m);
+        x.fix = {python_of(p, e) + " -m pip install " + join(missing, " ")};
+        out.push_back(x);
+      }
+      if (!differ.empty()) {
+        auto x = make_finding("torch-cuda-wheel-version-mismatch");
+        x.evidence.push_back(torch_label(t));
+        x.evidence.insert(x.evidence.end(), differ.begin(), differ.end());
+        std::vector<std::string> pins;
+        for (const auto& [name, pinned] : t.nvidia_pins) pins.push_back(name + "==" + pinned);
+        x.fix = {python_of(p, e) + " -m pip install " + join(pins, " ")};
+        out.push_back(x);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+  const PlatformRecord& p = platform_of(f);
+  bool any = false;
+  for (const auto& e : f.python.envs) any = any || !e.torch.empty();
+  if (!any) return not_installed_rule(p, f, d, out);
+  active_env_rule(p, f, d, out);
+  cpu_build_rule(p, f, d, out);
+  duplicates_rule(f, d, p, out);
+  pinned_wheels_rule(p, f, out);
+}
+
+}  // namespace dlready

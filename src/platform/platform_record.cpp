@@ -1,0 +1,58 @@
+#include "platform/platform_record.hpp"
+
+namespace dlready {
+
+const std::vector<PlatformRecord>& platform_records() {
+  static const std::vector<PlatformRecord> kRecords = {
+      {Platform::linux, "linux", "Linux", kLinux,
+       {RuleGroup::system, RuleGroup::driver, RuleGroup::allocator, RuleGroup::python, RuleGroup::software,
+        RuleGroup::libraries, RuleGroup::services, RuleGroup::arm},
+       VerdictKind::linux_cuda, true, SectionStyle::linux,
+       {}, {"kernel-driver", "device-nodes", "driver-library", "driver-api"}, {},
+       "sudo ", "", true, "linux", "Linux",
+       "dlready setup ~/venvs/torch", true,
+       "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
+       ". ", "/bin/activate", true},
+      // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
+      {Platform::windows, "windows", "Windows", kWindows, {RuleGroup::windows, RuleGroup::python, RuleGroup::allocator},
+       VerdictKind::windows_cuda, false, SectionStyle::windows,
+       {"kernel-driver", "device-nodes", "libtorch", "cpu-math"}, {"driver-library"}, {"driver-api"},
+       "", " (in a terminal opened as administrator)", false, "win32", "Windows",
+       "dlready setup --dry-run", false,
+       "or by hand: py -m venv $HOME\\venvs\\torch; $HOME\\venvs\\torch\\Scripts\\Activate.ps1",
+       " (py launcher's registry, conda, venvs, VIRTUAL_ENV/CONDA_PREFIX)", "\\Scripts\\python.exe", "\\python.exe", "",
+       "\\Scripts\\Activate.ps1", true},
+      // No NVIDIA driver, no sysfs: the macOS source's facts and the environment's settings.
+      {Platform::macos, "macos", "macOS", kMacos, {RuleGroup::macos, RuleGroup::python}, VerdictKind::macos_mps, false, SectionStyle::macos,
+       {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries", "libtorch", "cpu-math"},
+       {}, {}, "sudo ", "", false, "darwin", "Darwin",
+       "dlready setup --dry-run", false,
+       "or by hand: python3 -m venv ~/.venvs/torch && . ~/.venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
+       ". ", "/bin/activate", false},
+  };
+  return kRecords;
+}
+
+const PlatformRecord& platform_record(Platform p) {
+  for (const auto& r : platform_records())
+    if (r.platform == p) return r;
+  return platform_records().front();
+}
+
+const PlatformRecord* platform_named(std::string_view name) {
+  for (const auto& r : platform_records())
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const PlatformRecord& platform_of(const Facts& f) {
+  // Linux's source names the distribution ("ubuntu", "debian", ...) there, never "linux".
+  const PlatformRecord* named = f.os.id ? platform_named(*f.os.id) : nullptr;
+  return named ? *named : platform_record(Platform::linux);
+}
+
+std::string as_admin(const PlatformRecord& p, const std::string& command) {
+  return std::string(p.admin_prefix) + command + std::string(p.admin_suffix);
+}
+
+}  // namespace dlready
