@@ -28,6 +28,38 @@ size_t json_nesting_depth(std::string_view text, size_t stop) {
   return deepest;
 }
 
+namespace {
+
+// The first key an object of the text holds twice; nothing else is kept.
+struct DuplicateKeyFinder : nlohmann::json_sax<nlohmann::json> {
+  std::vector<std::set<std::string>> open_objects;
+  std::string duplicate;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    open_objects.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!open_objects.empty() && !open_objects.back().insert(k).second && duplicate.empty()) duplicate = k;
+    return true;
+  }
+  bool end_object() override {
+    if (!open_objects.empty()) open_objects.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
+
+}  // namespace
+
 nlohmann::json parse_json_bounded(std::string_view text, std::string* error, JsonLimits limits) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
@@ -35,19 +67,16 @@ nlohmann::json parse_json_bounded(std::string_view text, std::string* error, Jso
   };
   if (json_nesting_depth(text, limits.max_depth + 1) > limits.max_depth)
     return fail("nested deeper than " + std::to_string(limits.max_depth) + " levels");
-  std::vector<std::set<std::string>> keys;  // per open object
+  // Duplicate keys are found by a SAX pass of their own: nlohmann's DOM parser with a callback
+  // scans the parent for a discarded value at every object's end, quadratic in an array of objects
+  // (an index page of 200k files took a minute).
   std::string duplicate;
-  nlohmann::json::parser_callback_t watch = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) keys.emplace_back();
-    else if (event == E::object_end && !keys.empty()) keys.pop_back();
-    else if (event == E::key && !keys.empty() && parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second &&
-             duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  auto j = nlohmann::json::parse(text.begin(), text.end(), limits.refuse_duplicate_keys ? watch : nlohmann::json::parser_callback_t{},
-                                 /*allow_exceptions=*/false);
+  if (limits.refuse_duplicate_keys) {
+    DuplicateKeyFinder finder;
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &finder)) return fail("not JSON");
+    duplicate = finder.duplicate;
+  }
+  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return fail("not JSON");
   if (!duplicate.empty()) return fail("the key \"" + duplicate + "\" appears twice in one object");
   if (error) error->clear();
