@@ -173,10 +173,12 @@ TEST(LaunchCli, AOneMachineJobWithoutAPortMeetsOnAFreeOne) {
   EXPECT_EQ(out.find("port=29500"), std::string::npos) << out;
   EXPECT_NE(out.find("(a free port; --master-port sets one)"), std::string::npos) << out;
   EXPECT_EQ(out.find("in use"), std::string::npos) << out;
-  auto standalone = run_command(bin() + " launch --standalone --master-addr 10.9.9.9 -- sh -c "
-                                "'echo at=$MASTER_ADDR:$MASTER_PORT' 2>&1");
+  auto standalone = run_command(bin() + " launch --standalone -- sh -c 'echo at=$MASTER_ADDR:$MASTER_PORT' 2>&1");
   EXPECT_EQ(standalone.status, 0) << standalone.out;
   EXPECT_NE(standalone.out.find("at=127.0.0.1:"), std::string::npos) << standalone.out;
+  // Another address beside --standalone is refused, not silently replaced (issue 57, item 11).
+  auto both = run_command(bin() + " launch --standalone --master-addr 10.9.9.9 -- true 2>&1");
+  EXPECT_EQ(both.status, 2) << both.out;
   auto two = run_command(bin() + " launch --standalone --nnodes 2 -- true 2>&1");
   EXPECT_EQ(two.status, 2) << two.out;
   EXPECT_NE(two.out.find("--standalone is a one-machine job"), std::string::npos) << two.out;
