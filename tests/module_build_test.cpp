@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "os/atomic_file.hpp"
 #include "fixture.hpp"
 #include "setup/module_build.hpp"
@@ -67,6 +69,27 @@ TEST(ModuleBuild, FifosAreRefusedNotWaitedOn) {
   auto s = find_user_torch(env, std::nullopt);
   EXPECT_FALSE(s.torch);
   EXPECT_NE(s.why.find("has no readable lib/libc10.so"), std::string::npos) << s.why;
+}
+
+// Issue 57: a venv path holding a shell's and CMake's special characters. Nothing goes through a
+// shell (a wheel-installed dlready in '/tmp/v e"n'v $(touch PWNED) `id`;x' ran no command), but
+// CMake splits a -D value at ';': the build is refused up front with the reason, before CMake runs.
+TEST(ModuleBuild, APathCMakeWouldSplitIsRefusedWithTheReason) {
+  Fixture f;
+  auto env = torch_env(f);
+  auto torch = *find_user_torch(env, std::nullopt).torch;
+  ModuleBuildRequest rq;
+  rq.torch = torch;
+  rq.torch.torch_dir = f.root + "/v e\"n'v $(touch PWNED) `id`;x/lib/python3.11/site-packages/torch";
+  rq.kit = f.root + "/kit";
+  rq.cache_root = f.root + "/cache";
+  rq.progress = stderr;
+  auto r = build_module(rq);
+  EXPECT_TRUE(r.library.empty());
+  EXPECT_NE(r.error.find("whose ';' CMake reads as a list separator"), std::string::npos) << r.error;
+  ASSERT_FALSE(r.fix.empty());
+  EXPECT_NE(r.fix[0].find("no ';'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(f.root + "/cache")) << "refused before anything was made";
 }
 
 TEST(ModuleBuild, KeyIsSafeAndPerPlace) {

@@ -321,6 +321,16 @@ std::string compile_module(const ModuleBuildRequest& rq, const BuildTools& tools
 }  // namespace
 
 ModuleBuildResult build_module(const ModuleBuildRequest& rq) {
+  // Paths reach CMake as -D values and arguments, never through a shell; but CMake reads a ';' in
+  // a value as a list separator, so a path holding one builds nothing (and says "relative path").
+  for (const auto& [what, path] : {std::pair<std::string, std::string>{"torch", rq.torch.torch_dir},
+                                   {"dlready's module kit", rq.kit}, {"the module cache", rq.cache_root}})
+    if (path.find(';') != std::string::npos)
+      return failed(what + " is in " + printable(path, 200) + ", whose ';' CMake reads as a list separator: no module "
+                    "can be built from there",
+                    {what == "the module cache" ? "set DLREADY_MODULE_CACHE to a folder whose path has no ';'"
+                                                : "make the environment in a folder whose path has no ';' "
+                                                  "(python3 -m venv ~/venvs/torch) and install dlready and torch there"});
   auto m = cached_module(rq.cache_root, rq.torch);
   if (auto st = make_directories(m.dir); !st)
     return failed(st.error(), {"set DLREADY_MODULE_CACHE to a folder you can write, and run again"});
