@@ -78,6 +78,8 @@ void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_software(const Facts& f, const Derived& d, std::vector<Finding>& out);
 // The Python environments' PyTorch on every platform, worded by the platform's record (rules_python.cpp).
 void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out);
+// "torch 2.11.0+cu130 in <site-packages>": how the rules name an install in evidence.
+std::string torch_label(const TorchInstall& t);
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void toolkit_rules(const Facts& f, std::vector<Finding>& out);

@@ -8,11 +8,12 @@
 #include "platform/platform_record.hpp"
 
 namespace dlready {
-namespace {
 
 std::string torch_label(const TorchInstall& t) {
   return "torch " + t.version.value_or("(unknown version)") + " in " + t.site_packages;
 }
+
+namespace {
 
 bool is_cpu_build(const TorchInstall& t) {
   if (t.version && contains(*t.version, "+cpu")) return true;
@@ -84,7 +85,7 @@ void cpu_build_rule(const PlatformRecord& p, const Facts& f, const Derived& d, s
   out.push_back(x);
 }
 
-void duplicates_rule(const Facts& f, const Derived& d, const PlatformRecord& p, std::vector<Finding>& out) {
+void duplicates_rule(const PlatformRecord& p, const Facts& f, const Derived& d, std::vector<Finding>& out) {
   for (const auto& e : f.python.envs) {
     std::vector<std::string> dup;
     for (const auto& t : e.torch)
@@ -157,7 +158,7 @@ void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (!any) return not_installed_rule(p, f, d, out);
   active_env_rule(p, f, d, out);
   cpu_build_rule(p, f, d, out);
-  duplicates_rule(f, d, p, out);
+  duplicates_rule(p, f, d, out);
   pinned_wheels_rule(p, f, out);
 }
 

@@ -6,13 +6,6 @@
 #include "diagnose/rules.hpp"
 
 namespace dlready {
-namespace {
-
-std::string torch_label(const TorchInstall& t) {
-  return "torch " + t.version.value_or("(unknown version)") + " in " + t.site_packages;
-}
-
-}  // namespace
 
 // On both platforms (Windows: rules_windows.cpp): a CUDA build of PyTorch and only toolkits of
 // another CUDA major, whose nvcc builds extensions that do not load.
