@@ -1,4 +1,4 @@
-// Scenarios for the rules around the driver (diagnose/rules_platform.cpp): Secure Boot refusing the
+// Scenarios for the rules around the driver (diagnose/rules_services.cpp): Secure Boot refusing the
 // module, a CDI spec left from an older driver, NCCL/Gloo interface variables naming no interface,
 // NCCL debugging variables left set.
 #include <gtest/gtest.h>

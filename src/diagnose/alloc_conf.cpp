@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 namespace {
@@ -176,8 +177,9 @@ void alloc_conf_rules(const Facts& f, std::vector<Finding>& out) {
     auto x = make_finding("alloc-conf-invalid");
     x.evidence.push_back(std::string(var) + "=\"" + *v + "\"");
     for (const auto& p : c.problems) x.evidence.push_back(p);
-    x.fix = {c.corrected ? "export " + std::string(var) + "=" + *c.corrected
-                         : "unset " + std::string(var) + " (or set valid key:value pairs, e.g. expandable_segments:True)"};
+    const PlatformRecord& shell = platform_of(f);
+    x.fix = {c.corrected ? set_variable(shell, var, *c.corrected)
+                         : unset_variable(shell, var) + " (or set valid key:value pairs, e.g. expandable_segments:True)"};
     out.push_back(x);
   }
 }

@@ -41,6 +41,11 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"nccl-variables-set", S::info, "environment", "NCCL debugging or transport variables are set",
        "NCCL_P2P_DISABLE, NCCL_IB_DISABLE, NCCL_SHM_DISABLE or NCCL_DEBUG change how NCCL moves data or how "
        "much it prints; left over from a debugging session they make multi-GPU training slower."},
+      {"torch-needs-numpy1", S::error, "pytorch", "NumPy 2 beside a torch built for NumPy 1",
+       "torch releases before 2.3 were compiled against NumPy 1's C interface. With NumPy 2 in the same environment "
+       "`import torch` warns 'A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x' and every "
+       "conversion between tensors and arrays fails ('Numpy is not available', '_ARRAY_API not found'). Either "
+       "NumPy goes back below 2, or torch moves to 2.3 or later."},
       {"no-nvidia-gpu", S::error, "gpu", "No NVIDIA GPU on this machine",
        "No PCI function with vendor 0x10de and a display class is visible in /sys/bus/pci, no WSL2 GPU "
        "(/dev/dxg) and no device answers the driver (on Windows: no display adapter of vendor 10de among "

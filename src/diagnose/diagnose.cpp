@@ -12,12 +12,13 @@ void run_group(RuleGroup group, const Facts& f, const Derived& d, std::vector<Fi
   switch (group) {
     case RuleGroup::system: return rules_system(f, d, out);
     case RuleGroup::driver: return rules_driver(f, d, out);
+    case RuleGroup::devices: return rules_devices(f, d, out);
     // A malformed allocator setting is wrong with or without a GPU (the job fails once there is one).
     case RuleGroup::allocator: return alloc_conf_rules(f, out);
     case RuleGroup::python: return rules_python(f, d, out);
     case RuleGroup::software: return rules_software(f, d, out);
     case RuleGroup::libraries: return rules_libraries(f, d, out);
-    case RuleGroup::services: return rules_platform(f, d, out);
+    case RuleGroup::services: return rules_services(f, d, out);
     case RuleGroup::arm: return rules_arm(f, d, out);
     case RuleGroup::windows: return rules_windows(f, d, out);
     case RuleGroup::macos: return rules_macos(f, d, out);

@@ -81,10 +81,11 @@ void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out);
 // "torch 2.11.0+cu130 in <site-packages>": how the rules name an install in evidence.
 std::string torch_label(const TorchInstall& t);
 void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out);
-void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out);
+void rules_services(const Facts& f, const Derived& d, std::vector<Finding>& out);
 void toolkit_rules(const Facts& f, std::vector<Finding>& out);
-// What NVML says of each GPU (clocks slowed, compute mode, MIG, memory in use): both platforms.
-void nvml_device_rules(const Facts& f, std::vector<Finding>& out);
+// What NVML says of each GPU (clocks slowed, compute mode, MIG, memory in use) and what
+// CUDA_VISIBLE_DEVICES lets CUDA see: every platform with an NVIDIA driver (rules_devices.cpp).
+void rules_devices(const Facts& f, const Derived& d, std::vector<Finding>& out);
 // Windows (facts from probe/windows/): the rules whose evidence or fix is Windows' own.
 void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out);
 Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings);

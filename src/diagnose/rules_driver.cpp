@@ -1,4 +1,5 @@
-// Rules about the user-space driver, the driver API / NVML answers and CUDA_VISIBLE_DEVICES.
+// Rules about the user-space driver on Linux: its device nodes, libraries, the driver API's answer
+// and its age against the installed PyTorch (what NVML says of each GPU is rules_devices').
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
@@ -221,112 +222,6 @@ void init_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
-// The clocks event reasons that slow a GPU down behind the user's back (nvml.h's bits); the power
-// cap (0x4) and idling (0x1) are how a healthy GPU runs.
-std::string clock_slowdowns(uint64_t reasons) {
-  std::vector<std::string> named;
-  for (const auto& [bit, name] : std::initializer_list<std::pair<uint64_t, const char*>>{
-           {0x8, "hardware slowdown (HW_SLOWDOWN: power supply or temperature signal)"},
-           {0x40, "hardware thermal slowdown (HW_THERMAL_SLOWDOWN)"},
-           {0x20, "software thermal slowdown (SW_THERMAL_SLOWDOWN: above its maximum temperature)"},
-           {0x80, "hardware power brake (HW_POWER_BRAKE_SLOWDOWN: the external power brake signal)"}})
-    if (reasons & bit) named.push_back(name);
-  return join(named, ", ");
-}
-
-void clock_rule(const Facts& f, std::vector<Finding>& out) {
-  std::vector<std::string> slowed;
-  for (const auto& g : f.nvml.devices)
-    if (auto why = clock_slowdowns(g.clocks_event_reasons.value_or(0)); !why.empty())
-      slowed.push_back("GPU " + std::to_string(g.index) + " " + g.name.value_or("") + ": " + why);
-  if (slowed.empty()) return;
-  auto x = make_finding("gpu-clocks-slowed");
-  x.evidence = slowed;
-  x.fix = {"see the temperatures, power draw and every reason: nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER",
-           "check the cooling (fans, airflow, dust) and the GPU's power cables; a slowdown that stays on an idle "
-           "GPU is a hardware fault for the machine's vendor"};
-  out.push_back(x);
-}
-
-// nvidia-smi's changes need root on Linux and an administrator's terminal on Windows.
-std::string as_admin(const Facts& f, const std::string& command) { return as_admin(platform_of(f), command); }
-
-}  // namespace
-
-void nvml_device_rules(const Facts& f, std::vector<Finding>& out) {
-  clock_rule(f, out);
-  std::vector<std::string> prohibited, exclusive, busy;
-  for (const auto& g : f.nvml.devices) {
-    std::string label = "GPU " + std::to_string(g.index) + " " + g.name.value_or("");
-    if (g.compute_mode == nv::NVML_COMPUTEMODE_PROHIBITED) prohibited.push_back(label);
-    if (g.compute_mode == 3) exclusive.push_back(label);
-    if (g.mig_current == 1 && g.mig_instances == 0) {
-      auto x = make_finding("mig-without-instances");
-      x.evidence.push_back(label + ": MIG enabled, 0 GPU instances");
-      x.fix = {"create instances: " + as_admin(f, "nvidia-smi mig -i " + std::to_string(g.index) + " -cgi 9,9 -C") +
-                   " (list profiles with: nvidia-smi mig -lgip)",
-               "or turn MIG off: " + as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -mig 0") + ", then " +
-                   as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -r")};
-      out.push_back(x);
-    }
-    if (g.mig_current && g.mig_pending && *g.mig_current != *g.mig_pending) {
-      auto x = make_finding("mig-pending-reset");
-      x.evidence.push_back(label + ": MIG current " + std::to_string(*g.mig_current) + ", pending " + std::to_string(*g.mig_pending));
-      x.fix = {as_admin(f, "nvidia-smi -i " + std::to_string(g.index) + " -r") + " with no process on the GPU, or restart "
-               "the machine"};
-      out.push_back(x);
-    }
-    if (g.memory_total && g.memory_used && *g.memory_total > 0 && *g.memory_used * 2 > *g.memory_total)
-      busy.push_back(label + ": " + human_bytes(*g.memory_used) + " of " + human_bytes(*g.memory_total) + " in use");
-  }
-  for (const auto& g : f.driver.devices) {
-    if (g.compute_mode == 2 && f.nvml.devices.empty()) prohibited.push_back("GPU " + std::to_string(g.index));
-    if (g.compute_mode == 3 && f.nvml.devices.empty()) exclusive.push_back("GPU " + std::to_string(g.index));
-  }
-  if (!prohibited.empty()) {
-    auto x = make_finding("compute-mode-prohibited");
-    x.evidence = prohibited;
-    x.fix = {as_admin(f, "nvidia-smi -c DEFAULT") + " (or -i N for one GPU)"};
-    out.push_back(x);
-  }
-  if (!exclusive.empty()) {
-    auto x = make_finding("compute-mode-exclusive");
-    x.evidence = exclusive;
-    x.fix = {"to share the GPU between processes: " + as_admin(f, "nvidia-smi -c DEFAULT")};
-    out.push_back(x);
-  }
-  if (!busy.empty()) {
-    auto x = make_finding("gpu-memory-busy");
-    x.evidence = busy;
-    x.fix = {"see who holds it: nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-             "stop those processes, or train with a smaller batch / --amp bf16"};
-    // Expandable segments are not in PyTorch's allocator everywhere (not on Windows).
-    if (platform_of(f).expandable_segments) x.fix.push_back("fragmentation helps too: export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-    out.push_back(x);
-  }
-}
-
-namespace {
-
-void visible_devices_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
-  auto cvd = f.env.get("CUDA_VISIBLE_DEVICES");
-  if (!cvd || !d.gpu_evidence) return;
-  auto v = parse_cuda_visible_devices(*cvd, d.physical_gpus, d.known_uuids);
-  if (v.accepted.empty()) {
-    auto x = make_finding("cuda-visible-devices-hides-all");
-    x.evidence.push_back("CUDA_VISIBLE_DEVICES=\"" + *cvd + "\": " + v.reason);
-    if (d.physical_gpus) x.evidence.push_back(std::to_string(*d.physical_gpus) + " GPU(s) present");
-    x.fix = {"unset CUDA_VISIBLE_DEVICES", "or list GPUs that exist: export CUDA_VISIBLE_DEVICES=0"};
-    out.push_back(x);
-  } else if (!v.rejected.empty()) {
-    auto x = make_finding("cuda-visible-devices-invalid");
-    x.evidence.push_back("CUDA_VISIBLE_DEVICES=\"" + *cvd + "\": " + v.reason);
-    x.evidence.push_back("CUDA uses only: " + join(v.accepted, ",") + "; ignores: " + join(v.rejected, ","));
-    x.fix = {"export CUDA_VISIBLE_DEVICES=" + join(v.accepted, ",") + " (or list the GPUs you meant)"};
-    out.push_back(x);
-  }
-}
-
 void driver_age_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   if (!d.driver_version && !f.driver.driver_version) return;
   std::vector<std::string> evidence;
@@ -368,8 +263,6 @@ void rules_driver(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   open_nodes_rule(f, d, out);
   library_rules(f, d, out);
   init_rules(f, d, out);
-  nvml_device_rules(f, out);
-  visible_devices_rules(f, d, out);
   driver_age_rules(f, d, out);
 }
 

@@ -149,6 +149,27 @@ void pinned_wheels_rule(const PlatformRecord& p, const Facts& f, std::vector<Fin
   }
 }
 
+// torch before 2.3 was compiled against NumPy 1's ABI: beside NumPy 2, `import torch` warns "A module
+// that was compiled using NumPy 1.x cannot be run in NumPy 2.x" and every tensor<->array conversion
+// fails ("Numpy is not available", "_ARRAY_API not found"). 2.3 is the first release built against
+// NumPy 2 (PyTorch's 2.3 release notes, pytorch#107302). JetPack's builds are rules_arm's.
+void numpy_abi_rule(const PlatformRecord& p, const Facts& f, std::vector<Finding>& out) {
+  for (const auto& e : f.python.envs) {
+    auto numpy = e.distributions.find("numpy");
+    if (numpy == e.distributions.end() || compare_versions(numpy->second, "2") < 0) continue;
+    for (const auto& t : e.torch) {
+      if (!t.version || compare_versions(*t.version, "2.3") >= 0 || contains(*t.version, ".nv")) continue;
+      auto x = make_finding("torch-needs-numpy1");
+      x.evidence = {torch_label(t) + ": built against NumPy 1 (torch 2.3 is the first built for NumPy 2)",
+                    "numpy " + numpy->second + " in the same environment (" + e.prefix + ")"};
+      x.fix = {python_of(p, e) + " -m pip install \"numpy<2\"",
+               "or a torch built for NumPy 2 (2.3 or later): " + python_of(p, e) + " -m pip install --upgrade \"torch>=2.3\""};
+      out.push_back(x);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
@@ -160,6 +181,7 @@ void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   cpu_build_rule(p, f, d, out);
   duplicates_rule(p, f, d, out);
   pinned_wheels_rule(p, f, out);
+  numpy_abi_rule(p, f, out);
 }
 
 }  // namespace dlready

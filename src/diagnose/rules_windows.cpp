@@ -332,7 +332,6 @@ void rules_windows(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   torch_dll_rules(f, d, out);
   gpu_preference_rule(f, out);
   watchdog_rule(f, out);
-  nvml_device_rules(f, out);
   driver_age_rule(f, d, out);
   settings_rules(f, out);
   toolkit_rules(f, out);

@@ -5,30 +5,30 @@ namespace dlready {
 const std::vector<PlatformRecord>& platform_records() {
   static const std::vector<PlatformRecord> kRecords = {
       {Platform::linux, "linux", "Linux", kLinux,
-       {RuleGroup::system, RuleGroup::driver, RuleGroup::allocator, RuleGroup::python, RuleGroup::software,
+       {RuleGroup::system, RuleGroup::driver, RuleGroup::devices, RuleGroup::allocator, RuleGroup::python, RuleGroup::software,
         RuleGroup::libraries, RuleGroup::services, RuleGroup::arm},
        VerdictKind::linux_cuda, true, SectionStyle::linux,
        {}, {"kernel-driver", "device-nodes", "driver-library", "driver-api"}, {},
        "sudo ", "", true, "linux", "Linux",
        "dlready setup ~/venvs/torch", true,
        "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
-       ". ", "/bin/activate", true},
+       ". ", "/bin/activate", true, "export ", "=", "", "unset "},
       // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
-      {Platform::windows, "windows", "Windows", kWindows, {RuleGroup::windows, RuleGroup::python, RuleGroup::allocator},
+      {Platform::windows, "windows", "Windows", kWindows, {RuleGroup::windows, RuleGroup::devices, RuleGroup::python, RuleGroup::allocator},
        VerdictKind::windows_cuda, false, SectionStyle::windows,
        {"kernel-driver", "device-nodes", "libtorch", "cpu-math"}, {"driver-library"}, {"driver-api"},
        "", " (in a terminal opened as administrator)", false, "win32", "Windows",
        "dlready setup --dry-run", false,
        "or by hand: py -m venv $HOME\\venvs\\torch; $HOME\\venvs\\torch\\Scripts\\Activate.ps1",
        " (py launcher's registry, conda, venvs, VIRTUAL_ENV/CONDA_PREFIX)", "\\Scripts\\python.exe", "\\python.exe", "",
-       "\\Scripts\\Activate.ps1", true},
+       "\\Scripts\\Activate.ps1", true, "$env:", " = \"", "\"", "Remove-Item Env:"},
       // No NVIDIA driver, no sysfs: the macOS source's facts and the environment's settings.
       {Platform::macos, "macos", "macOS", kMacos, {RuleGroup::macos, RuleGroup::python}, VerdictKind::macos_mps, false, SectionStyle::macos,
        {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries", "libtorch", "cpu-math"},
        {}, {}, "sudo ", "", false, "darwin", "Darwin",
        "dlready setup --dry-run", false,
        "or by hand: python3 -m venv ~/.venvs/torch && . ~/.venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
-       ". ", "/bin/activate", false},
+       ". ", "/bin/activate", false, "export ", "=", "", "unset "},
   };
   return kRecords;
 }
@@ -53,6 +53,15 @@ const PlatformRecord& platform_of(const Facts& f) {
 
 std::string as_admin(const PlatformRecord& p, const std::string& command) {
   return std::string(p.admin_prefix) + command + std::string(p.admin_suffix);
+}
+
+std::string set_variable(const PlatformRecord& p, const std::string& name, const std::string& value) {
+  return std::string(p.set_variable_before) + name + std::string(p.set_variable_between) + value +
+         std::string(p.set_variable_after);
+}
+
+std::string unset_variable(const PlatformRecord& p, const std::string& name) {
+  return std::string(p.unset_variable_before) + name;
 }
 
 }  // namespace dlready

@@ -17,11 +17,12 @@ namespace dlready {
 enum class RuleGroup {
   system,     // the kernel, the processors, containers, WSL (rules_system)
   driver,     // the NVIDIA driver through sysfs, /dev and its libraries (rules_driver)
+  devices,    // the GPUs the driver and NVML answer for, CUDA_VISIBLE_DEVICES (rules_devices)
   allocator,  // PYTORCH_CUDA_ALLOC_CONF (alloc_conf)
   python,     // the Python environments' PyTorch, the same on every platform (rules_python)
   software,   // dlready's module, the CUDA toolkit, LibTorch, BLAS (rules_software)
   libraries,  // the loader's CUDA libraries (rules_libraries)
-  services,   // Secure Boot, CDI, NCCL (rules_platform)
+  services,   // Secure Boot, CDI, NCCL (rules_services)
   arm,        // Jetson and Grace (rules_arm)
   windows,    // Windows' driver, DLLs and Python (rules_windows)
   macos,      // MPS, Rosetta, macOS's versions (rules_macos)
@@ -58,6 +59,9 @@ struct PlatformRecord {
   bool setup_installs;
   std::string_view new_environment, python_places, venv_python, env_python, activate_before, activate_after;
   bool cuda_wheels;  // PyTorch publishes CUDA builds here: pip's index is chosen for the driver and GPUs
+  // An environment variable set and unset in the platform's shell (POSIX sh, PowerShell):
+  // set_variable_before + NAME + set_variable_between + value + set_variable_after.
+  std::string_view set_variable_before, set_variable_between, set_variable_after, unset_variable_before;
 };
 
 // Every platform's record, Linux's first.
@@ -69,5 +73,8 @@ struct PlatformRecord {
 [[nodiscard]] const PlatformRecord* platform_named(std::string_view name);
 // `command` as an administrator runs it there ("sudo nvidia-smi -pm 1").
 [[nodiscard]] std::string as_admin(const PlatformRecord& p, const std::string& command);
+// The shell's command that sets (export X=v; $env:X = "v") or removes a variable there.
+[[nodiscard]] std::string set_variable(const PlatformRecord& p, const std::string& name, const std::string& value);
+[[nodiscard]] std::string unset_variable(const PlatformRecord& p, const std::string& name);
 
 }  // namespace dlready

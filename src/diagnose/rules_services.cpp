@@ -87,7 +87,7 @@ void nccl_variable_rule(const Facts& f, std::vector<Finding>& out) {
 
 }  // namespace
 
-void rules_platform(const Facts& f, const Derived& d, std::vector<Finding>& out) {
+void rules_services(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   secure_boot_rule(f, d, out);
   cdi_rule(f, d, out);
   socket_ifname_rules(f, out);
