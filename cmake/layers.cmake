@@ -71,7 +71,7 @@ dlready_platform_layer(dlready_os os
 target_link_libraries(dlready_os PUBLIC dlready_facts ${CMAKE_DL_LIBS})
 # Binary-file readers (ELF with its symbol versions, CUDA fat binaries, PE), for every platform's probes
 # and the CLI: files as bytes, nothing loaded.
-dlready_platform_layer(dlready_binfmt binfmt linux:src/binfmt/elf_reader.cpp linux:src/binfmt/fatbin_reader.cpp
+dlready_platform_layer(dlready_binfmt binfmt linux:src/binfmt/elf_reader.cpp linux:src/binfmt/elf_symbols.cpp linux:src/binfmt/fatbin_reader.cpp
   src/binfmt/pe_image.cpp src/binfmt/macho_reader.cpp)
 target_link_libraries(dlready_binfmt PUBLIC dlready_os)
 # The sources of facts behind probe/gather.hpp's one verb: what both platforms share at the top,

@@ -202,7 +202,9 @@ std::map<std::string, Decision> single_platform_decisions() {
        "shm-too-small", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
        "container-missing-compute-capability", "cuda-lib-unresolvable", "cuda-lib-shadowed", "cuda-lib-second-copy",
        "lib-unresolvable", "symbol-version-missing", "libtorch-cuda-not-linked", "arch-not-supported", "ptx-jit-only",
-       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "dlready-module-missing"});
+       "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "dlready-module-missing",
+       "library-symbol-missing", "wsl1-no-gpu"});
+  put(kLinux, "PyTorch's CUDA allocator has expandable segments on Linux only", {"alloc-conf-conflict"});
   put(kLinux, kLinuxServices, {"secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set"});
   put(kLinux, kArm,
       {"jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless",

@@ -57,5 +57,214 @@ TEST(RealFailures, NumPy2BesideATorchBuiltForNumPy1) {
   EXPECT_EQ(finding(doctor_json(f), "torch-needs-numpy1"), nullptr);
 }
 
+void cc(const std::string& args) { ASSERT_EQ(std::system(("cc " + args + " 2>&1").c_str()), 0) << args; }
+
+// A PyTorch 2.4 CUDA 12 venv whose libraries are real ELF files compiled here: torch/lib's
+// libtorch_cuda.so needs the cuSPARSE wheel's libcusparse.so.12 (RUNPATH, as the wheels ship it),
+// which was linked against libnvJitLink.so.12 of 12.4 and binds __nvJitLinkAddData_12_4 with the
+// version libnvJitLink.so.12. CUDA 12.1's copy under /usr/local defines only the 12_1 symbol.
+struct NvJitLinkMachine {
+  Fixture f;
+  std::string sp = kSite;
+  NvJitLinkMachine() {
+    healthy_gpu_machine(f);
+    TorchSpec spec{"2.4.0+cu124", "12.4", {}, {}};
+    spec.pins = {{"nvidia-cusparse-cu12", "12.3.1.170"}, {"nvidia-nvjitlink-cu12", "12.4.127"}};
+    spec.installed = spec.pins;
+    add_torch_venv(f, "/home/alice/venv", spec);
+    const std::string r = f.root, s = r + sp;
+    f.write("/src/jit_new.map", "libnvJitLink.so.12 { global: __nvJitLinkAddData_12_1; __nvJitLinkAddData_12_4; local: *; };\n");
+    f.write("/src/jit_old.map", "libnvJitLink.so.12 { global: __nvJitLinkAddData_12_1; local: *; };\n");
+    f.write("/src/jit_new.c", "int __nvJitLinkAddData_12_1(void) { return 1; }\nint __nvJitLinkAddData_12_4(void) { return 4; }\n");
+    f.write("/src/jit_old.c", "int __nvJitLinkAddData_12_1(void) { return 1; }\n");
+    f.write("/src/cusparse.c", "int __nvJitLinkAddData_12_4(void);\nint cusparseCreate(void) { return __nvJitLinkAddData_12_4(); }\n");
+    f.write("/src/torch_cuda.c", "int cusparseCreate(void);\nint torch_cuda_init(void) { return cusparseCreate(); }\n");
+    f.write("/src/main.c", "int torch_cuda_init(void);\nint main(void) { return torch_cuda_init() == 4 ? 0 : 3; }\n");
+    for (const char* d : {"/nvidia/nvjitlink/lib", "/nvidia/cusparse/lib", "/torch/lib"}) f.mkdir(sp + d);
+    f.mkdir("/usr/local/cuda-12.1/lib64");
+    f.mkdir("/bin");
+    jitlink(s + "/nvidia/nvjitlink/lib/libnvJitLink.so.12", "new");
+    jitlink(r + "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12.1.105", "old");
+    f.link("/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", "libnvJitLink.so.12.1.105");
+    cc("-shared -fPIC -Wl,-soname,libcusparse.so.12 -o " + s + "/nvidia/cusparse/lib/libcusparse.so.12 " + r +
+       "/src/cusparse.c -L" + s + "/nvidia/nvjitlink/lib -l:libnvJitLink.so.12 -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvjitlink/lib'");
+    f.remove(sp + "/torch/lib/libtorch_cuda.so");
+    cc("-shared -fPIC -o " + s + "/torch/lib/libtorch_cuda.so " + r + "/src/torch_cuda.c -L" + s +
+       "/nvidia/cusparse/lib -l:libcusparse.so.12 -Wl,-rpath-link," + s +
+       "/nvidia/nvjitlink/lib -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cusparse/lib'");
+    cc("-o " + r + "/bin/app " + r + "/src/main.c -L" + s + "/torch/lib -ltorch_cuda -Wl,-rpath-link," + s +
+       "/nvidia/cusparse/lib:" + s + "/nvidia/nvjitlink/lib -Wl,--enable-new-dtags,-rpath," + s + "/torch/lib");
+  }
+  void jitlink(const std::string& out, const std::string& which) {
+    cc("-shared -fPIC -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script=" + f.root + "/src/jit_" + which + ".map -o " +
+       out + " " + f.root + "/src/jit_" + which + ".c");
+  }
+};
+
+// Item 1: the loader picks CUDA 12.1's libnvJitLink.so.12 through LD_LIBRARY_PATH; the wheel's
+// cuSPARSE needs a symbol only 12.4's defines. The real loader (binding at load, as Python's
+// RTLD_NOW does) stops with the line the doctor now predicts, and the doctor says import torch
+// fails, with both copies' versions and the fix.
+TEST(RealFailures, AnOlderLibraryUnderTheSameNameLacksASymbolTheWheelNeeds) {
+  NvJitLinkMachine m;
+  Fixture& f = m.f;
+  auto real = run_command("env LD_BIND_NOW=1 LD_LIBRARY_PATH=" + f.root + "/usr/local/cuda-12.1/lib64 " + f.root + "/bin/app 2>&1");
+  EXPECT_NE(real.out.find("undefined symbol: __nvJitLinkAddData_12_4, version libnvJitLink.so.12"), std::string::npos)
+      << real.out;
+  EXPECT_EQ(run_command("env -u LD_LIBRARY_PATH LD_BIND_NOW=1 " + f.root + "/bin/app 2>&1").status, 0);
+
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.1/lib64";
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "library-symbol-missing");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  EXPECT_EQ(x->value("severity", ""), "error");
+  std::string evidence = lines_of(*x, "evidence"), fix = lines_of(*x, "fix");
+  EXPECT_NE(evidence.find(m.sp + "/nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_4, "
+                          "version libnvJitLink.so.12"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("the loader picks /usr/local/cuda-12.1/lib64/libnvJitLink.so.12 (LD_LIBRARY_PATH): 12.1.105"),
+            std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("nvidia-cusparse-cu12 12.3.1.170"), std::string::npos) << evidence;
+  EXPECT_NE(fix.find("drop /usr/local/cuda-12.1/lib64 from LD_LIBRARY_PATH: unset LD_LIBRARY_PATH"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("pip install --force-reinstall --no-deps nvidia-cusparse-cu12==12.3.1.170 nvidia-nvjitlink-cu12==12.4.127"),
+            std::string::npos) << fix;
+  EXPECT_EQ(report.at("verdict").value("cuda_usable", true), false) << report.at("verdict").dump();
+  // Without the variable the wheel's own copy is loaded: nothing to say.
+  f.env.erase("LD_LIBRARY_PATH");
+  EXPECT_EQ(finding(doctor_json(f), "library-symbol-missing"), nullptr);
+}
+
+// The same symbol missing from a stale nvidia-nvjitlink wheel (pip upgraded cuSPARSE, not it):
+// the wheel's own copy is the one picked, so the fix is the pinned versions.
+TEST(RealFailures, AStaleNvidiaWheelLacksASymbolItsNeighbourNeeds) {
+  NvJitLinkMachine m;
+  Fixture& f = m.f;
+  m.jitlink(f.root + m.sp + "/nvidia/nvjitlink/lib/libnvJitLink.so.12", "old");
+  f.remove(m.sp + "/nvidia_nvjitlink_cu12-12.4.127.dist-info");
+  f.write(m.sp + "/nvidia_nvjitlink_cu12-12.1.105.dist-info/METADATA", "Name: nvidia-nvjitlink-cu12\nVersion: 12.1.105\n");
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "library-symbol-missing");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string evidence = lines_of(*x, "evidence"), fix = lines_of(*x, "fix");
+  EXPECT_NE(evidence.find("nvidia-nvjitlink-cu12 12.1.105, which lacks it"), std::string::npos) << evidence;
+  EXPECT_NE(fix.find("nvidia-nvjitlink-cu12==12.4.127"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("LD_LIBRARY_PATH"), std::string::npos) << fix;
+}
+
+// Item 2: a conda environment whose packages chose the CPU build (cpuonly, pytorch-mutex's cpu
+// build, pulled in by another package): named from conda-meta, fixed in conda's words.
+TEST(RealFailures, CondaCpuOnlyIsNamedWithThePackageThatPulledItIn) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/home/alice/venv");
+  f.env.erase("VIRTUAL_ENV");
+  const std::string env = "/home/alice/miniconda3/envs/ml";
+  f.env["CONDA_PREFIX"] = env;
+  f.write(env + "/bin/python3.10", "", 0755);
+  add_torch_to_site_packages(f, env + "/lib/python3.10/site-packages", TorchSpec{"2.1.0", "", {}, {}});
+  auto record = [&](const std::string& file, const std::string& channel, const std::string& depends) {
+    // As conda writes them: sorted keys, the file list after depends.
+    f.write(env + "/conda-meta/" + file,
+            "{\n  \"build\": \"x\",\n  \"build_number\": 0,\n  \"channel\": \"" + channel + "\",\n  \"constrains\": [],\n"
+            "  \"depends\": [" + depends + "],\n  \"files\": [\"lib/python3.10/site-packages/x.py\"]\n}\n");
+  };
+  record("python-3.10.13-h955ad1f_0.json", "https://repo.anaconda.com/pkgs/main/linux-64", "\"libgcc-ng >=11.2.0\"");
+  record("pytorch-2.1.0-py3.10_cpu_0.json", "https://conda.anaconda.org/pytorch/linux-64",
+         "\"python >=3.10,<3.11.0a0\", \"pytorch-mutex 1.0 cpu\"");
+  record("pytorch-mutex-1.0-cpu.json", "https://conda.anaconda.org/pytorch/noarch", "");
+  record("cpuonly-2.0-0.json", "https://conda.anaconda.org/pytorch/noarch", "\"pytorch-mutex 1.0 cpu\"");
+  record("torchdata-0.7.0-py310.json", "https://conda.anaconda.org/pytorch/linux-64", "\"cpuonly\", \"pytorch 2.1.0\"");
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "torch-cpu-only");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string evidence = lines_of(*x, "evidence"), fix = lines_of(*x, "fix");
+  EXPECT_NE(evidence.find("conda: pytorch 2.1.0 py3.10_cpu_0 (pytorch), a CPU build"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("conda: cpuonly 2.0 is installed"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("conda: torchdata 0.7.0 py310 depends on cpuonly"), std::string::npos) << evidence;
+  EXPECT_EQ(fix.rfind("conda remove -p " + env + " cpuonly", 0), 0u) << fix;
+  EXPECT_NE(fix.find("conda install -p " + env + " -c pytorch -c nvidia \"pytorch=*=*cuda*\" pytorch-cuda=12.4"),
+            std::string::npos) << fix;
+  EXPECT_EQ(fix.find("pip uninstall"), std::string::npos) << "pip advice would be undone by conda's next solve:\n" << fix;
+  // The packages are in the report's facts too.
+  bool listed = false;
+  for (const auto& e : report.at("facts").at("python_envs"))
+    for (const auto& p : e.value("conda_packages", nlohmann::json::array())) listed |= p.value("name", "") == "cpuonly";
+  EXPECT_TRUE(listed);
+}
+
+// Item 5: WSL1 is told apart from WSL2 (it has no GPU at all), from the kernel's name alone.
+TEST(RealFailures, Wsl1IsNotTakenForWsl2) {
+  Fixture f;
+  add_base_system(f, "ubuntu");
+  f.remove("/proc/sys/kernel/osrelease");
+  f.write("/proc/version", "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0 (GCC) ) #1237-Microsoft\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "wsl1-no-gpu");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 2000);
+  EXPECT_NE(lines_of(*x, "fix").find("wsl --set-version <distribution> 2"), std::string::npos);
+  EXPECT_EQ(finding(report, "wsl-windows-driver-missing"), nullptr) << "WSL1's fix is another one";
+  // WSL2 without the Windows driver is still that.
+  f.write("/proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (gcc)\n");
+  auto wsl2 = doctor_json(f);
+  EXPECT_EQ(finding(wsl2, "wsl1-no-gpu"), nullptr);
+  EXPECT_NE(finding(wsl2, "wsl-windows-driver-missing"), nullptr);
+}
+
+// Item 5: in WSL2, a Linux libcuda put ahead of /usr/lib/wsl/lib by LD_LIBRARY_PATH is named with
+// the variable and the entry to drop.
+TEST(RealFailures, Wsl2LinuxLibcudaFirstThroughLdLibraryPath) {
+  Fixture f;
+  add_base_system(f, "ubuntu");
+  f.write("/proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (gcc)\n");
+  f.write("/dev/dxg", "", 0666);
+  add_user_driver(f, "1.1", "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\ndev0.cc=8.9\ncuda.driver_version=12080\n",
+                  "/usr/lib/wsl/lib");
+  add_user_driver(f, "550.54.14", "devices=1\ndev0.name=NVIDIA GeForce RTX 4090\ndev0.cc=8.9\ncuda.driver_version=12040\n",
+                  "/usr/local/cuda-12.4/compat");
+  write_ld_cache(f, {{"libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1"}, {"libnvidia-ml.so.1", "/usr/lib/wsl/lib/libnvidia-ml.so.1"}});
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{});
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.4/compat:/home/alice/lib";
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "wsl-linux-driver-installed");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  EXPECT_NE(lines_of(*x, "evidence").find("LD_LIBRARY_PATH lists /usr/local/cuda-12.4/compat, searched before /usr/lib/wsl/lib"),
+            std::string::npos) << x->dump(1);
+  EXPECT_NE(lines_of(*x, "fix").find("export LD_LIBRARY_PATH=/home/alice/lib"), std::string::npos) << x->dump(1);
+}
+
+// Item 5: inside a container, libraries of another driver than the host's module are the image's:
+// the fix removes them from the image, it does not reboot or rmmod.
+TEST(RealFailures, ContainerDriverMismatchIsTheImagesDriver) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/.dockerenv", "");
+  add_loaded_driver(f, "570.86.10");
+  write_driver_conf(f, "devices=1\ndev0.name=NVIDIA H100 80GB HBM3\ndev0.cc=9.0\ncuda.driver_version=13000\nnvml.init=18\ncuda.init=803\n");
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "driver-library-mismatch");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string fix = lines_of(*x, "fix");
+  EXPECT_NE(fix.find("remove the driver installed in the image"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("rmmod"), std::string::npos) << fix;
+  EXPECT_EQ(fix.rfind("sudo reboot", 0), std::string::npos) << fix;
+}
+
+// Item 6: expandable_segments with max_split_size_mb asserts in torch 2.1-2.4: an error with the
+// corrected value; valid and harmless with 2.5 and later.
+TEST(RealFailures, AllocatorOptionsThatAssertTogether) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/home/alice/venv");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.3.1+cu121", "12.1", {}, {}});
+  f.env["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True,max_split_size_mb:512";
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "alloc-conf-conflict");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  EXPECT_NE(lines_of(*x, "fix").find("export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"), std::string::npos) << x->dump(1);
+  f.remove("/home/alice/venv");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{"2.5.1+cu124", "12.4", {}, {}});
+  EXPECT_EQ(finding(doctor_json(f), "alloc-conf-conflict"), nullptr);
+}
+
 }  // namespace
 }  // namespace dlready::test

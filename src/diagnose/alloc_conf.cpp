@@ -168,12 +168,45 @@ AllocConfCheck check_alloc_conf(const std::string& value) {
   return out;
 }
 
+namespace {
+
+// expandable_segments:True beside max_split_size_mb or garbage_collection_threshold: from torch 2.1
+// (expandable segments' first release) to 2.4 the allocator's freeing paths released blocks of an
+// expandable segment and asserted ("!block->expandable_segment_ INTERNAL ASSERT FAILED",
+// pytorch#119452, #123548) when memory ran short; fixed in 2.5 (pytorch#134338). The setting is
+// valid, its meaning is not: the corrected value keeps expandable segments and drops the others.
+void alloc_conf_conflict_rule(const Facts& f, const char* var, const std::string& value, std::vector<Finding>& out) {
+  const TorchInstall* t = primary_torch(f);
+  if (!t || !t->version || compare_versions(*t->version, "2.1") < 0 || compare_versions(*t->version, "2.5") >= 0) return;
+  bool expandable = false;
+  std::vector<std::string> keep, dropped;
+  for (const auto& item : split(value, ',')) {
+    auto colon = item.find(':');
+    std::string key = trim(item.substr(0, colon)), val = colon == std::string::npos ? "" : trim(item.substr(colon + 1));
+    if (key == "expandable_segments" && to_lower(val) == "true") expandable = true;
+    (key == "max_split_size_mb" || key == "garbage_collection_threshold" ? dropped : keep).push_back(trim(item));
+  }
+  if (!expandable || dropped.empty()) return;
+  auto x = make_finding("alloc-conf-conflict");
+  x.evidence = {std::string(var) + "=\"" + value + "\"",
+                "torch " + *t->version + ": with expandable_segments:True, " + join(dropped, " and ") +
+                    " makes the allocator assert when memory runs short (fixed in torch 2.5)"};
+  x.fix = {set_variable(platform_of(f), var, join(keep, ",")),
+           "or keep both with torch 2.5 or later, where expandable segments ignore max_split_size_mb"};
+  out.push_back(x);
+}
+
+}  // namespace
+
 void alloc_conf_rules(const Facts& f, std::vector<Finding>& out) {
   for (const char* var : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
     auto v = f.env.get(var);
     if (!v) continue;
     auto c = check_alloc_conf(*v);
-    if (c.problems.empty()) continue;
+    if (c.problems.empty()) {
+      if (platform_of(f).expandable_segments) alloc_conf_conflict_rule(f, var, *v, out);
+      continue;
+    }
     auto x = make_finding("alloc-conf-invalid");
     x.evidence.push_back(std::string(var) + "=\"" + *v + "\"");
     for (const auto& p : c.problems) x.evidence.push_back(p);

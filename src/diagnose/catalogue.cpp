@@ -241,6 +241,11 @@ const std::vector<CatalogueEntry>& catalogue() {
        "CUDA_VISIBLE_DEVICES has entries CUDA will ignore",
        "An index out of range, an unknown UUID or a duplicate stops CUDA's parsing: that entry and every "
        "entry after it are dropped."},
+      {"alloc-conf-conflict", S::error, "environment", "The allocator setting combines options that assert in this torch",
+       "expandable_segments:True with max_split_size_mb or garbage_collection_threshold is accepted by torch 2.1 to "
+       "2.4, but their freeing paths then release blocks of an expandable segment and the job dies near the memory "
+       "limit with '!block->expandable_segment_ INTERNAL ASSERT FAILED' (pytorch#119452; fixed in 2.5). Expandable "
+       "segments make the split limit unnecessary: keep them and drop the other options."},
       {"alloc-conf-invalid", S::error, "environment", "PYTORCH_CUDA_ALLOC_CONF is not valid",
        "PyTorch parses PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF from 2.9) when the CUDA caching "
        "allocator starts: an unknown key or a malformed value ('=' for ':', true for True) raises an "
@@ -277,6 +282,11 @@ const std::vector<CatalogueEntry>& catalogue() {
        "for graphics choose the high-performance NVIDIA GPU."},
       {"gpu-memory-busy", S::warning, "driver-api", "GPU memory is already in use by other processes",
        "More than half of a GPU's memory is used before training starts: expect 'CUDA out of memory'."},
+      {"wsl1-no-gpu", S::error, "system", "WSL1: this distribution runs without a GPU",
+       "WSL1 translates Linux system calls to Windows' kernel and has no GPU at all (no /dev/dxg); only WSL2, a "
+       "real Linux kernel in a light VM, reaches the Windows NVIDIA driver. nvidia-smi fails with 'couldn't "
+       "communicate with the NVIDIA driver' and torch.cuda.is_available() is False, whatever is installed inside. "
+       "Converting the distribution to WSL2 keeps its files."},
       {"wsl-windows-driver-missing", S::error, "system", "WSL2 without the Windows NVIDIA driver's GPU bridge",
        "Inside WSL2 the GPU is reached through /dev/dxg and /usr/lib/wsl/lib/libcuda.so.1, which the "
        "Windows NVIDIA driver provides; one or both are missing."},
@@ -315,6 +325,12 @@ const std::vector<CatalogueEntry>& catalogue() {
        "A CUDA wheel has another version than PyTorch pins",
        "An nvidia-* wheel differs from the exact version torch was built and tested with (often after "
        "'pip install -U' of another package)."},
+      {"library-symbol-missing", S::error, "cuda-libraries",
+       "A library the loader picks lacks a symbol another one needs: import torch fails",
+       "Both copies carry the same name (libnvJitLink.so.12), so the loader takes the first it finds (through "
+       "LD_LIBRARY_PATH, /opt/conda/lib, a stale nvidia-* wheel), but that older copy does not define a symbol the "
+       "wheel's library was linked against. Python loads extension modules with RTLD_NOW, so `import torch` fails "
+       "with \"undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\"."},
       {"symbol-version-missing", S::error, "cuda-libraries",
        "A library the loader picks lacks a symbol version another one needs",
        "An object in the closure needs a symbol version (.gnu.version_r) that the copy of the library the "

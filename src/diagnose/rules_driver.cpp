@@ -145,9 +145,21 @@ void library_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   if (!mismatch.empty()) {
     auto x = make_finding("driver-library-mismatch");
     x.evidence = mismatch;
-    x.fix = {"sudo reboot (loads the kernel module that matches the installed libraries)",
-             "or without a reboot, when no process uses the GPU: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset "
-             "nvidia && sudo modprobe nvidia && sudo modprobe nvidia_uvm"};
+    if (d.in_container) {
+      // The host owns the kernel module; the NVIDIA container runtime mounts the host's matching
+      // libraries, which a driver installed into the image shadows (nvidia-docker#1202 and its kin).
+      x.evidence.push_back("inside a " + f.os.container.value_or("container") +
+                           ": the kernel module is the host's, the libraries above are the image's");
+      x.fix = {"remove the driver installed in the image (the runtime mounts the host's, which match its module): "
+               "apt-get remove --purge '^libnvidia-.*' '^nvidia-utils-.*' '^nvidia-driver-.*' && ldconfig, and take "
+               "them out of the Dockerfile",
+               "start the container with the NVIDIA runtime (docker run --gpus all ...) so the host's libraries are mounted",
+               "only if nvidia-smi on the host fails too: reboot the host (its own driver was upgraded)"};
+    } else {
+      x.fix = {"sudo reboot (loads the kernel module that matches the installed libraries)",
+               "or without a reboot, when no process uses the GPU: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset "
+               "nvidia && sudo modprobe nvidia && sudo modprobe nvidia_uvm"};
+    }
     out.push_back(x);
   }
 }

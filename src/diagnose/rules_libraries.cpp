@@ -1,4 +1,6 @@
 // Rules about dynamic-library resolution (the ld.so simulation of probe/ld_resolver).
+#include <algorithm>
+
 #include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
@@ -91,11 +93,14 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
 
 Finding missing_version_finding(const Resolution& b) {
   auto x = make_finding("symbol-version-missing");
-  for (const auto& m : b.missing_versions) {
+  std::vector<MissingVersion> versions;
+  for (const auto& m : b.missing_versions)
+    if (m.symbol.empty()) versions.push_back(m);
+  for (const auto& m : versions) {
     if (x.evidence.size() == 6) break;
     x.evidence.push_back(m.library + ": version `" + m.version + "' not found (required by " + m.required_by + ")");
   }
-  const auto& first = b.missing_versions.front();
+  const auto& first = versions.front();
   std::string via;
   for (const auto& l : b.libraries)
     if (l.path && *l.path == first.library) via = l.via;
@@ -115,18 +120,6 @@ Finding missing_version_finding(const Resolution& b) {
   return x;
 }
 
-// A library found in a PyTorch environment whose ELF headers cannot be read.
-Finding damaged_library_finding(const Resolution& b) {
-  auto x = make_finding("torch-library-damaged");
-  x.evidence.push_back(b.error);
-  auto site = b.binary.find("/torch/lib/");
-  std::string env = site == std::string::npos ? "" : b.binary.substr(0, site);
-  x.fix = {"reinstall PyTorch in that environment: pip install --force-reinstall --no-deps torch" +
-               (env.empty() ? std::string() : " (site-packages " + env + ")"),
-           "check the disk is not full and the file is not cut short: ls -l " + b.binary};
-  return x;
-}
-
 // "path (via) [version]" of ResolvedLibrary::later_copies, split.
 struct LaterCopy {
   std::string path, via, version;
@@ -140,6 +133,98 @@ LaterCopy parse_later_copy(const std::string& text) {
   auto bracket = text.find(" [", close == std::string::npos ? 0 : close);
   if (bracket != std::string::npos && ends_with(text, "]")) c.version = text.substr(bracket + 2, text.size() - bracket - 3);
   return c;
+}
+
+// The PyTorch whose site-packages hold `path` (a library of its nvidia-* wheels or torch/lib).
+const TorchInstall* torch_holding(const Facts& f, const std::string& path) {
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch)
+      if (!t.site_packages.empty() && starts_with(path, t.site_packages + "/")) return &t;
+  return nullptr;
+}
+
+// The nvidia-* wheel a library of site-packages/nvidia/<component>/lib belongs to, as torch's
+// metadata names it (nvidia-nvjitlink-cu12); "" when it is not one of them.
+std::string wheel_of(const TorchInstall* t, const std::string& path) {
+  auto at = path.find("/site-packages/nvidia/");
+  if (!t || at == std::string::npos) return "";
+  std::string component = path.substr(at + 22, path.find('/', at + 22) - (at + 22));
+  for (const auto* names : {&t->nvidia_installed, &t->nvidia_pins})
+    for (const auto& [name, version] : *names)
+      if (starts_with(name, "nvidia-" + to_lower(component) + "-cu")) return name;
+  return "";
+}
+
+// A library's own version: its wheel's dist-info where it is one, else its real file name's.
+std::string real_version(const Facts& f, const Resolution& b, const std::string& path) {
+  const TorchInstall* t = torch_holding(f, path);
+  if (auto wheel = wheel_of(t, path); !wheel.empty()) {
+    auto it = t->nvidia_installed.find(wheel);
+    if (it != t->nvidia_installed.end()) return wheel + " " + it->second;
+  }
+  for (const auto& l : b.libraries)
+    if (l.path && *l.path == path && l.version) return *l.version + " (its file name)";
+  return "version unknown";
+}
+
+// "undefined symbol: X, version V": the copy the loader picks defines V but not X (issue 59 item 1).
+Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::vector<const MissingVersion*>& missing) {
+  auto x = make_finding("library-symbol-missing");
+  const MissingVersion& first = *missing.front();
+  for (const auto* m : missing)
+    if (x.evidence.size() < 4)
+      x.evidence.push_back(m->required_by + ": undefined symbol: " + m->symbol + ", version " + m->version);
+  const ResolvedLibrary* picked = nullptr;
+  for (const auto& l : b.libraries)
+    if (l.path && *l.path == first.library) picked = &l;
+  x.evidence.push_back("the loader picks " + first.library + (picked ? " (" + picked->via + ")" : "") + ": " +
+                       real_version(f, b, first.library) + ", which lacks it");
+  x.evidence.push_back(first.required_by + ": " + real_version(f, b, first.required_by));
+  if (picked)
+    for (const auto& c : picked->later_copies)
+      if (x.evidence.size() < 9) x.evidence.push_back("another copy: " + c);
+  const TorchInstall* t = torch_holding(f, first.required_by);
+  if (picked && picked->via == "LD_LIBRARY_PATH") {
+    std::vector<std::string> keep;
+    for (const auto& dir : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
+      if (!dir.empty() && path_normalize(dir) != path_normalize(path_dirname(first.library))) keep.push_back(dir);
+    x.fix.push_back("drop " + path_dirname(first.library) + " from LD_LIBRARY_PATH: " +
+                    (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
+                    " (and where it is set: ~/.bashrc, a module file, a conda activate script)");
+  } else if (!picked || picked->via != "RPATH") {
+    x.fix.push_back("the loader takes " + first.library + (picked ? " through " + picked->via : "") +
+                    ": remove that copy or bring it to the version " + path_basename(first.required_by) + " was built with");
+  }
+  // The wheels to bring back to torch's pins: the dependent's, the picked copy's, and the wheel
+  // copy of that library further down the loader's order (the one that would define the symbol).
+  std::vector<std::string> pins, wheel_paths = {first.library, first.required_by};
+  if (picked)
+    for (const auto& text : picked->later_copies) wheel_paths.push_back(parse_later_copy(text).path);
+  if (t)
+    for (const auto& path : wheel_paths) {
+      auto wheel = wheel_of(t, path);
+      auto pin = t->nvidia_pins.find(wheel);
+      if (wheel.empty() || pin == t->nvidia_pins.end()) continue;
+      std::string line = wheel + "==" + pin->second;
+      if (std::find(pins.begin(), pins.end(), line) == pins.end()) pins.push_back(line);
+    }
+  if (!pins.empty())
+    x.fix.push_back("or reinstall the wheels at the versions torch pins: pip install --force-reinstall --no-deps " + join(pins, " "));
+  else if (x.fix.empty() || (picked && picked->via == "RPATH"))
+    x.fix.push_back("reinstall the CUDA wheels torch pins, whole: pip install --force-reinstall " + wheel_hint(path_basename(first.library)));
+  return x;
+}
+
+// A library found in a PyTorch environment whose ELF headers cannot be read.
+Finding damaged_library_finding(const Resolution& b) {
+  auto x = make_finding("torch-library-damaged");
+  x.evidence.push_back(b.error);
+  auto site = b.binary.find("/torch/lib/");
+  std::string env = site == std::string::npos ? "" : b.binary.substr(0, site);
+  x.fix = {"reinstall PyTorch in that environment: pip install --force-reinstall --no-deps torch" +
+               (env.empty() ? std::string() : " (site-packages " + env + ")"),
+           "check the disk is not full and the file is not cut short: ls -l " + b.binary};
+  return x;
 }
 
 // Copies of the wheel's CUDA libraries elsewhere on the loader's path (not the one it picks now:
@@ -185,7 +270,11 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
       if (!b.requested) out.push_back(damaged_library_finding(b));
       continue;
     }
-    if (!b.missing_versions.empty()) out.push_back(missing_version_finding(b));
+    std::vector<const MissingVersion*> symbols;
+    for (const auto& m : b.missing_versions)
+      if (!m.symbol.empty()) symbols.push_back(&m);
+    if (symbols.size() < b.missing_versions.size()) out.push_back(missing_version_finding(b));
+    if (!symbols.empty()) out.push_back(missing_symbol_finding(f, b, symbols));
     if (b.unlinked_torch_cuda) {
       auto x = make_finding("libtorch-cuda-not-linked");
       x.evidence.push_back(b.binary + " needs libtorch_cpu.so but not libtorch_cuda.so");

@@ -68,13 +68,82 @@ void not_installed_rule(const PlatformRecord& p, const Facts& f, const Derived& 
   out.push_back(x);
 }
 
+const PythonEnv* env_of(const Facts& f, const TorchInstall* t) {
+  for (const auto& e : f.python.envs)
+    for (const auto& x : e.torch)
+      if (&x == t) return &e;
+  return nullptr;
+}
+
+const CondaPackage* conda_package(const PythonEnv& e, const std::string& name) {
+  for (const auto& c : e.conda_packages)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// pytorch-cuda, the metapackage of PyTorch's conda channel, for the newest CUDA the driver runs
+// (its last releases: 11.8, 12.1 and 12.4; the channel stopped with torch 2.5.1).
+std::string pytorch_cuda_for(const Derived& d) {
+  const std::string max = d.driver_max_cuda.value_or("12.4");
+  for (const char* v : {"12.4", "12.1", "11.8"})
+    if (compare_versions(max, v) >= 0) return v;
+  return "11.8";
+}
+
+// A conda environment chose the CPU build through its packages: `cpuonly` (which pins pytorch-mutex
+// to its cpu build), pytorch-mutex's cpu build, a pytorch build string "..._cpu_...", or the old
+// `pytorch-cpu` package. pip advice would reinstall the CPU build at conda's next solve, so the fix
+// is conda's (issue 59 item 2).
+bool conda_cpu_evidence(const PythonEnv& e, Finding& x) {
+  bool cpu = false;
+  if (const auto* torch = conda_package(e, "pytorch"); torch && contains(torch->build, "cpu")) {
+    x.evidence.push_back("conda: pytorch " + torch->version + " " + torch->build +
+                         (torch->channel.empty() ? "" : " (" + torch->channel + ")") + ", a CPU build");
+    cpu = true;
+  }
+  for (const char* name : {"cpuonly", "pytorch-cpu"})
+    if (const auto* c = conda_package(e, name)) {
+      x.evidence.push_back(std::string("conda: ") + name + " " + c->version + " is installed");
+      cpu = true;
+    }
+  if (const auto* mutex = conda_package(e, "pytorch-mutex"); mutex && contains(mutex->build, "cpu")) {
+    x.evidence.push_back("conda: pytorch-mutex " + mutex->version + " " + mutex->build + " selects the CPU build");
+    cpu = true;
+  }
+  // Who asked for it: a package whose depends name cpuonly (torchdata's and others' CPU builds did).
+  for (const auto& c : e.conda_packages)
+    for (const auto& dep : c.depends)
+      if ((starts_with(dep, "cpuonly") || (starts_with(dep, "pytorch-mutex") && contains(dep, "cpu"))) && c.name != "cpuonly")
+        x.evidence.push_back("conda: " + c.name + " " + c.version + " " + c.build + " depends on " + dep);
+  return cpu;
+}
+
+void conda_cpu_fix(const PlatformRecord& p, const PythonEnv& e, const Derived& d, Finding& x) {
+  std::vector<std::string> remove;
+  for (const char* name : {"cpuonly", "pytorch-cpu"})
+    if (conda_package(e, name)) remove.push_back(name);
+  const std::string env = " -p " + e.prefix;
+  x.fix.clear();
+  if (!remove.empty()) x.fix.push_back("conda remove" + env + " " + join(remove, " ") + " (and the package that depends on it)");
+  x.fix.push_back("conda install" + env + " -c pytorch -c nvidia \"pytorch=*=*cuda*\" pytorch-cuda=" + pytorch_cuda_for(d) +
+                  " (PyTorch's conda channel ends with 2.5)");
+  std::string tag = pytorch_cuda_for(d);
+  tag.erase(tag.find('.'), 1);  // 12.4 -> cu124, the index's name
+  x.fix.push_back("or for a newer torch, pip in this environment once conda's is gone: conda remove" + env +
+                  " pytorch torchvision torchaudio, then " + python_of(p, e) +
+                  " -m pip install torch torchvision --index-url https://download.pytorch.org/whl/cu" + tag);
+}
+
 void cpu_build_rule(const PlatformRecord& p, const Facts& f, const Derived& d, std::vector<Finding>& out) {
   const TorchInstall* primary = primary_torch(f);
   // A Jetson's CPU wheel is rules_arm's jetson-needs-jetpack-wheel (the fix is another index).
   if (!primary || !is_cpu_build(*primary) || !d.gpu_evidence || (f.arm && f.arm->tegra)) return;
   auto x = make_finding("torch-cpu-only");
   x.evidence.push_back(torch_label(*primary) + ": torch.version.cuda is None");
-  if (d.machine == "aarch64") {
+  const PythonEnv* env = env_of(f, primary);
+  if (env && !env->conda_packages.empty() && conda_cpu_evidence(*env, x)) {
+    conda_cpu_fix(p, *env, d, x);
+  } else if (d.machine == "aarch64") {
     x.evidence.push_back("PyPI's aarch64 torch is a CPU build up to 2.10 (its nvidia-* requirements are for x86_64 only)");
     x.fix = aarch64_cuda_fix();
   } else {

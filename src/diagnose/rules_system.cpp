@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
@@ -28,31 +29,76 @@ std::vector<std::string> driver_install_fix(const Facts& f) {
           "sudo reboot"};
 }
 
+// WSL1 runs Linux binaries on the NT kernel through a translation layer: no /dev/dxg, no GPU at all.
+// Its kernel release says "4.4.0-<Windows build>-Microsoft"; WSL2's is a real Linux kernel
+// ("5.15.153.1-microsoft-standard-WSL2", earlier "4.19.104-microsoft-standard").
+bool wsl1(const Facts& f) {
+  if (!f.os.wsl || !f.os.kernel) return false;
+  return contains(*f.os.kernel, "Microsoft") && !contains(to_lower(*f.os.kernel), "microsoft-standard");
+}
+
+// The entries of LD_LIBRARY_PATH without `dir` (how the variable reads once that entry is dropped).
+std::string ld_library_path_without_dir(const Facts& f, const std::string& dir) {
+  std::vector<std::string> keep;
+  for (const auto& p : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
+    if (!p.empty() && path_normalize(p) != path_normalize(dir)) keep.push_back(p);
+  return join(keep, ":");
+}
+
+void wsl_linux_driver_rule(const Facts& f, std::vector<Finding>& out) {
+  bool linux_driver = f.libcuda.found() && !f.libcuda.wsl;
+  if (!linux_driver && !f.kernel.nvidia_loaded && !(f.libnvml.found() && !f.libnvml.wsl)) return;
+  auto x = make_finding("wsl-linux-driver-installed");
+  if (linux_driver) x.evidence.push_back("libcuda.so.1 resolves to " + *f.libcuda.path + " (not /usr/lib/wsl/lib)");
+  if (f.libnvml.found() && !f.libnvml.wsl) x.evidence.push_back("libnvidia-ml.so.1 resolves to " + *f.libnvml.path);
+  // LD_LIBRARY_PATH is searched before ld.so.cache, where /usr/lib/wsl/lib is listed: an entry holding
+  // a Linux libcuda puts it first (the usual cause is a CUDA toolkit's or a Linux distribution's folder).
+  std::vector<std::string> dirs;
+  for (const auto* lib : {&f.libcuda, &f.libnvml})
+    if (lib->found() && !lib->wsl) {
+      auto dir = path_dirname(*lib->path);
+      for (const auto& p : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
+        if (!p.empty() && path_normalize(p) == path_normalize(dir) &&
+            std::find(dirs.begin(), dirs.end(), dir) == dirs.end())
+          dirs.push_back(dir);
+    }
+  for (const auto& dir : dirs) {
+    x.evidence.push_back("LD_LIBRARY_PATH lists " + dir + ", searched before /usr/lib/wsl/lib");
+    x.fix.push_back("drop it: export LD_LIBRARY_PATH=" + ld_library_path_without_dir(f, dir) +
+                    " (and in ~/.bashrc, where it is set)");
+  }
+  x.fix.insert(x.fix.end(), {"sudo apt-get remove --purge '^nvidia-.*' '^libnvidia-.*' (never install a Linux driver "
+                             "inside WSL2)",
+                             "sudo ldconfig", "wsl --shutdown (from Windows), then reopen the distribution"});
+  out.push_back(x);
+}
+
 // WSL2: the GPU arrives through /dev/dxg and the Windows driver's libraries.
 void wsl_rules(const Facts& f, std::vector<Finding>& out) {
-  if (f.os.wsl) {
-    if (!f.os.wsl_dxg || !f.os.wsl_libcuda) {
-      auto x = make_finding("wsl-windows-driver-missing");
-      x.evidence.push_back("/proc/version mentions Microsoft (WSL2)");
-      x.evidence.push_back(std::string("/dev/dxg ") + (f.os.wsl_dxg ? "present" : "missing"));
-      x.evidence.push_back(std::string("/usr/lib/wsl/lib/libcuda.so.1 ") + (f.os.wsl_libcuda ? "present" : "missing"));
-      x.fix = {"install the current NVIDIA driver for Windows (it includes WSL2 support): "
-               "https://www.nvidia.com/Download/index.aspx",
-               "in PowerShell: wsl --update; wsl --shutdown", "reopen the distribution and run dlready doctor again"};
-      out.push_back(x);
-    }
-    bool linux_driver = f.libcuda.found() && !f.libcuda.wsl;
-    if (linux_driver || f.kernel.nvidia_loaded || (f.libnvml.found() && !f.libnvml.wsl)) {
-      auto x = make_finding("wsl-linux-driver-installed");
-      if (linux_driver) x.evidence.push_back("libcuda.so.1 resolves to " + *f.libcuda.path + " (not /usr/lib/wsl/lib)");
-      if (f.libnvml.found() && !f.libnvml.wsl)
-        x.evidence.push_back("libnvidia-ml.so.1 resolves to " + *f.libnvml.path);
-      x.fix = {"sudo apt-get remove --purge '^nvidia-.*' '^libnvidia-.*' (never install a Linux driver inside WSL2)",
-               "sudo ldconfig", "wsl --shutdown (from Windows), then reopen the distribution"};
-      out.push_back(x);
-    }
+  if (!f.os.wsl) return;
+  if (wsl1(f)) {
+    auto x = make_finding("wsl1-no-gpu");
+    x.evidence = {"kernel " + *f.os.kernel + ": WSL1 (WSL2's kernel is named \"...-microsoft-standard-WSL2\")",
+                  std::string("/dev/dxg ") + (f.os.wsl_dxg ? "present" : "missing")};
+    x.fix = {"in PowerShell: wsl -l -v (the VERSION column), then wsl --set-version <distribution> 2",
+             "or make WSL2 the default for new ones: wsl --set-default-version 2",
+             "then install the NVIDIA driver for Windows (it includes WSL2's GPU support), not a Linux one"};
+    out.push_back(x);
+    return;
   }
+  if (!f.os.wsl_dxg || !f.os.wsl_libcuda) {
+    auto x = make_finding("wsl-windows-driver-missing");
+    x.evidence.push_back("/proc/version mentions Microsoft (WSL2)");
+    x.evidence.push_back(std::string("/dev/dxg ") + (f.os.wsl_dxg ? "present" : "missing"));
+    x.evidence.push_back(std::string("/usr/lib/wsl/lib/libcuda.so.1 ") + (f.os.wsl_libcuda ? "present" : "missing"));
+    x.fix = {"install the current NVIDIA driver for Windows (it includes WSL2 support): "
+             "https://www.nvidia.com/Download/index.aspx",
+             "in PowerShell: wsl --update; wsl --shutdown", "reopen the distribution and run dlready doctor again"};
+    out.push_back(x);
+  }
+  wsl_linux_driver_rule(f, out);
 }
+
 
 // Is there a GPU at all, and can this container reach it.
 void presence_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {

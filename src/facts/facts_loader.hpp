@@ -33,9 +33,12 @@ struct GpuCode {
 };
 
 // A symbol version a library needs and the loaded provider does not define: ld.so stops with
-// "<library>: version `<version>' not found (required by <required_by>)".
+// "<library>: version `<version>' not found (required by <required_by>)". With `symbol`, the
+// provider defines the version but not that symbol of it: "<required_by>: undefined symbol:
+// <symbol>, version <version>" (an older copy of the library under the same name).
 struct MissingVersion {
   std::string library, version, required_by;
+  std::string symbol;  // "" = the version itself is missing
 };
 
 struct Resolution {

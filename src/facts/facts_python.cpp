@@ -16,6 +16,13 @@ const FactTable<PythonEnv>& python_env_fields() {
       {"site_packages", &E::site_packages},
       {"torch", +[](const E& e) { return fact_list_json(e.torch, torch_install_fields()); }},
       {"distributions", &E::distributions},
+      {"conda_packages", +[](const E& e) {
+         nlohmann::json out = nlohmann::json::array();
+         for (const auto& p : e.conda_packages)
+           out.push_back({{"name", p.name}, {"version", p.version}, {"build", p.build}, {"channel", p.channel},
+                          {"depends", p.depends}});
+         return out;
+       }},
   };
   return kFields;
 }

@@ -25,6 +25,13 @@ struct TorchInstall {
   std::map<std::string, std::string> nvidia_installed;  // name -> installed version
 };
 
+// A package of a conda environment (conda-meta/<name>-<version>-<build>.json).
+struct CondaPackage {
+  std::string name, version, build;  // pytorch, 2.1.0, py3.11_cpu_0 (from the record's file name)
+  std::string channel;               // the channel's last part: pytorch, conda-forge, nvidia ("" unknown)
+  std::vector<std::string> depends;  // "cpuonly", "pytorch-mutex 1.0 cpu", ...
+};
+
 struct PythonEnv {
   std::string prefix;
   std::string kind;  // venv, conda, system, user, pyenv
@@ -37,6 +44,9 @@ struct PythonEnv {
   // Every distribution of an environment that has torch (name -> version, from *.dist-info
   // names): what `dlready export` pins so the lock rebuilds the environment, not torch alone.
   std::map<std::string, std::string> distributions;
+  // A conda environment's packages (conda-meta), name order: what conda installed, and so how a fix
+  // must be worded (pip advice in a conda environment reinstalls the CPU build).
+  std::vector<CondaPackage> conda_packages;
 };
 
 struct PythonFacts {

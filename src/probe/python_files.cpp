@@ -1,5 +1,7 @@
 #include "probe/python_files.hpp"
 
+#include <algorithm>
+
 #include "core/scan.hpp"
 #include "core/text.hpp"
 
@@ -115,6 +117,84 @@ bool has_torch(const FileSource& fs, const std::string& sp) {
   for (const auto& name : fs.list(sp))
     if (starts_with(name, "torch-") && ends_with(name, ".dist-info")) return true;
   return false;
+}
+
+namespace {
+
+// The JSON string starting at `c` (after its opening quote), escapes kept as written but for \" and
+// \\; nullopt when it does not end within 512 bytes (a name or a spec, never longer).
+std::optional<std::string> json_string_at(TextCursor& c) {
+  std::string out;
+  while (!c.done() && out.size() <= 512) {
+    char ch = c.text[c.at++];
+    if (ch == '"') return out;
+    if (ch == '\\' && !c.done()) ch = c.text[c.at++];
+    out.push_back(ch);
+  }
+  return std::nullopt;
+}
+
+// The value of a top-level `"key": "..."` or `"key": ["...", ...]` in a record's opening bytes.
+std::vector<std::string> record_values(std::string_view text, std::string_view key) {
+  std::vector<std::string> out;
+  std::string quoted = "\"" + std::string(key) + "\":";
+  size_t at = LinearFinder(quoted).find(text, 0);
+  if (at == std::string_view::npos) return out;
+  TextCursor c{text, at + quoted.size()};
+  c.take(is_ascii_space);
+  if (c.eat("\"")) {
+    if (auto v = json_string_at(c)) out.push_back(*v);
+    return out;
+  }
+  if (!c.eat("[")) return out;
+  while (out.size() < 256) {
+    c.take(is_ascii_space);
+    if (!c.eat("\"")) break;
+    auto v = json_string_at(c);
+    if (!v) break;
+    out.push_back(*v);
+    c.take(is_ascii_space);
+    if (!c.eat(",")) break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CondaPackage> read_conda_packages(const FileSource& fs, const std::string& prefix) {
+  std::vector<CondaPackage> out;
+  const std::string meta = fs.join(prefix, "conda-meta");
+  auto names = fs.list(meta);
+  std::sort(names.begin(), names.end());
+  for (const auto& file : names) {
+    if (out.size() == 4096) break;
+    if (!ends_with(file, ".json")) continue;
+    // <name>-<version>-<build>.json: the name may hold '-', the version and build do not.
+    std::string stem = file.substr(0, file.size() - 5);
+    size_t build_dash = stem.rfind('-');
+    if (build_dash == std::string::npos || build_dash == 0) continue;
+    size_t version_dash = stem.rfind('-', build_dash - 1);
+    if (version_dash == std::string::npos || version_dash == 0) continue;
+    CondaPackage p;
+    p.name = stem.substr(0, version_dash);
+    p.version = stem.substr(version_dash + 1, build_dash - version_dash - 1);
+    p.build = stem.substr(build_dash + 1);
+    if (auto text = fs.read(fs.join(meta, file), 64 * 1024)) {
+      auto channel = record_values(*text, "channel");
+      // "https://conda.anaconda.org/pytorch", "pkgs/main", "conda-forge": the last part names it.
+      // Older conda writes the platform's folder too (".../pytorch/linux-64"): the part before it.
+      if (!channel.empty()) {
+        auto parts = split(channel[0], '/');
+        while (parts.size() > 1 && (parts.back() == "noarch" || contains(parts.back(), "-64") ||
+                                    contains(parts.back(), "-arm64") || contains(parts.back(), "-aarch64")))
+          parts.pop_back();
+        p.channel = parts.empty() ? "" : parts.back();
+      }
+      p.depends = record_values(*text, "depends");
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace dlready

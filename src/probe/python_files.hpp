@@ -38,5 +38,10 @@ std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std
 TorchInstall read_torch_install(const FileSource& fs, const std::string& site_packages, const std::string& cuda_library,
                                 const MarkerEnvironment& machine = {});
 bool has_torch(const FileSource& fs, const std::string& site_packages);
+// A conda environment's packages from its conda-meta records: name, version and build from each
+// record's file name, channel and depends from the start of the record (conda writes the keys in
+// order: build, build_number, channel, constrains, depends, ... files), so a record of megabytes
+// (pytorch's lists every file) costs its first 64 KiB. Name order; at most 4096 records.
+std::vector<CondaPackage> read_conda_packages(const FileSource& fs, const std::string& prefix);
 
 }  // namespace dlready

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <memory>
 
+#include "binfmt/elf_symbols.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -204,11 +207,58 @@ class Walk {
           bool provides = (p.soname && *p.soname == file) || std::find(p.names.begin(), p.names.end(), file) != p.names.end();
           if (!provides || p.version_defs.empty()) continue;
           if (std::find(p.version_defs.begin(), p.version_defs.end(), version) == p.version_defs.end())
-            res_.missing_versions.push_back({p.path, version, o.path});
+            res_.missing_versions.push_back({p.path, version, o.path, ""});
           break;
         }
       }
     }
+  }
+
+  // What ld.so refuses with "undefined symbol: X, version V": the provider defines V (else
+  // check_versions said so) but not X of it: an older copy of the library under the same name
+  // (libnvJitLink.so.12 of CUDA 12.1 for a cuSPARSE of 12.4). The C and C++ runtimes' versions are
+  // left to check_versions: their symbols are many and a version is added with each.
+  void check_symbols() {
+    std::map<std::string, std::unique_ptr<ElfSymbolTable>> tables;
+    auto table = [&](const std::string& path) -> const ElfSymbolTable& {
+      auto& slot = tables[path];
+      if (!slot) slot = std::make_unique<ElfSymbolTable>([this, path](uint64_t off, size_t len) { return fs_.read_at(path, off, len); });
+      return *slot;
+    };
+    for (const auto& o : objects_) {
+      std::vector<std::string> files;
+      for (const auto& [file, version] : o.version_needs) {
+        const Object* p = provider(file);
+        if (!p || system_runtime(file) || std::find(files.begin(), files.end(), file) != files.end()) continue;
+        if (std::find(p->version_defs.begin(), p->version_defs.end(), version) != p->version_defs.end()) files.push_back(file);
+      }
+      if (files.empty()) continue;
+      int missing = 0;
+      for (const auto& need : table(o.path).imports(files, kMaxImports)) {
+        const Object* p = provider(need.file);
+        if (!p || std::find(p->version_defs.begin(), p->version_defs.end(), need.version) == p->version_defs.end()) continue;
+        if (table(p->path).defines(need.symbol, need.version) != false) continue;
+        res_.missing_versions.push_back({p->path, need.version, o.path, need.symbol});
+        if (++missing == kMaxMissingPerObject) break;
+      }
+    }
+  }
+
+ private:
+  static constexpr size_t kMaxImports = 1u << 16;
+  static constexpr int kMaxMissingPerObject = 8;
+
+  const Object* provider(const std::string& file) const {
+    for (const auto& p : objects_)
+      if ((p.soname && *p.soname == file) || std::find(p.names.begin(), p.names.end(), file) != p.names.end()) return &p;
+    return nullptr;
+  }
+
+  static bool system_runtime(const std::string& file) {
+    for (const char* prefix : {"libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "ld-linux", "libstdc++.so",
+                               "libgcc_s.so", "libresolv.so", "libutil.so"})
+      if (starts_with(file, prefix)) return true;
+    return false;
   }
 };
 
@@ -221,6 +271,7 @@ Resolution LdResolver::resolve(const std::string& binary) const {
   if (!w.add_root(binary, true)) return res;
   w.load_closure();
   w.check_versions();
+  w.check_symbols();
   return res;
 }
 
@@ -237,6 +288,7 @@ Resolution LdResolver::resolve_library(const std::string& library) const {
   }
   w.load_closure();
   w.check_versions();
+  w.check_symbols();
   return res;
 }
 

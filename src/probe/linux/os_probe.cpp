@@ -194,7 +194,14 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
     if (v) f.libstdcxx = v;
   }
   f.container = detect_container(fs);
-  if (auto v = fs.read_line("/proc/version")) f.wsl = contains(to_lower(*v), "microsoft");
+  if (auto v = fs.read_line("/proc/version")) {
+    f.wsl = contains(to_lower(*v), "microsoft");
+    // "Linux version <release> (...)": the release where osrelease was not readable (a copied root).
+    if (!f.kernel && starts_with(*v, "Linux version ")) {
+      std::string release = v->substr(14, v->find(' ', 14) == std::string::npos ? std::string::npos : v->find(' ', 14) - 14);
+      if (!release.empty() && release.size() <= 128) f.kernel = release;
+    }
+  }
   f.wsl_dxg = fs.exists("/dev/dxg");
   f.wsl_libcuda = fs.exists("/usr/lib/wsl/lib/libcuda.so.1");
   if (auto mounts = fs.read("/proc/self/mounts", 1 << 20)) f.shm_bytes = parse_shm_size_from_mounts(*mounts);

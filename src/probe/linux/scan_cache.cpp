@@ -19,7 +19,7 @@ namespace {
 
 // 3: one small file per entry (the whole cache in one JSON file, /2, was parsed on every run:
 // 24.8 ms and 14 MB with 237 entries).
-constexpr const char* kSchema = "dlready.doctor-cache/3";
+constexpr const char* kSchema = "dlready.doctor-cache/4";
 constexpr uint64_t kMaxEntryBytes = 4u << 20;
 // Bounded: the least recently used entries go once there are more than this many, or more bytes.
 constexpr size_t kMaxEntries = 64;
@@ -42,7 +42,7 @@ json to_json(const Resolution& r) {
                     {"via", l.via}, {"version", l.version ? json(*l.version) : json(nullptr)},
                     {"searched", l.searched}, {"later_copies", l.later_copies}});
   json missing = json::array();
-  for (const auto& m : r.missing_versions) missing.push_back({m.library, m.version, m.required_by});
+  for (const auto& m : r.missing_versions) missing.push_back({m.library, m.version, m.required_by, m.symbol});
   return {{"binary", r.binary}, {"libraries", libs}, {"missing_versions", missing}};
 }
 
@@ -65,7 +65,8 @@ Resolution resolution_from(const json& j) {  // throws json::exception on a wron
     r.libraries.push_back(x);
   }
   for (const auto& m : j.at("missing_versions"))
-    r.missing_versions.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<std::string>()});
+    r.missing_versions.push_back(
+        {m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<std::string>(), m.at(3).get<std::string>()});
   return r;
 }
 

@@ -114,7 +114,8 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
       if (lib == "/local/lib" && c.prefix != "/usr") continue;
       for (const auto& py : fs.list(c.prefix + lib)) {
-        if (!starts_with(py, "python3")) continue;
+        // python3.11, and python2.7 too: an old environment with an old torch is still one the user runs.
+        if (!starts_with(py, "python3") && !starts_with(py, "python2")) continue;
         if (!pe.python_version && py.size() > 6) pe.python_version = py.substr(6);
         for (const char* sub : {"site-packages", "dist-packages"}) {
           std::string sp = c.prefix + lib + "/" + py + "/" + sub;
@@ -139,6 +140,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
       if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so", here));
     if (tools_own && pe.torch.empty()) continue;  // uvx's or pipx's environment for dlready itself
     pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
+    if (c.kind == "conda" && !pe.torch.empty()) pe.conda_packages = read_conda_packages(root_files(fs), c.prefix);
     if (!pe.torch.empty())
       for (const auto& sp : fresh)
         for (const auto& name : fs.list(sp))
