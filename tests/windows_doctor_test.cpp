@@ -270,6 +270,20 @@ TEST_F(WindowsDoctor, ACpuWheelOnAnNvidiaMachineAndTheCudaWheel) {
   EXPECT_EQ(cuda.at("verdict").at("cuda_usable"), true);
 }
 
+// Issue 59 item 3, written once in rules_python: NumPy 2 beside a torch built for NumPy 1 is named on
+// Windows too, read by the Windows source (numpy's dist-info in the environment of that torch).
+TEST_F(WindowsDoctor, NumPy2BesideATorchBuiltForNumPy1) {
+  add_adapter("0000", "pci\\ven_10de&dev_2684&subsys_167c10de", "NVIDIA GeForce RTX 4090", "32.0.15.6094");
+  install_fake_nvcuda(system32(), "devices=1\ndriver_version=12060\n");
+  add_python_with_torch("2.2.2+cu121", "'12.1'");
+  ASSERT_EQ(run_command("mkdir -p '" + site_packages() + "/numpy-2.1.3.dist-info'").status, 0);
+  auto j = parse(doctor("--json"));
+  ASSERT_TRUE(has_finding(j, "torch-needs-numpy1")) << j.at("findings").dump(1);
+  for (const auto& x : j.at("findings"))
+    if (x.at("id") == "torch-needs-numpy1")
+      EXPECT_EQ(x.at("fix")[0], "C:\\Python312\\python.exe -m pip install \"numpy<2\"") << x.dump(1);
+}
+
 // The issue's "a driver too old for the wheel's CUDA": a CUDA 13.0 wheel on a 560 driver (CUDA 13
 // needs an R580 driver on Windows, data/cuda_driver.tsv); the driver's own floor, not Linux's.
 TEST_F(WindowsDoctor, ADriverTooOldForTheWheelsCuda) {

@@ -77,6 +77,13 @@ PythonFacts probe_windows_python(const std::map<std::string, std::string>& env) 
       e.python_version = e.python_full_version->substr(0, e.python_full_version->rfind('.'));
     if (has_torch(fs, sp))
       e.torch.push_back(read_torch_install(fs, sp, "torch_cuda.dll", windows_markers(e.python_version.value_or(""))));
+    // As on Linux: the distributions beside a torch (numpy's version for torch-needs-numpy1), and
+    // what conda installed (its CPU build is fixed with conda, not pip).
+    if (!e.torch.empty()) {
+      for (const auto& name : fs.list(sp))
+        if (auto d = split_dist_info(name)) e.distributions.emplace(d->first, d->second);
+      if (c.kind == "conda") e.conda_packages = read_conda_packages(fs, c.prefix);
+    }
     f.envs.push_back(std::move(e));
   }
   return f;
