@@ -266,5 +266,64 @@ TEST(RealFailures, AllocatorOptionsThatAssertTogether) {
   EXPECT_EQ(finding(doctor_json(f), "alloc-conf-conflict"), nullptr);
 }
 
+// A machine with one old GPU and the 470 driver (Kepler's last branch), torch `torch` installed.
+void old_gpu_machine(Fixture& f, const std::string& device, const std::string& name, const std::string& cc,
+                     const std::string& torch, const std::string& cuda) {
+  add_base_system(f);
+  add_nvidia_gpu(f, "0000:01:00.0", device);
+  add_loaded_driver(f, "470.256.02");
+  write_kernel_module(f, "/lib/modules/6.1.0-test-amd64/updates/dkms/nvidia.ko", "470.256.02");
+  add_device_nodes(f, 1);
+  add_user_driver(f, "470.256.02", "devices=1\ndev0.name=" + name + "\ndev0.cc=" + cc + "\ncuda.driver_version=11040\n");
+  add_torch_venv(f, "/home/alice/venv", TorchSpec{torch, cuda, {}, {}});
+}
+
+// Item 4: the tables reach back to torch 1.0, so an old GPU no current build covers is sent to the
+// last release that has its code (with that release's index and Pythons), not to the CPU wheel;
+// a GPU no build ever covered gets a source build; no doubled parenthesis either way.
+TEST(RealFailures, OldGpusAreSentToTheLastBuildWithTheirCode) {
+  Fixture k40;
+  old_gpu_machine(k40, "1023", "Tesla K40m", "3.5", "2.4.1+cu121", "12.1");
+  auto report = doctor_json(k40);
+  const auto* x = finding(report, "arch-not-supported");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string fix = lines_of(*x, "fix");
+  EXPECT_NE(fix.find("pip install 'torch==1.2.*' torchvision -f https://download.pytorch.org/whl/cu100/torch_stable.html "
+                     "(torch 1.2 has wheels for Python 2.7 to 3.7 only)"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find(") ("), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("whl/cpu"), std::string::npos) << fix;
+  // A K80 (3.7): the cu118 builds kept sm_37 through 2.7.
+  Fixture k80;
+  old_gpu_machine(k80, "102d", "Tesla K80", "3.7", "2.4.1+cu121", "12.1");
+  auto k80_report = doctor_json(k80);
+  const auto* y = finding(k80_report, "arch-not-supported");
+  ASSERT_NE(y, nullptr);
+  EXPECT_NE(lines_of(*y, "fix").find("pip install 'torch==2.7.*' torchvision --index-url https://download.pytorch.org/whl/cu118"),
+            std::string::npos) << y->dump(1);
+  // A Kepler sm_30 (GTX 680): no published build ever had its code.
+  Fixture gtx680;
+  old_gpu_machine(gtx680, "1180", "GeForce GTX 680", "3.0", "2.4.1+cu121", "12.1");
+  auto gtx680_report = doctor_json(gtx680);
+  const auto* z = finding(gtx680_report, "arch-not-supported");
+  ASSERT_NE(z, nullptr);
+  std::string source = lines_of(*z, "fix");
+  EXPECT_NE(source.find("no published PyTorch build has code for"), std::string::npos) << source;
+  EXPECT_NE(source.find("build it from source with TORCH_CUDA_ARCH_LIST"), std::string::npos) << source;
+  EXPECT_EQ(source.find(") ("), std::string::npos) << source;
+}
+
+// Item 4: a torch 1.x wheel is judged by its own release's table (1.3.1 dropped sm_35: #30532).
+TEST(RealFailures, Torch1xWheelsAreJudgedByTheirOwnArchList) {
+  Fixture k40;
+  old_gpu_machine(k40, "1023", "Tesla K40m", "3.5", "1.4.0", "10.1");
+  auto with_14 = doctor_json(k40);
+  const auto* x = finding(with_14, "arch-not-supported");
+  ASSERT_NE(x, nullptr) << with_14.dump(1).substr(0, 3000);
+  EXPECT_NE(lines_of(*x, "evidence").find("3.7+PTX;5.0;6.0;6.1;7.0;7.5"), std::string::npos) << x->dump(1);
+  Fixture ok;
+  old_gpu_machine(ok, "1023", "Tesla K40m", "3.5", "1.2.0", "10.0");
+  EXPECT_EQ(finding(doctor_json(ok), "arch-not-supported"), nullptr);
+}
+
 }  // namespace
 }  // namespace dlready::test

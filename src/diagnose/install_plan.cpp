@@ -37,7 +37,9 @@ const std::vector<TorchVariant>& table_of(const PlanMachine& m) {
 std::vector<std::string> releases_newest_first(const PlanMachine& m) {
   std::vector<std::string> out;
   for (const auto& v : table_of(m))
-    if (out.empty() || out.back() != v.torch) out.push_back(v.torch);
+    // Setup installs from PyTorch's simple indexes (--index-url .../cu126); the releases before 1.9
+    // are on find-links pages only (the doctor names those for a GPU nothing newer covers).
+    if ((out.empty() || out.back() != v.torch) && compare_versions(v.torch, "1.9") >= 0) out.push_back(v.torch);
   return out;
 }
 

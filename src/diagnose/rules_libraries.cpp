@@ -35,7 +35,8 @@ Finding ptx_jit_finding(const Facts& f, const Derived& d, const std::string& tor
   x.evidence.push_back("torch " + torch + " has no SASS for it: the first run compiles every kernel (minutes)");
   for (const char* var : {"CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"})
     if (auto v = f.env.get(var)) x.evidence.push_back(std::string(var) + "=" + *v + " (the driver's JIT cache)");
-  x.fix = {pip_install_command(f, d) + " (a build with SASS for this GPU)",
+  const std::string install = pip_install_command(f, d);
+  x.fix = {starts_with(install, "pip install") && install.find('(') == std::string::npos ? install + " (a build with SASS for this GPU)" : install,
            "until then keep the JIT cache: unset CUDA_CACHE_DISABLE; export CUDA_CACHE_MAXSIZE=4294967296 (4 GiB, the "
            "largest); the first run after each driver change compiles again"};
   return x;
@@ -85,7 +86,9 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       auto x = make_finding("arch-not-supported");
       x.evidence = bad;
       x.evidence.push_back("torch " + *t.version + " in " + t.site_packages + " has: " + has);
-      x.fix = {"pip uninstall -y torch torchvision", pip_install_command(f, d) + " (a build with code for this GPU)"};
+      const std::string install = pip_install_command(f, d);
+      x.fix = {"pip uninstall -y torch torchvision",
+               starts_with(install, "pip install") && install.find('(') == std::string::npos ? install + " (a build with code for this GPU)" : install};
       out.push_back(x);
     }
   }

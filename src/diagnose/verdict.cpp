@@ -29,14 +29,48 @@ std::optional<TorchVariant> best_torch_variant(const Derived& d) {
   return std::nullopt;
 }
 
-std::string pip_install_command(const Facts&, const Derived& d) {
+namespace {
+
+// The newest build with code for every GPU, whatever the driver runs (the driver is then the fix).
+std::optional<TorchVariant> newest_covering_gpus(const Derived& d) {
+  for (const auto& v : torch_variants_newest_first(d.machine))
+    if (covers_gpus(d, v)) return v;
+  return std::nullopt;
+}
+
+// The pip line of one build. Releases before 1.9 are on per-variant find-links pages
+// (download.pytorch.org/whl/cu92/torch_stable.html), not a simple index, and only for old Pythons.
+std::string pip_line(const Derived& d, const TorchVariant& v) {
   const std::string idx = "https://download.pytorch.org/whl/";
-  if (!d.gpu_evidence) return "pip install torch torchvision --index-url " + idx + "cpu";
-  auto v = best_torch_variant(d);
-  if (!v) return "pip install torch torchvision --index-url " + idx + "cpu (no CUDA build fits this driver and GPU: upgrade the driver)";
+  if (compare_versions(v.torch, "1.9") < 0) {
+    auto py = python_range(v.torch);
+    return "pip install 'torch==" + v.torch + ".*' torchvision -f " + idx + v.variant + "/torch_stable.html" +
+           (py ? " (torch " + v.torch + " has wheels for Python " + py->min + " to " + py->max + " only)" : "");
+  }
   const auto& table = torch_variants_newest_first(d.machine);
-  std::string pin = !table.empty() && v->torch == table.front().torch ? "torch" : "'torch==" + v->torch + ".*'";
-  return "pip install " + pin + " torchvision --index-url " + idx + v->variant;
+  std::string pin = !table.empty() && v.torch == table.front().torch ? "torch" : "'torch==" + v.torch + ".*'";
+  return "pip install " + pin + " torchvision --index-url " + idx + v.variant;
+}
+
+std::string gpu_names(const Derived& d) {
+  std::vector<std::string> names;
+  for (const auto& g : d.gpu_archs) names.push_back(g.label + ", sm_" + std::to_string(g.major) + std::to_string(g.minor));
+  return join(names, ", ");
+}
+
+}  // namespace
+
+std::string pip_install_command(const Facts&, const Derived& d) {
+  const std::string cpu = "pip install torch torchvision --index-url https://download.pytorch.org/whl/cpu";
+  if (!d.gpu_evidence) return cpu;
+  if (auto v = best_torch_variant(d)) return pip_line(d, *v);
+  // Nothing fits this driver and GPU: a build with code for the GPU needs a newer driver, or no
+  // published build has code for it at all (Kepler sm_30, ...): a source build, never the CPU wheel
+  // as if it were the answer.
+  if (auto v = newest_covering_gpus(d))
+    return "upgrade the driver to one for CUDA " + v->cuda + " or newer, then: " + pip_line(d, *v);
+  return "no published PyTorch build has code for " + gpu_names(d) + "; build it from source with TORCH_CUDA_ARCH_LIST "
+         "set to the GPU's capability (https://github.com/pytorch/pytorch#from-source), or train on the CPU: " + cpu;
 }
 
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings) {
