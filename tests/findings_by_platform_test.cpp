@@ -140,6 +140,14 @@ std::map<std::string, Decision> shared_decisions() {
           with_venv_torch("2.2.2", std::nullopt)(f, p);
           f.python.envs[0].distributions = {{"numpy", "2.1.3"}, {"torch", "2.2.2"}};
         }}},
+      {"python-not-the-active-env",
+       {kLinux | kMacos, "Windows' source does not read which python.exe a shell runs first (windows-python-store-stub "
+        "reads PATH's order there)",
+        [](Facts& f, const PlatformRecord& p) {
+          with_venv_torch("2.11.0", std::nullopt)(f, p);
+          f.env.vars["PATH"] = "/opt/other/bin:" + f.python.envs[0].prefix + "/bin:/usr/bin";
+          f.python.python_on_path = "/opt/other/bin/python", f.python.python_on_path_prefix = "/opt/other";
+        }}},
       {"alloc-conf-invalid",
        {nvidia, "macOS has no CUDA allocator (MPS's variables are rules_macos's)",
         [](Facts& f, const PlatformRecord&) { f.env.vars["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segment:True"; }}},
@@ -205,6 +213,7 @@ std::map<std::string, Decision> single_platform_decisions() {
        "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "dlready-module-missing",
        "library-symbol-missing", "wsl1-no-gpu"});
   put(kLinux, "PyTorch's CUDA allocator has expandable segments on Linux only", {"alloc-conf-conflict"});
+
   put(kLinux, kLinuxServices, {"secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set"});
   put(kLinux, kArm,
       {"jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless",

@@ -325,5 +325,72 @@ TEST(RealFailures, Torch1xWheelsAreJudgedByTheirOwnArchList) {
   EXPECT_EQ(finding(doctor_json(ok), "arch-not-supported"), nullptr);
 }
 
+// Item 1 in a conda environment: conda's libcusparse 12.1 beside conda's libnvjitlink 12.0 (the
+// channels mixed), both in the environment's lib/ where torch's RUNPATH points. The fix is conda's.
+TEST(RealFailures, ACondaEnvironmentsLibraryLacksASymbolItsNeighbourNeeds) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/home/alice/venv");
+  f.env.erase("VIRTUAL_ENV");
+  const std::string env = "/home/alice/miniconda3/envs/ml", lib = env + "/lib", sp = lib + "/python3.10/site-packages";
+  f.env["CONDA_PREFIX"] = env;
+  add_torch_to_site_packages(f, sp, TorchSpec{"2.1.0", "12.1", {}, {}});
+  const std::string r = f.root;
+  f.write("/src/jit.map", "libnvJitLink.so.12 { global: __nvJitLinkAddData_12_0; local: *; };\n");
+  f.write("/src/jit.c", "int __nvJitLinkAddData_12_0(void) { return 0; }\n");
+  f.write("/src/jit_new.map", "libnvJitLink.so.12 { global: __nvJitLinkAddData_12_0; __nvJitLinkAddData_12_1; local: *; };\n");
+  f.write("/src/jit_new.c", "int __nvJitLinkAddData_12_0(void) { return 0; }\nint __nvJitLinkAddData_12_1(void) { return 1; }\n");
+  f.write("/src/cusparse.c", "int __nvJitLinkAddData_12_1(void);\nint cusparseCreate(void) { return __nvJitLinkAddData_12_1(); }\n");
+  f.write("/src/torch_cuda.c", "int cusparseCreate(void);\nint torch_cuda_init(void) { return cusparseCreate(); }\n");
+  f.mkdir("/build");
+  cc("-shared -fPIC -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script=" + r + "/src/jit_new.map -o " + r +
+     "/build/libnvJitLink.so.12 " + r + "/src/jit_new.c");
+  cc("-shared -fPIC -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script=" + r + "/src/jit.map -o " + r + lib +
+     "/libnvJitLink.so.12.0.76 " + r + "/src/jit.c");
+  f.link(lib + "/libnvJitLink.so.12", "libnvJitLink.so.12.0.76");
+  cc("-shared -fPIC -Wl,-soname,libcusparse.so.12 -o " + r + lib + "/libcusparse.so.12 " + r + "/src/cusparse.c -L" + r +
+     "/build -l:libnvJitLink.so.12 -Wl,--enable-new-dtags,-rpath,'$ORIGIN'");
+  f.remove(std::string(sp) + "/torch/lib/libtorch_cuda.so");
+  cc("-shared -fPIC -o " + r + sp + "/torch/lib/libtorch_cuda.so " + r + "/src/torch_cuda.c -L" + r + lib +
+     " -l:libcusparse.so.12 -Wl,-rpath-link," + r + "/build -Wl,-rpath,'$ORIGIN/../../../..'");
+  auto record = [&](const std::string& file, const std::string& channel) {
+    f.write(env + "/conda-meta/" + file, "{\n  \"build\": \"0\",\n  \"channel\": \"" + channel + "\",\n  \"depends\": []\n}\n");
+  };
+  record("libnvjitlink-12.0.76-0.json", "https://conda.anaconda.org/nvidia/linux-64");
+  record("libcusparse-12.1.0.106-0.json", "https://conda.anaconda.org/nvidia/linux-64");
+  record("pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0.json", "https://conda.anaconda.org/pytorch/linux-64");
+  record("pytorch-cuda-12.1-ha16c6d3_5.json", "https://conda.anaconda.org/pytorch/linux-64");
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "library-symbol-missing");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string evidence = lines_of(*x, "evidence"), fix = lines_of(*x, "fix");
+  EXPECT_NE(evidence.find(lib + "/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"),
+            std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("conda: libnvjitlink 12.0.76 0 (nvidia) provides libnvJitLink.so.12"), std::string::npos) << evidence;
+  EXPECT_EQ(fix.rfind("conda install -p " + env + " -c nvidia \"libnvjitlink>=12.1\"", 0), 0u) << fix;
+  EXPECT_EQ(fix.find("pip install"), std::string::npos) << fix;
+}
+
+// Item 8: the shell's `python` is another interpreter than the active venv's (conda's base put
+// first on PATH after the venv was activated): named, with the interpreter to run.
+TEST(RealFailures, PythonOnPathIsNotTheActiveEnvironments) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/home/alice/miniconda3/bin/python", "#!/bin/sh\n", 0755);
+  f.write("/home/alice/miniconda3/conda-meta/python-3.12.7-h5148396_0.json", "{}\n");
+  f.write("/home/alice/miniconda3/lib/python3.12/site-packages/pip/__init__.py", "");
+  f.env["PATH"] = "/home/alice/miniconda3/bin:/home/alice/venv/bin:/usr/local/bin:/usr/bin:/bin";
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "python-not-the-active-env");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  EXPECT_NE(lines_of(*x, "evidence").find("python on PATH is /home/alice/miniconda3/bin/python"), std::string::npos) << x->dump(1);
+  EXPECT_NE(lines_of(*x, "fix").find("/home/alice/venv/bin/python"), std::string::npos) << x->dump(1);
+  EXPECT_EQ(report.at("facts").at("python_on_path").at("prefix"), "/home/alice/miniconda3");
+  // Activated last, the venv's own python comes first: nothing to say.
+  f.env["PATH"] = "/home/alice/venv/bin:/home/alice/miniconda3/bin:/usr/bin:/bin";
+  f.write("/home/alice/venv/bin/python", "#!/bin/sh\n", 0755);
+  EXPECT_EQ(finding(doctor_json(f), "python-not-the-active-env"), nullptr);
+}
+
 }  // namespace
 }  // namespace dlready::test

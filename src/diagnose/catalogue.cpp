@@ -41,6 +41,10 @@ const std::vector<CatalogueEntry>& catalogue() {
       {"nccl-variables-set", S::info, "environment", "NCCL debugging or transport variables are set",
        "NCCL_P2P_DISABLE, NCCL_IB_DISABLE, NCCL_SHM_DISABLE or NCCL_DEBUG change how NCCL moves data or how "
        "much it prints; left over from a debugging session they make multi-GPU training slower."},
+      {"python-not-the-active-env", S::warning, "pytorch", "`python` runs another interpreter than the active environment's",
+       "PATH puts another folder before the active environment's (conda's base activated after a venv, a pyenv "
+       "shim, /usr/local/bin): `python` and `pip` then reach another environment than the one the prompt names, "
+       "so a torch installed there is not the one imported ('No module named torch', or a CPU build)."},
       {"torch-needs-numpy1", S::error, "pytorch", "NumPy 2 beside a torch built for NumPy 1",
        "torch releases before 2.3 were compiled against NumPy 1's C interface. With NumPy 2 in the same environment "
        "`import torch` warns 'A module that was compiled using NumPy 1.x cannot be run in NumPy 2.x' and every "

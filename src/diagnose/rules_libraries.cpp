@@ -170,6 +170,46 @@ std::string real_version(const Facts& f, const Resolution& b, const std::string&
   return "version unknown";
 }
 
+// The conda environment whose lib/ holds `path`, and the conda package that put a library there:
+// conda's CUDA packages are named for the library (libnvjitlink, libcusparse, libcublas), the
+// runtime's is cuda-cudart.
+const PythonEnv* conda_env_holding(const Facts& f, const std::string& path) {
+  for (const auto& e : f.python.envs)
+    if (!e.conda_packages.empty() && starts_with(path, e.prefix + "/")) return &e;
+  return nullptr;
+}
+
+const CondaPackage* conda_package_of(const PythonEnv& e, const std::string& library) {
+  std::string stem = to_lower(path_basename(library));
+  stem = stem.substr(0, stem.find(".so"));
+  for (const auto& c : e.conda_packages)
+    if (c.name == stem || c.name == "cuda-" + stem.substr(stem.rfind("lib", 0) == 0 ? 3 : 0)) return &c;
+  return nullptr;
+}
+
+// In a conda environment the fix is conda's: pip's wheels would put a second copy beside conda's.
+bool conda_symbol_fix(const Facts& f, const MissingVersion& m, Finding& x) {
+  const PythonEnv* env = conda_env_holding(f, m.library);
+  if (!env) return false;
+  const CondaPackage* provider = conda_package_of(*env, m.library);
+  const CondaPackage* dependent = conda_package_of(*env, m.required_by);
+  if (!provider) return false;
+  x.evidence.push_back("conda: " + provider->name + " " + provider->version + " " + provider->build +
+                       (provider->channel.empty() ? "" : " (" + provider->channel + ")") + " provides " + path_basename(m.library));
+  std::string need;
+  if (dependent) {
+    x.evidence.push_back("conda: " + dependent->name + " " + dependent->version +
+                         (dependent->channel.empty() ? "" : " (" + dependent->channel + ")") + " needs it");
+    auto parts = split(dependent->version, '.');
+    if (parts.size() >= 2) need = parts[0] + "." + parts[1];
+  }
+  x.fix.push_back("conda install -p " + env->prefix + " -c nvidia \"" + provider->name +
+                  (need.empty() ? "" : ">=" + need) + "\" (the version the other CUDA libraries of the environment were built with)");
+  x.fix.push_back("or pin the environment's CUDA libraries to one release: conda install -p " + env->prefix +
+                  " -c nvidia cuda-libraries=" + (need.empty() ? std::string("<torch's CUDA>") : need));
+  return true;
+}
+
 // "undefined symbol: X, version V": the copy the loader picks defines V but not X (issue 59 item 1).
 Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::vector<const MissingVersion*>& missing) {
   auto x = make_finding("library-symbol-missing");
@@ -187,6 +227,7 @@ Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::v
     for (const auto& c : picked->later_copies)
       if (x.evidence.size() < 9) x.evidence.push_back("another copy: " + c);
   const TorchInstall* t = torch_holding(f, first.required_by);
+  if (!(picked && picked->via == "LD_LIBRARY_PATH") && conda_symbol_fix(f, first, x)) return x;
   if (picked && picked->via == "LD_LIBRARY_PATH") {
     std::vector<std::string> keep;
     for (const auto& dir : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))

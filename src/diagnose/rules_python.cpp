@@ -2,6 +2,7 @@
 // whose environment lacks the torch another has, a CPU build on a machine with an NVIDIA GPU, two
 // installs where one imports, the nvidia-* wheels torch pins. The platform's record words each fix
 // (its interpreter's path, how an environment is made and entered, setup's line).
+#include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
@@ -239,6 +240,36 @@ void numpy_abi_rule(const PlatformRecord& p, const Facts& f, std::vector<Finding
   }
 }
 
+// The shell's `python` is another interpreter than the active environment's: PATH puts another
+// folder first (conda's base before a venv, a pyenv shim, /usr/local/bin), so `pip install` and
+// `python` reach different environments and the torch installed "in the venv" is not imported.
+void python_on_path_rule(const PlatformRecord& p, const Facts& f, std::vector<Finding>& out) {
+  const PythonEnv* active = nullptr;
+  for (const auto& e : f.python.envs)
+    if (e.active && !active) active = &e;
+  if (!active || !f.python.python_on_path || !f.python.python_on_path_prefix) return;
+  const std::string& runs = *f.python.python_on_path_prefix;
+  if (path_normalize(runs) == path_normalize(active->prefix)) return;
+  // Only where activation put the environment on PATH and something else came first: a variable
+  // set without activation (a tool's VIRTUAL_ENV) is not a shell that runs `python` from it.
+  bool on_path = false;
+  for (const auto& dir : split(f.env.get("PATH").value_or(""), ':'))
+    on_path = on_path || path_normalize(dir) == path_normalize(active->prefix + "/bin");
+  if (!on_path) return;
+  const PythonEnv* other = nullptr;
+  for (const auto& e : f.python.envs)
+    if (path_normalize(e.prefix) == path_normalize(runs)) other = &e;
+  auto x = make_finding("python-not-the-active-env");
+  x.evidence = {"python on PATH is " + *f.python.python_on_path + " (" + runs + ")",
+                "the active environment is " + active->prefix + (active->torch.empty() ? "" : ", which has " + torch_label(active->torch[0]))};
+  if (other) x.evidence.push_back(runs + (other->torch.empty() ? " has no torch" : " has " + torch_label(other->torch[0])));
+  x.fix = {"run the environment's own interpreter: " + python_of(p, *active) + " (and " + python_of(p, *active) + " -m pip)",
+           "or put it first again: " + std::string(p.activate_before) + active->prefix + std::string(p.activate_after) +
+               " after anything else that changes PATH (conda's base: conda deactivate; or conda config --set "
+               "auto_activate_base false)"};
+  out.push_back(x);
+}
+
 }  // namespace
 
 void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
@@ -251,6 +282,7 @@ void rules_python(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   duplicates_rule(p, f, d, out);
   pinned_wheels_rule(p, f, out);
   numpy_abi_rule(p, f, out);
+  python_on_path_rule(p, f, out);
 }
 
 }  // namespace dlready

@@ -39,6 +39,11 @@ const FactTable<Facts>& facts_fields() {
       {"cuda_libraries",
        +[](const Facts& f) { return fact_list_json(f.cuda_libs.libraries, library_location_fields()); }},
       {"python_envs", +[](const Facts& f) { return fact_list_json(f.python.envs, python_env_fields()); }},
+      {"python_on_path", +[](const Facts& f) {
+         if (!f.python.python_on_path) return json();
+         return json{{"path", *f.python.python_on_path},
+                     {"prefix", f.python.python_on_path_prefix ? json(*f.python.python_on_path_prefix) : json()}};
+       }},
       {"libtorch", +[](const Facts& f) { return fact_list_json(f.libtorch.installs, libtorch_install_fields()); }},
       {"own_module", +[](const Facts& f) { return fact_group_json(f.own_module, own_module_fields()); }},
       {"blas", +[](const Facts& f) { return fact_group_json(f.blas, blas_fields()); }},

@@ -51,6 +51,9 @@ struct PythonEnv {
 
 struct PythonFacts {
   std::vector<PythonEnv> envs;
+  // What the user's `python` runs: the first `python` (else `python3`) on PATH, and the prefix of
+  // the environment it belongs to (<prefix>/bin/python). nullopt: none on PATH, or not read here.
+  std::optional<std::string> python_on_path, python_on_path_prefix;
 };
 
 struct LibtorchInstall {

@@ -95,9 +95,27 @@ bool includes_system_site_packages(const RootFs& fs, const std::string& prefix) 
 
 }  // namespace
 
+namespace {
+
+// The `python` a shell runs: the first PATH folder holding `python` (else the first holding
+// `python3`, which is what `python` means on distributions without the unversioned name).
+void python_on_path(const RootFs& fs, const EnvFacts& env, PythonFacts& f) {
+  for (const char* name : {"python", "python3"}) {
+    for (const auto& dir : split(env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"), ':')) {
+      if (dir.empty() || dir[0] != '/' || !fs.exists(dir + "/" + name)) continue;
+      f.python_on_path = dir + "/" + name;
+      if (path_basename(dir) == "bin") f.python_on_path_prefix = path_dirname(dir);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optional<std::string>& own_prefix,
                          const MarkerEnvironment& machine) {
   PythonFacts f;
+  python_on_path(fs, env, f);
   std::vector<std::string> seen, seen_sp;
   std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
   for (const auto& c : candidates(fs, env)) {
