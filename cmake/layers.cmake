@@ -80,7 +80,7 @@ dlready_platform_layer(dlready_probe probe
   src/probe/gather.cpp src/probe/driver_children.cpp src/probe/python_files.cpp src/probe/requirement_markers.cpp
   src/probe/posix/root_capture.cpp src/probe/posix/users.cpp src/probe/posix/env_probe.cpp src/probe/posix/python_probe.cpp
   src/probe/posix/identity_probe.cpp
-  src/probe/linux/fact_sources_linux.cpp src/probe/linux/index_pages.cpp
+  posix:src/probe/index_pages.cpp src/probe/linux/fact_sources_linux.cpp
   src/probe/linux/ld_cache.cpp src/probe/linux/library_locator.cpp src/probe/linux/child_probe.cpp
   src/probe/linux/child_wire.cpp src/probe/linux/cuda_probe.cpp src/probe/linux/nvml_probe.cpp
   src/probe/linux/os_probe.cpp src/probe/linux/arm_probe.cpp src/probe/linux/cpu_load_probe.cpp src/probe/linux/pci_probe.cpp

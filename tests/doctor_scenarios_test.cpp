@@ -911,7 +911,7 @@ TEST(Scenario, EveryCatalogueIdIsExercised) {
       "library-misaligned-for-page-size" /* arm_doctor_test.cpp */, "jetson-wheel-libraries-missing",
       "jetson-torch-needs-numpy1", "jetson-container-without-nvidia-runtime", "orin-jetpack7-code-unverified",
       "jemalloc-on-large-pages", "hbm-node-page-cache", "triton-ptxas-too-old" /* arm_platform_test.cpp */,
-      "active-env-without-torch" /* newcomer_round3_test.cpp */, "torch-needs-numpy1", "library-symbol-missing", "wsl1-no-gpu", "alloc-conf-conflict", "python-not-the-active-env" /* real_failures_test.cpp */};
+      "active-env-without-torch" /* newcomer_paths_test.cpp */, "torch-needs-numpy1", "library-symbol-missing", "wsl1-no-gpu", "alloc-conf-conflict", "python-not-the-active-env" /* real_failures_test.cpp */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

@@ -2,6 +2,8 @@
 // read a page at a time, each page once, and the dynamic string table over such a window. Internal
 // to binfmt/.
 #pragma once
+#include <elf.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -82,5 +84,47 @@ class StringTable {
   static constexpr size_t kMaxString = 64 * 1024;
   PagedWindow window_;
 };
+
+// Symbol versioning's tables (.gnu.version_r / .gnu.version_d): each walked with one budget of
+// records for the whole table, so counts of 4096 x 4096 cost 4096 records, not 16 M reads. A chain
+// that leaves the window or loops is cut where it goes wrong.
+inline constexpr unsigned kMaxVersionRecords = 4096;
+
+// visit(index, file, version) for each version a needed file must define (index: vna_other, what
+// .gnu.version's entries name).
+template <class Visit>
+void walk_version_needs(const PagedWindow& table, uint64_t count, const StringTable& strings, Visit visit) {
+  unsigned budget = kMaxVersionRecords;
+  for (uint64_t i = 0, off = 0; i < count && budget > 0; ++i, --budget) {
+    Elf64_Verneed vn;
+    if (!table.get(off, vn)) return;
+    auto file = strings.at(vn.vn_file);
+    uint64_t aux = off + vn.vn_aux;
+    for (unsigned k = 0; k < vn.vn_cnt && file && budget > 0; ++k, --budget) {
+      Elf64_Vernaux va;
+      if (!table.get(aux, va)) break;
+      if (auto name = strings.at(va.vna_name)) visit(va.vna_other, *file, *name);
+      if (va.vna_next == 0) break;
+      aux += va.vna_next;
+    }
+    if (vn.vn_next == 0) return;
+    off += vn.vn_next;
+  }
+}
+
+// visit(index, flags, version) for each version the object defines (the first aux names it; the
+// entry with VER_FLG_BASE names the file itself).
+template <class Visit>
+void walk_version_defs(const PagedWindow& table, uint64_t count, const StringTable& strings, Visit visit) {
+  for (uint64_t i = 0, off = 0; i < std::min<uint64_t>(count, kMaxVersionRecords); ++i) {
+    Elf64_Verdef vd;
+    if (!table.get(off, vd)) return;
+    Elf64_Verdaux va;
+    if (table.get(off + vd.vd_aux, va))
+      if (auto name = strings.at(va.vda_name)) visit(vd.vd_ndx, vd.vd_flags, *name);
+    if (vd.vd_next == 0) return;
+    off += vd.vd_next;
+  }
+}
 
 }  // namespace dlready

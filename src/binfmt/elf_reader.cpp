@@ -47,45 +47,20 @@ Status read_program_headers(const ByteReader& read, const Elf64_Ehdr& eh, std::v
 }
 
 // Symbol versioning (.gnu.version_r / .gnu.version_d, found through DT_VERNEED / DT_VERDEF): the
-// versions each needed file must define, and the ones this object defines. Each table is a bounded
-// window whose pages are read once, walked with one budget of records for the whole table, so
-// counts of 4096 × 4096 cost 4096 records, not 16 M reads. A chain that leaves the window
-// or loops is cut where it goes wrong: versions are advice for a finding, not required.
-constexpr unsigned kMaxVersionRecords = 4096;
+// versions each needed file must define, and the ones this object defines (elf_pages.hpp walks
+// them); versions are advice for a finding, not required.
 constexpr uint64_t kMaxVersionBytes = 1u << 20;
 
-
 void read_version_needs(const PagedWindow& table, uint64_t count, const StringTable& strtab, ElfInfo& info) {
-  unsigned budget = kMaxVersionRecords;
-  uint64_t off = 0;
-  for (uint64_t i = 0; i < count && budget > 0; ++i, --budget) {
-    Elf64_Verneed vn;
-    if (!table.get(off, vn)) return;
-    auto file = strtab.at(vn.vn_file);
-    uint64_t aux = off + vn.vn_aux;
-    for (unsigned k = 0; k < vn.vn_cnt && file && budget > 0; ++k, --budget) {
-      Elf64_Vernaux va;
-      if (!table.get(aux, va)) break;
-      if (auto name = strtab.at(va.vna_name)) info.version_needs.emplace_back(*file, *name);
-      if (va.vna_next == 0) break;
-      aux += va.vna_next;
-    }
-    if (vn.vn_next == 0) return;
-    off += vn.vn_next;
-  }
+  walk_version_needs(table, count, strtab, [&](uint16_t, const std::string& file, const std::string& version) {
+    info.version_needs.emplace_back(file, version);
+  });
 }
 
 void read_version_defs(const PagedWindow& table, uint64_t count, const StringTable& strtab, ElfInfo& info) {
-  uint64_t off = 0;
-  for (uint64_t i = 0; i < std::min<uint64_t>(count, kMaxVersionRecords); ++i) {
-    Elf64_Verdef vd;
-    if (!table.get(off, vd)) return;
-    Elf64_Verdaux va;  // the first aux names the version itself; the base entry names the file
-    if (!(vd.vd_flags & VER_FLG_BASE) && table.get(off + vd.vd_aux, va))
-      if (auto name = strtab.at(va.vda_name)) info.version_defs.push_back(*name);
-    if (vd.vd_next == 0) return;
-    off += vd.vd_next;
-  }
+  walk_version_defs(table, count, strtab, [&](uint16_t, uint16_t flags, const std::string& version) {
+    if (!(flags & VER_FLG_BASE)) info.version_defs.push_back(version);
+  });
 }
 
 // A library needs a few dozen files (libtorch_cuda.so: 20); more than this is no library's.

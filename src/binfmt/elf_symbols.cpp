@@ -13,7 +13,6 @@ namespace {
 
 constexpr uint64_t kMaxWindow = 256u << 20;  // a table of libtorch_cuda.so is tens of MB at most
 constexpr uint32_t kMaxChain = 1u << 20;     // hash chain steps per lookup, symbols per import scan
-constexpr unsigned kMaxVersionRecords = 4096;
 
 struct DynamicTags {
   uint64_t symtab = 0, strtab = 0, strsz = 0, versym = 0, verneed = 0, verneednum = 0, verdef = 0, verdefnum = 0;
@@ -110,38 +109,6 @@ bool read_tags(const ByteReader& read, const std::vector<Elf64_Phdr>& phdrs, Dyn
   return false;
 }
 
-void read_needed(const PagedWindow& w, uint64_t count, const StringTable& strings,
-                 std::map<uint16_t, std::pair<std::string, std::string>>& out) {
-  unsigned budget = kMaxVersionRecords;
-  for (uint64_t i = 0, off = 0; i < count && budget > 0; ++i, --budget) {
-    Elf64_Verneed vn;
-    if (!w.get(off, vn)) return;
-    auto file = strings.at(vn.vn_file);
-    uint64_t aux = off + vn.vn_aux;
-    for (unsigned k = 0; k < vn.vn_cnt && file && budget > 0; ++k, --budget) {
-      Elf64_Vernaux va;
-      if (!w.get(aux, va)) break;
-      if (auto name = strings.at(va.vna_name)) out[va.vna_other] = {*file, *name};
-      if (va.vna_next == 0) break;
-      aux += va.vna_next;
-    }
-    if (vn.vn_next == 0) return;
-    off += vn.vn_next;
-  }
-}
-
-void read_defined(const PagedWindow& w, uint64_t count, const StringTable& strings, std::map<uint16_t, std::string>& out) {
-  for (uint64_t i = 0, off = 0; i < std::min<uint64_t>(count, kMaxVersionRecords); ++i) {
-    Elf64_Verdef vd;
-    if (!w.get(off, vd)) return;
-    Elf64_Verdaux va;
-    if (w.get(off + vd.vd_aux, va))
-      if (auto name = strings.at(va.vda_name)) out[vd.vd_ndx] = *name;
-    if (vd.vd_next == 0) return;
-    off += vd.vd_next;
-  }
-}
-
 }  // namespace
 
 ElfSymbolTable::ElfSymbolTable(ByteReader read) : read_(std::move(read)) {
@@ -170,8 +137,13 @@ ElfSymbolTable::ElfSymbolTable(ByteReader read) : read_(std::move(read)) {
   std::optional<PagedWindow> needs, defs;
   t->open(needs, read_, t->tags.verneed);
   t->open(defs, read_, t->tags.verdef);
-  if (needs) read_needed(*needs, t->tags.verneednum, *t->strings, t->needed);
-  if (defs) read_defined(*defs, t->tags.verdefnum, *t->strings, t->defined);
+  if (needs)
+    walk_version_needs(*needs, t->tags.verneednum, *t->strings, [&](uint16_t index, const std::string& file, const std::string& v) {
+      t->needed[index] = {file, v};
+    });
+  if (defs)
+    walk_version_defs(*defs, t->tags.verdefnum, *t->strings,
+                      [&](uint16_t index, uint16_t, const std::string& v) { t->defined[index] = v; });
   t_ = std::move(t);
 }
 

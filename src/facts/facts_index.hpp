@@ -12,7 +12,7 @@
 
 namespace dlready {
 
-// What a package index serves of torch (probe/linux/index_pages.hpp reads its pages).
+// What a package index serves of torch (probe/index_pages.hpp reads its pages).
 struct IndexRelease {
   std::string version;  // "2.16.0" (final releases only: no rc, dev, a, b)
   // variant ("" = the index's unlabelled build, "cpu", "cu132") -> the Pythons it has wheels for

@@ -6,7 +6,7 @@
 
 #include "core/redact.hpp"
 #include "core/text.hpp"
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 #include "probe/python_files.hpp"
 #include "setup/index_fetch.hpp"
 

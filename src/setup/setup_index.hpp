@@ -1,4 +1,4 @@
-// What the indexes serve of torch, for `dlready setup`'s plan (probe/linux/index_pages.hpp): the
+// What the indexes serve of torch, for `dlready setup`'s plan (probe/index_pages.hpp): the
 // simple-API page of torch on the index pip will use (--index-url, else PyPI) and on PyTorch's
 // (<torch-index>torch/), fetched with curl and kept a day under ~/.cache/dlready/index/.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "diagnose/install_plan.hpp"
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 
 namespace dlready {
 

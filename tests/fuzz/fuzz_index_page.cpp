@@ -6,7 +6,7 @@
 #include <string>
 
 #include "diagnose/install_plan.hpp"
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string page(reinterpret_cast<const char*>(data), size);

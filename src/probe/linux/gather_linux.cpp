@@ -11,7 +11,7 @@
 #include "probe/linux/driver_api.hpp"
 #include "binfmt/elf_reader.hpp"
 #include "binfmt/fatbin_reader.hpp"
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 #include "probe/linux/ld_resolver.hpp"
 #include "probe/linux/library_locator.hpp"
 #include "probe/linux/probes.hpp"

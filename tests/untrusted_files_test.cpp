@@ -28,7 +28,7 @@
 #include "fixture.hpp"
 #include "binfmt/elf_reader.hpp"
 #include "binfmt/fatbin_reader.hpp"
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 #include "probe/linux/probes.hpp"
 #include "report/render.hpp"
 

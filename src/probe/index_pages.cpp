@@ -1,4 +1,4 @@
-#include "probe/linux/index_pages.hpp"
+#include "probe/index_pages.hpp"
 
 #include <algorithm>
 #include <cctype>
