@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/text.hpp"
+#include "diagnose/rules.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -390,6 +391,48 @@ TEST(RealFailures, PythonOnPathIsNotTheActiveEnvironments) {
   f.env["PATH"] = "/home/alice/venv/bin:/home/alice/miniconda3/bin:/usr/bin:/bin";
   f.write("/home/alice/venv/bin/python", "#!/bin/sh\n", 0755);
   EXPECT_EQ(finding(doctor_json(f), "python-not-the-active-env"), nullptr);
+}
+
+// Item 4: a stray PTX older than every kernel the build ships does not make a GPU below the build's
+// oldest SASS usable (torch calls such a GPU too old). The rule is pure over facts: the scan of
+// libtorch_cuda.so as the doctor records it.
+TEST(RealFailures, PtxOlderThanTheBuildsKernelsDoesNotRescueAnOldGpu) {
+  Fixture f;
+  old_gpu_machine(f, "1023", "Tesla K40m", "3.5", "2.4.1+cu121", "12.1");
+  Facts facts = f.facts();
+  GpuCode scan;
+  scan.library = "/home/alice/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so";
+  scan.sass = {50, 60, 70, 75, 80, 86, 90};
+  scan.ptx = {35};
+  facts.gpu_code = {scan};
+  auto report = diagnose(facts);
+  EXPECT_TRUE(has_finding(report, "arch-not-supported")) << finding_ids(report);
+  EXPECT_FALSE(has_finding(report, "ptx-jit-only")) << finding_ids(report);
+  // A GPU newer than the build still runs its newest PTX (sm_120 on compute_90): unchanged.
+  facts.gpu_code[0].ptx = {90};
+  facts.gpu_code[0].sass = {50, 60, 70, 75, 80, 86, 90};
+  Fixture g;
+  old_gpu_machine(g, "2b85", "NVIDIA GeForce RTX 5090", "12.0", "2.4.1+cu121", "12.1");
+  Facts newer = g.facts();
+  newer.gpu_code = facts.gpu_code;
+  EXPECT_FALSE(has_finding(diagnose(newer), "arch-not-supported"));
+}
+
+// Item 8: an environment of any Python is found, a python2.7 one included.
+TEST(RealFailures, APython27EnvironmentIsFound) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/home/alice/venvs/old/pyvenv.cfg", "home = /usr/bin\nversion = 2.7.18\n");
+  add_torch_to_site_packages(f, "/home/alice/venvs/old/lib/python2.7/site-packages", TorchSpec{"1.4.0", "10.1", {}, {}});
+  auto report = doctor_json(f);
+  bool found = false;
+  for (const auto& e : report.at("facts").at("python_envs"))
+    if (e.value("prefix", "") == "/home/alice/venvs/old") {
+      found = true;
+      EXPECT_EQ(e.value("python_version", ""), "2.7");
+      EXPECT_EQ(e.at("torch")[0].value("version", ""), "1.4.0");
+    }
+  EXPECT_TRUE(found) << report.at("facts").at("python_envs").dump(1);
 }
 
 }  // namespace

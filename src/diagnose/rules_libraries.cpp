@@ -58,6 +58,12 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
         if (scanned && !(scanned->sass.empty() && scanned->ptx.empty())) {
           auto on = gpu_code_on(*scanned, g.major, g.minor);
           ok = on.runs;
+          // A GPU older than every kernel the build ships (torch warns "PyTorch no longer supports
+          // this GPU because it is too old"): a stray PTX of an older architecture in the library
+          // is not torch's kernels, so it does not make the GPU usable.
+          if (ok && starts_with(on.how, "PTX") && !scanned->sass.empty() &&
+              g.major * 10 + g.minor < *std::min_element(scanned->sass.begin(), scanned->sass.end()))
+            ok = false;
           if (ok && starts_with(on.how, "PTX")) jit.push_back(g.label + " (" + on.arch + ") runs it through " + on.how);
           has = arch_text(scanned->sass, "sm_") + (scanned->ptx.empty() ? "" : " " + arch_text(scanned->ptx, "compute_")) +
                 " (read from " + lib + ")";
