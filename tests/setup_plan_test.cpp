@@ -201,6 +201,19 @@ TEST(SetupCli, PlansForAnotherMachineAsJsonAndRefusesBadFlags) {
   EXPECT_NE(plain.find("rc=2"), std::string::npos) << plain;
 }
 
+// Issue 58 item 3: one check of setup's flag values for every platform (Linux's setup_plan, the
+// Mac's and Windows' front ends all call it): the values their quoted commands carry are accepted,
+// the ones no command can carry are refused with the same line.
+TEST(SetupPlan, OneFlagCheckForEveryPlatform) {
+  for (const char* fine : {"torchvision", "torchvision;id", "$(id)", "a&b|c"})
+    EXPECT_EQ(plan_flags_error("3.12", {fine}, "here"), "") << fine;
+  for (const char* bad : {"torch vision", "a'b", "a\"b", "a`b", "a\\b", "a\nb", "a\x7f"})
+    EXPECT_NE(plan_flags_error("3.12", {bad}, "here").find("has a space, a quote or a control character"), std::string::npos)
+        << bad;
+  EXPECT_NE(plan_flags_error("3.12", {}, "here", "https://x y").find("--index-url 'https://x y' has a space"), std::string::npos);
+  EXPECT_EQ(plan_flags_error("3.12", {}, "here", "https://pypi.org/simple"), "");
+}
+
 PlanMachine mac(const std::string& platform, const std::string& macos, const std::string& python) {
   PlanMachine m;
   m.platform = platform, m.macos = macos, m.python = python;

@@ -686,6 +686,15 @@ TEST_F(WindowsDoctor, SetupDryRunPlansTheWindowsWheelInPowerShell) {
             std::string::npos)
       << plan.out;
   EXPECT_NE(plan.out.find("'torchvision' --index-url 'https://download.pytorch.org/whl/cu12"), std::string::npos) << plan.out;
+  // Issue 58 item 3: the flag checks of every platform's setup (install_plan.hpp's one function):
+  // what Linux quotes, PowerShell quotes too; what no platform accepts is refused alike.
+  auto quoted = wine(exe + " setup --dry-run --with 'torchvision;id' --with '$(id)'");
+  EXPECT_EQ(quoted.status, 0) << quoted.out;
+  EXPECT_NE(quoted.out.find(" 'torchvision;id' '$(id)' --index-url"), std::string::npos) << quoted.out;
+  auto spaced = wine(exe + " setup --dry-run --with 'torch vision'", true);
+  EXPECT_EQ(spaced.status, 2) << spaced.out;
+  EXPECT_NE(spaced.out.find("dlready setup: --with 'torch vision' has a space, a quote or a control character"),
+            std::string::npos) << spaced.out;
   auto j = parse(wine(exe + " setup --json"));
   EXPECT_EQ(j.at("schema"), "dlready.setup-plan/1");
   EXPECT_EQ(j.at("machine").at("platform"), "win-amd64");

@@ -459,13 +459,23 @@ std::string macos_flag_error(const std::string& macos) {
   return "";
 }
 
-std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found) {
+std::string refuse_flag_value(const std::string& flag, const std::string& value) {
+  for (unsigned char c : value)
+    if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
+      return flag + " '" + printable(value, 80) + "' has a space, a quote or a control character";
+  return "";
+}
+
+std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
+                             const std::string& index_url) {
   if (python.empty()) return "no Python found (" + where_found + "): give its version with --python X.Y";
   auto parts = split(python, '.');
   if (parts.size() != 2 || !parse_int(parts[0]) || !parse_int(parts[1])) return "--python " + printable(python, 40) + " is not X.Y (3.12)";
-  for (const auto& w : with)  // the commands quote nothing a shell would act on: refuse it here
-    if (w.empty() || w.find_first_of(" '\"`$;&|") != std::string::npos) return "--with " + printable(w, 80) + " is not a package name";
-  return "";
+  for (const auto& w : with) {
+    if (w.empty()) return "--with '' is not a package name";
+    if (auto why = refuse_flag_value("--with", w); !why.empty()) return why;
+  }
+  return refuse_flag_value("--index-url", index_url);
 }
 
 std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,

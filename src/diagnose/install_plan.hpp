@@ -72,7 +72,12 @@ std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::
 // What is wrong with setup's Python and --with values in the builds that only print commands
 // (Windows', macOS'): "" when nothing, else the usage error. `where_found` names where Python was
 // looked for when none was given or found.
-std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found);
+// The one check of a setup flag's value on every platform: a value printed in the plan's commands
+// (each quoted for its shell: POSIX sh, PowerShell) and written into pip's argument list and
+// environment.yml has no space, quote, backtick, backslash or control character ("" = accepted).
+std::string refuse_flag_value(const std::string& flag, const std::string& value);
+std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
+                             const std::string& index_url = "");
 
 // What is wrong with a --macos value ("" when it is a macOS version: 14, 14.5, 10.15.7).
 std::string macos_flag_error(const std::string& macos);

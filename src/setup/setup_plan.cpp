@@ -16,14 +16,6 @@
 namespace dlready {
 namespace {
 
-// A value that goes into pip's argument list and environment.yml: no spaces, quotes or control
-// characters (a newline would add a line to the file).
-std::string refuse_value(const std::string& flag, const std::string& v) {
-  for (unsigned char c : v)
-    if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
-      return flag + " '" + printable(v, 80) + "' has a space, a quote or a control character";
-  return "";
-}
 
 
 // The Python `python3 -m venv` would use: python3 on PATH, its version from the file the link ends
@@ -124,7 +116,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
       return "ENV " + printable(a.env_dir, 200) + " holds a control character: choose a plain folder name";
     }
   for (const auto& [flag, v] : values)
-    if (auto why = refuse_value(flag, v); !why.empty()) return why;
+    if (auto why = refuse_flag_value(flag, v); !why.empty()) return why;
   if (auto err = machine_of(a, m, seen); !err.empty()) return err;
   m.python = a.python.empty() ? path_python_version() : a.python;
   if (m.python.empty()) return "no python3 on PATH: give the environment's version with --python X.Y";
