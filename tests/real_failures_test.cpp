@@ -134,6 +134,25 @@ TEST(RealFailures, AnOlderLibraryUnderTheSameNameLacksASymbolTheWheelNeeds) {
   EXPECT_EQ(finding(doctor_json(f), "library-symbol-missing"), nullptr);
 }
 
+// A capture of that machine keeps the symbol tables' pages the check read, so the finding replays
+// from the capture on any machine (what a user sends instead of their machine).
+TEST(RealFailures, TheSymbolCheckReplaysFromACapture) {
+  NvJitLinkMachine m;
+  Fixture& f = m.f;
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.1/lib64";
+  Fixture out;
+  auto made = run_command(f.env_command() + " " + DLREADY_BINARY + " capture --no-redact --load-root-drivers --root " + f.root +
+                          " " + out.root + "/m 2>&1");
+  ASSERT_EQ(made.status, 0) << made.out;
+  auto replay = run_command(std::string("env -i PATH=/usr/bin:/bin HOME=/root ") + DLREADY_BINARY + " doctor --no-cache --root " +
+                            out.root + "/m --json 2>/dev/null");
+  auto j = nlohmann::json::parse(replay.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << replay.out.substr(0, 500);
+  const auto* x = finding(j, "library-symbol-missing");
+  ASSERT_NE(x, nullptr) << j.at("findings").dump(1);
+  EXPECT_NE(lines_of(*x, "evidence").find("undefined symbol: __nvJitLinkAddData_12_4"), std::string::npos) << x->dump(1);
+}
+
 // The same symbol missing from a stale nvidia-nvjitlink wheel (pip upgraded cuSPARSE, not it):
 // the wheel's own copy is the one picked, so the fix is the pinned versions.
 TEST(RealFailures, AStaleNvidiaWheelLacksASymbolItsNeighbourNeeds) {
