@@ -454,5 +454,36 @@ TEST(RealFailures, APython27EnvironmentIsFound) {
   EXPECT_TRUE(found) << report.at("facts").at("python_envs").dump(1);
 }
 
+// Item 2: conda's CUDA libraries of another major than the torch build's (libcusparse 12 from
+// another package beside pytorch-cuda=11.7): the library torch needs is not found, and the fix is
+// conda's pytorch-cuda, not pip's wheels.
+TEST(RealFailures, CondaCudaLibrariesOfAnotherMajorThanTorchs) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.remove("/home/alice/venv");
+  f.env.erase("VIRTUAL_ENV");
+  const std::string env = "/home/alice/miniconda3/envs/old", lib = env + "/lib", sp = lib + "/python3.10/site-packages";
+  f.env["CONDA_PREFIX"] = env;
+  add_torch_to_site_packages(f, sp, TorchSpec{"1.13.1", "11.7", {}, {}});
+  const std::string r = f.root;
+  f.write("/src/cusparse.c", "int cusparseCreate(void) { return 0; }\n");
+  f.write("/src/torch_cuda.c", "int cusparseCreate(void);\nint torch_cuda_init(void) { return cusparseCreate(); }\n");
+  f.mkdir("/build");
+  cc("-shared -fPIC -Wl,-soname,libcusparse.so.11 -o " + r + "/build/libcusparse.so.11 " + r + "/src/cusparse.c");
+  cc("-shared -fPIC -Wl,-soname,libcusparse.so.12 -o " + r + lib + "/libcusparse.so.12 " + r + "/src/cusparse.c");
+  f.remove(sp + "/torch/lib/libtorch_cuda.so");
+  cc("-shared -fPIC -o " + r + sp + "/torch/lib/libtorch_cuda.so " + r + "/src/torch_cuda.c -L" + r +
+     "/build -l:libcusparse.so.11 -Wl,-rpath,'$ORIGIN/../../../..'");
+  for (const char* file : {"pytorch-1.13.1-py3.10_cuda11.7_cudnn8.5.0_0.json", "pytorch-cuda-11.7-h778d358_5.json",
+                           "libcusparse-12.0.0.76-0.json"})
+    f.write(env + "/conda-meta/" + file, "{\n  \"build\": \"0\",\n  \"channel\": \"https://conda.anaconda.org/nvidia\",\n  \"depends\": []\n}\n");
+  auto report = doctor_json(f);
+  const auto* x = finding(report, "cuda-lib-unresolvable");
+  ASSERT_NE(x, nullptr) << report.dump(1).substr(0, 3000);
+  std::string fix = lines_of(*x, "fix");
+  EXPECT_EQ(fix.rfind("conda install -p " + env + " -c pytorch -c nvidia pytorch-cuda=11.7", 0), 0u) << fix;
+  EXPECT_EQ(fix.find("pip install"), std::string::npos) << fix;
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -341,7 +341,18 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
         auto x = make_finding(is_cuda_family(lib.name) ? "cuda-lib-unresolvable" : "lib-unresolvable");
         x.evidence.push_back(lib.name + ", needed by " + lib.needed_by + ", is not found");
         x.evidence.push_back("searched: " + (lib.searched.empty() ? std::string("nothing") : join(lib.searched, ", ")));
-        if (torch)
+        const PythonEnv* conda = torch ? conda_env_holding(f, b.binary) : nullptr;
+        if (conda) {
+          // conda's torch takes its CUDA libraries from the environment's lib/ (pytorch-cuda's
+          // packages): another package's CUDA of another major replaced or never brought them.
+          std::string cuda;
+          for (const auto& c : conda->conda_packages)
+            if (c.name == "pytorch-cuda") cuda = c.version;
+          x.evidence.push_back("conda environment " + conda->prefix + (cuda.empty() ? "" : ": pytorch-cuda " + cuda));
+          x.fix = {"conda install -p " + conda->prefix + " -c pytorch -c nvidia pytorch-cuda=" +
+                       (cuda.empty() ? std::string("<torch's CUDA>") : cuda) + " (its CUDA libraries, the versions torch was built with)",
+                   "see what replaced them: conda list -p " + conda->prefix + " 'cuda|cublas|cusparse|cudnn|nvjitlink'"};
+        } else if (torch)
           x.fix = {"reinstall PyTorch with its CUDA wheels: pip install --force-reinstall torch (brings " + wheel_hint(lib.name) + ")"};
         else
           x.fix = {"link the program with -Wl,-rpath,<dir of " + lib.name + "> (or install the package that ships it)",
