@@ -129,6 +129,9 @@ TEST(RealFailures, AnOlderLibraryUnderTheSameNameLacksASymbolTheWheelNeeds) {
   EXPECT_NE(fix.find("pip install --force-reinstall --no-deps nvidia-cusparse-cu12==12.3.1.170 nvidia-nvjitlink-cu12==12.4.127"),
             std::string::npos) << fix;
   EXPECT_EQ(report.at("verdict").value("cuda_usable", true), false) << report.at("verdict").dump();
+  // import torch fails: not CPU training either, and the shadowed-copy warning is not said twice.
+  EXPECT_EQ(report.at("verdict").value("cpu_training_ok", true), false) << report.at("verdict").dump();
+  EXPECT_EQ(finding(report, "cuda-lib-shadowed"), nullptr);
   // Without the variable the wheel's own copy is loaded: nothing to say.
   f.env.erase("LD_LIBRARY_PATH");
   EXPECT_EQ(finding(doctor_json(f), "library-symbol-missing"), nullptr);

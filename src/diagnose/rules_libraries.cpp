@@ -216,6 +216,13 @@ bool conda_symbol_fix(const Facts& f, const MissingVersion& m, Finding& x) {
   return true;
 }
 
+// The copy at `path` lacks a symbol a library of this closure binds (library-symbol-missing).
+bool lacks_symbols(const Resolution& b, const std::string& path) {
+  for (const auto& m : b.missing_versions)
+    if (!m.symbol.empty() && m.library == path) return true;
+  return false;
+}
+
 // "undefined symbol: X, version V": the copy the loader picks defines V but not X (issue 59 item 1).
 Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::vector<const MissingVersion*>& missing) {
   auto x = make_finding("library-symbol-missing");
@@ -230,8 +237,12 @@ Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::v
                        real_version(f, b, first.library) + ", which lacks it");
   x.evidence.push_back(first.required_by + ": " + real_version(f, b, first.required_by));
   if (picked)
-    for (const auto& c : picked->later_copies)
-      if (x.evidence.size() < 9) x.evidence.push_back("another copy: " + c);
+    for (const auto& text : picked->later_copies) {
+      auto c = parse_later_copy(text);
+      std::string version = real_version(f, b, c.path);
+      if (version == "version unknown" && !c.version.empty()) version = c.version + " (its file name)";
+      if (x.evidence.size() < 9) x.evidence.push_back("another copy: " + c.path + " (" + c.via + "): " + version);
+    }
   const TorchInstall* t = torch_holding(f, first.required_by);
   if (!(picked && picked->via == "LD_LIBRARY_PATH") && conda_symbol_fix(f, first, x)) return x;
   if (picked && picked->via == "LD_LIBRARY_PATH") {
@@ -358,7 +369,8 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
           x.fix = {"link the program with -Wl,-rpath,<dir of " + lib.name + "> (or install the package that ships it)",
                    "or for one shell: export LD_LIBRARY_PATH=<dir of " + lib.name + ">:$LD_LIBRARY_PATH"};
         out.push_back(x);
-      } else if (lib.via == "LD_LIBRARY_PATH" && !lib.later_copies.empty() && is_cuda_family(lib.name)) {
+      } else if (lib.via == "LD_LIBRARY_PATH" && !lib.later_copies.empty() && is_cuda_family(lib.name) &&
+                 !lacks_symbols(b, *lib.path)) {  // library-symbol-missing says it, with more
         auto x = make_finding("cuda-lib-shadowed");
         x.evidence.push_back(lib.name + " for " + lib.needed_by + " comes from LD_LIBRARY_PATH: " + *lib.path +
                              (lib.version ? " [" + *lib.version + "]" : ""));

@@ -125,7 +125,17 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
   bool module_missing = !own.error.empty() && !own.libtorch_dir;
   std::string train_after = own.built_by ? "; dlready train builds its module for this torch first (" + *own.built_by + ")"
                                          : "; dlready train needs its module first (see dlready-module-missing)";
-  std::string cpu = any_torch && module_missing ? "CPU training works in PyTorch" + train_after + "."
+  // `import torch` itself fails (a library the loader picks lacks a symbol): no training at all
+  // with that torch until it is fixed, CPU included.
+  std::string import_fails;
+  for (const auto& x : findings)
+    if (x.id == "library-symbol-missing" && import_fails.empty()) import_fails = x.id;
+  if (!import_fails.empty()) {
+    v.cpu_training_ok = false;
+    for (auto& tv : v.torch) tv.cuda_available = false;
+  }
+  std::string cpu = !import_fails.empty() ? "CPU training needs " + import_fails + " fixed first: import torch fails here."
+                    : any_torch && module_missing ? "CPU training works in PyTorch" + train_after + "."
                     : any_torch ? "CPU training works (dlready train --device cpu)."
                     : own.libtorch_dir
                         ? "CPU training works with dlready train (its own LibTorch " + own.torch_version.value_or("") +
