@@ -174,7 +174,20 @@ void torch_lines(const Facts& f, std::vector<std::string>& out, bool cuda_words)
   if (out.empty()) out.push_back("no PyTorch in " + std::to_string(f.python.envs.size()) + " Python environment(s)");
 }
 
-void facts_pytorch(const Facts& f, std::vector<std::string>& out) { torch_lines(f, out, true); }
+// What the shell's `python` runs, and what that environment holds (issue 59 item 8).
+void python_on_path_line(const Facts& f, std::vector<std::string>& out) {
+  if (!f.python.python_on_path) return;
+  std::string holds;
+  for (const auto& e : f.python.envs)
+    if (f.python.python_on_path_prefix && e.prefix == *f.python.python_on_path_prefix)
+      holds = e.torch.empty() ? ": no torch there" : ": torch " + e.torch[0].version.value_or("?") + (e.active ? " [active]" : "");
+  out.push_back("python on PATH: " + *f.python.python_on_path + holds);
+}
+
+void facts_pytorch(const Facts& f, std::vector<std::string>& out) {
+  torch_lines(f, out, true);
+  python_on_path_line(f, out);
+}
 
 void facts_libtorch(const Facts& f, std::vector<std::string>& out) {
   for (const auto& l : f.libtorch.installs)
@@ -301,6 +314,7 @@ void macos_system(const Facts& f, std::vector<std::string>& out) {
 
 void macos_pytorch(const Facts& f, std::vector<std::string>& out) {
   torch_lines(f, out, false);
+  python_on_path_line(f, out);
   if (!f.macos) return;
   for (const auto& p : f.macos->pythons)
     if (p.interpreter) out.push_back(*p.interpreter + ": " + (p.cpus.empty() ? p.error.value_or("?") : join(p.cpus, ", ")));
