@@ -6,7 +6,7 @@
 #include <torch/torch.h>
 
 #include "os/root_fs.hpp"
-#include "diagnose/thread_choice.hpp"
+#include "diagnose/idle_threads.hpp"
 #include "probe/linux/probes.hpp"
 
 namespace dlready {

@@ -1,4 +1,4 @@
-#include "diagnose/thread_choice.hpp"
+#include "diagnose/idle_threads.hpp"
 
 #include <algorithm>
 #include <cmath>
