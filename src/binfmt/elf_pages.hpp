@@ -15,6 +15,15 @@
 
 namespace dlready {
 
+// A fixed-size record at `off` (an ELF header, a program header); false when the file is shorter.
+template <typename T>
+bool read_struct(const ByteReader& read, uint64_t off, T& out) {
+  auto b = read(off, sizeof(T));
+  if (!b || b->size() < sizeof(T)) return false;
+  std::memcpy(&out, b->data(), sizeof(T));
+  return true;
+}
+
 // A window of the file read a page at a time, each page once (a capture keeps only the pages read).
 class PagedWindow {
  public:

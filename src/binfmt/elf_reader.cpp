@@ -16,14 +16,6 @@ namespace {
 
 constexpr uint64_t kMaxTable = 64u << 20;
 
-template <typename T>
-bool read_struct(const ByteReader& read, uint64_t off, T& out) {
-  auto b = read(off, sizeof(T));
-  if (!b || b->size() < sizeof(T)) return false;
-  std::memcpy(&out, b->data(), sizeof(T));
-  return true;
-}
-
 std::optional<std::string> string_at(const std::string& table, uint64_t off) {
   if (off >= table.size()) return std::nullopt;
   size_t end = table.find('\0', off);

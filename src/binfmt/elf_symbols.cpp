@@ -19,14 +19,6 @@ struct DynamicTags {
   uint64_t gnu_hash = 0, sysv_hash = 0;
 };
 
-template <typename T>
-bool read_struct(const ByteReader& read, uint64_t off, T& out) {
-  auto b = read(off, sizeof(T));
-  if (!b || b->size() < sizeof(T)) return false;
-  std::memcpy(&out, b->data(), sizeof(T));
-  return true;
-}
-
 // ELF's SysV hash (DT_HASH) and the GNU hash (DT_GNU_HASH, djb2), as ld.so computes them.
 uint32_t sysv_hash(const std::string& name) {
   uint32_t h = 0;
