@@ -47,15 +47,18 @@ struct ElfSymbolTable::Tables {
   std::map<uint16_t, std::pair<std::string, std::string>> needed;  // vna_other -> (file, version)
   std::map<uint16_t, std::string> defined;                         // vd_ndx -> version
 
-  // The bytes from `va` to the end of its loadable segment (at most kMaxWindow), as a window in
-  // `slot` (left empty when no segment holds it). PagedWindow holds a reference: built in place.
-  void open(std::optional<PagedWindow>& slot, const ByteReader& read, uint64_t va) const {
-    if (!va) return;
+  // Where `va` is in the file and how many bytes its loadable segment has from there.
+  std::optional<std::pair<uint64_t, uint64_t>> file_range(uint64_t va) const {
     for (const auto& q : phdrs)
-      if (q.p_type == PT_LOAD && va >= q.p_vaddr && va - q.p_vaddr < q.p_filesz) {
-        slot.emplace(read, q.p_offset + (va - q.p_vaddr), std::min<uint64_t>(q.p_filesz - (va - q.p_vaddr), kMaxWindow));
-        return;
-      }
+      if (va && q.p_type == PT_LOAD && va >= q.p_vaddr && va - q.p_vaddr < q.p_filesz)
+        return std::pair<uint64_t, uint64_t>{q.p_offset + (va - q.p_vaddr), q.p_filesz - (va - q.p_vaddr)};
+    return std::nullopt;
+  }
+
+  // The bytes from `va` to the end of its segment (at most kMaxWindow), as a window in `slot` (left
+  // empty when no segment holds it). PagedWindow holds a reference: built in place.
+  void open(std::optional<PagedWindow>& slot, const ByteReader& read, uint64_t va) const {
+    if (auto r = file_range(va)) slot.emplace(read, r->first, std::min<uint64_t>(r->second, kMaxWindow));
   }
 
   std::optional<std::string> name_of(uint32_t index, Elf64_Sym& sym) const {
@@ -114,14 +117,9 @@ ElfSymbolTable::ElfSymbolTable(ByteReader read) : read_(std::move(read)) {
   t->phdrs.resize(eh.e_phnum);
   std::memcpy(t->phdrs.data(), ph->data(), ph->size());
   if (!read_tags(read_, t->phdrs, t->tags)) return;
-  std::optional<PagedWindow> strings;
-  t->open(strings, read_, t->tags.strtab);
-  if (!strings) return;
-  uint64_t strtab_offset = 0;
-  for (const auto& q : t->phdrs)
-    if (q.p_type == PT_LOAD && t->tags.strtab >= q.p_vaddr && t->tags.strtab - q.p_vaddr < q.p_filesz)
-      strtab_offset = q.p_offset + (t->tags.strtab - q.p_vaddr);
-  t->strings.emplace(read_, strtab_offset, std::min<uint64_t>(t->tags.strsz, strings->size()));
+  auto strtab = t->file_range(t->tags.strtab);
+  if (!strtab) return;
+  t->strings.emplace(read_, strtab->first, std::min({t->tags.strsz, strtab->second, kMaxWindow}));
   t->open(t->symbols, read_, t->tags.symtab);
   t->open(t->versions, read_, t->tags.versym);
   t->open(t->gnu, read_, t->tags.gnu_hash);

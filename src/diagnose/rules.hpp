@@ -98,6 +98,12 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
 const TorchInstall* primary_torch(const Facts& f);
 // The best install command for this machine's driver and GPUs (pip form).
 std::string pip_install_command(const Facts& f, const Derived& d);
+// pip_install_command with why it is the fix ("a build with code for this GPU"), where the line is a
+// plain pip command (a driver upgrade or a source build already says why).
+std::string pip_install_command_for(const Facts& f, const Derived& d, const std::string& why);
+// LD_LIBRARY_PATH's entries without `dir` (compared as normalised paths): how the variable reads
+// once the entry that puts a wrong copy first is dropped.
+std::vector<std::string> ld_library_path_without_dir(const Facts& f, const std::string& dir);
 // The newest (release, CUDA variant) the driver runs that has code for every GPU here.
 std::optional<TorchVariant> best_torch_variant(const Derived& d);
 

@@ -35,8 +35,7 @@ Finding ptx_jit_finding(const Facts& f, const Derived& d, const std::string& tor
   x.evidence.push_back("torch " + torch + " has no SASS for it: the first run compiles every kernel (minutes)");
   for (const char* var : {"CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH"})
     if (auto v = f.env.get(var)) x.evidence.push_back(std::string(var) + "=" + *v + " (the driver's JIT cache)");
-  const std::string install = pip_install_command(f, d);
-  x.fix = {starts_with(install, "pip install") && install.find('(') == std::string::npos ? install + " (a build with SASS for this GPU)" : install,
+  x.fix = {pip_install_command_for(f, d, "a build with SASS for this GPU"),
            "until then keep the JIT cache: unset CUDA_CACHE_DISABLE; export CUDA_CACHE_MAXSIZE=4294967296 (4 GiB, the "
            "largest); the first run after each driver change compiles again"};
   return x;
@@ -92,24 +91,19 @@ void arch_rules(const Facts& f, const Derived& d, std::vector<Finding>& out) {
       auto x = make_finding("arch-not-supported");
       x.evidence = bad;
       x.evidence.push_back("torch " + *t.version + " in " + t.site_packages + " has: " + has);
-      const std::string install = pip_install_command(f, d);
-      x.fix = {"pip uninstall -y torch torchvision",
-               starts_with(install, "pip install") && install.find('(') == std::string::npos ? install + " (a build with code for this GPU)" : install};
+      x.fix = {"pip uninstall -y torch torchvision", pip_install_command_for(f, d, "a build with code for this GPU")};
       out.push_back(x);
     }
   }
 }
 
-Finding missing_version_finding(const Resolution& b) {
+Finding missing_version_finding(const Resolution& b, const std::vector<const MissingVersion*>& versions) {
   auto x = make_finding("symbol-version-missing");
-  std::vector<MissingVersion> versions;
-  for (const auto& m : b.missing_versions)
-    if (m.symbol.empty()) versions.push_back(m);
-  for (const auto& m : versions) {
+  for (const auto* m : versions) {
     if (x.evidence.size() == 6) break;
-    x.evidence.push_back(m.library + ": version `" + m.version + "' not found (required by " + m.required_by + ")");
+    x.evidence.push_back(m->library + ": version `" + m->version + "' not found (required by " + m->required_by + ")");
   }
-  const auto& first = versions.front();
+  const auto& first = *versions.front();
   std::string via;
   for (const auto& l : b.libraries)
     if (l.path && *l.path == first.library) via = l.via;
@@ -246,9 +240,7 @@ Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::v
   const TorchInstall* t = torch_holding(f, first.required_by);
   if (!(picked && picked->via == "LD_LIBRARY_PATH") && conda_symbol_fix(f, first, x)) return x;
   if (picked && picked->via == "LD_LIBRARY_PATH") {
-    std::vector<std::string> keep;
-    for (const auto& dir : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
-      if (!dir.empty() && path_normalize(dir) != path_normalize(path_dirname(first.library))) keep.push_back(dir);
+    auto keep = ld_library_path_without_dir(f, path_dirname(first.library));
     x.fix.push_back("drop " + path_dirname(first.library) + " from LD_LIBRARY_PATH: " +
                     (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
                     " (and where it is set: ~/.bashrc, a module file, a conda activate script)");
@@ -331,10 +323,9 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
       if (!b.requested) out.push_back(damaged_library_finding(b));
       continue;
     }
-    std::vector<const MissingVersion*> symbols;
-    for (const auto& m : b.missing_versions)
-      if (!m.symbol.empty()) symbols.push_back(&m);
-    if (symbols.size() < b.missing_versions.size()) out.push_back(missing_version_finding(b));
+    std::vector<const MissingVersion*> versions, symbols;  // a version missing; a symbol of a present one
+    for (const auto& m : b.missing_versions) (m.symbol.empty() ? versions : symbols).push_back(&m);
+    if (!versions.empty()) out.push_back(missing_version_finding(b, versions));
     if (!symbols.empty()) out.push_back(missing_symbol_finding(f, b, symbols));
     if (b.unlinked_torch_cuda) {
       auto x = make_finding("libtorch-cuda-not-linked");

@@ -37,14 +37,6 @@ bool wsl1(const Facts& f) {
   return contains(*f.os.kernel, "Microsoft") && !contains(to_lower(*f.os.kernel), "microsoft-standard");
 }
 
-// The entries of LD_LIBRARY_PATH without `dir` (how the variable reads once that entry is dropped).
-std::string ld_library_path_without_dir(const Facts& f, const std::string& dir) {
-  std::vector<std::string> keep;
-  for (const auto& p : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
-    if (!p.empty() && path_normalize(p) != path_normalize(dir)) keep.push_back(p);
-  return join(keep, ":");
-}
-
 void wsl_linux_driver_rule(const Facts& f, std::vector<Finding>& out) {
   bool linux_driver = f.libcuda.found() && !f.libcuda.wsl;
   if (!linux_driver && !f.kernel.nvidia_loaded && !(f.libnvml.found() && !f.libnvml.wsl)) return;
@@ -64,7 +56,7 @@ void wsl_linux_driver_rule(const Facts& f, std::vector<Finding>& out) {
     }
   for (const auto& dir : dirs) {
     x.evidence.push_back("LD_LIBRARY_PATH lists " + dir + ", searched before /usr/lib/wsl/lib");
-    x.fix.push_back("drop it: export LD_LIBRARY_PATH=" + ld_library_path_without_dir(f, dir) +
+    x.fix.push_back("drop it: export LD_LIBRARY_PATH=" + join(ld_library_path_without_dir(f, dir), ":") +
                     " (and in ~/.bashrc, where it is set)");
   }
   x.fix.insert(x.fix.end(), {"sudo apt-get remove --purge '^nvidia-.*' '^libnvidia-.*' (never install a Linux driver "
@@ -333,6 +325,13 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   auto gpus = nvidia_gpus(f);
   pci_rules(f, d, gpus, out);
   kernel_driver_rules(f, d, gpus, out);
+}
+
+std::vector<std::string> ld_library_path_without_dir(const Facts& f, const std::string& dir) {
+  std::vector<std::string> keep;
+  for (const auto& p : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))
+    if (!p.empty() && path_normalize(p) != path_normalize(dir)) keep.push_back(p);
+  return keep;
 }
 
 }  // namespace dlready

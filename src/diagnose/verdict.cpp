@@ -73,6 +73,11 @@ std::string pip_install_command(const Facts&, const Derived& d) {
          "set to the GPU's capability (https://github.com/pytorch/pytorch#from-source), or train on the CPU: " + cpu;
 }
 
+std::string pip_install_command_for(const Facts& f, const Derived& d, const std::string& why) {
+  std::string install = pip_install_command(f, d);
+  return starts_with(install, "pip install") && install.find('(') == std::string::npos ? install + " (" + why + ")" : install;
+}
+
 Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding>& findings) {
   Verdict v;
   std::vector<std::string> errors;

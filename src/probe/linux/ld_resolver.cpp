@@ -201,17 +201,14 @@ class Walk {
   // What ld.so refuses with "version `X' not found": a needed version the loaded provider, which
   // has version definitions, does not define. (A provider with none only draws a warning.)
   void check_versions() {
-    for (const auto& o : objects_) {
+    // Each name is loaded once (ld.so reuses an object by name or SONAME): one provider per file.
+    for (const auto& o : objects_)
       for (const auto& [file, version] : o.version_needs) {
-        for (const auto& p : objects_) {
-          bool provides = (p.soname && *p.soname == file) || std::find(p.names.begin(), p.names.end(), file) != p.names.end();
-          if (!provides || p.version_defs.empty()) continue;
-          if (std::find(p.version_defs.begin(), p.version_defs.end(), version) == p.version_defs.end())
-            res_.missing_versions.push_back({p.path, version, o.path, ""});
-          break;
-        }
+        const Object* p = provider(file);
+        if (p && !p->version_defs.empty() &&
+            std::find(p->version_defs.begin(), p->version_defs.end(), version) == p->version_defs.end())
+          res_.missing_versions.push_back({p->path, version, o.path, ""});
       }
-    }
   }
 
   // What ld.so refuses with "undefined symbol: X, version V": the provider defines V (else
