@@ -4,8 +4,9 @@
 #
 # A source's platforms: its folder (probe/linux/, probe/macos/, probe/windows/; probe/posix/: Linux
 # and macOS), else a tag before it in the list
-# ("posix:" Linux and macOS, "linux:", "windows:", "macos:"; os's twins carry theirs in their names
-# too); an untagged file is every platform's.
+# ("posix:" Linux and macOS, "linux:", "windows:", "macos:", "all:" every platform's, a file of a
+# platform's folder that every build compiles — a Windows capture's replay; os's twins carry theirs
+# in their names too); an untagged file is every platform's.
 if(WIN32)
   set(DLREADY_PLATFORM windows)
 elseif(APPLE)
@@ -19,11 +20,13 @@ function(dlready_platform_sources out)
   foreach(item IN LISTS ARGN)
     set(src "${item}")
     set(platforms linux windows macos)
-    if(item MATCHES "^(posix|linux|windows|macos):(.*)$")
+    if(item MATCHES "^(posix|linux|windows|macos|all):(.*)$")
       set(src "${CMAKE_MATCH_2}")
       set(platforms ${CMAKE_MATCH_1})
       if(CMAKE_MATCH_1 STREQUAL "posix")
         set(platforms linux macos)
+      elseif(CMAKE_MATCH_1 STREQUAL "all")
+        set(platforms linux windows macos)
       endif()
     elseif(item MATCHES "^src/[a-z_]+/(linux|windows|macos)/")
       set(platforms ${CMAKE_MATCH_1})
@@ -52,7 +55,7 @@ if(TARGET nlohmann_json::nlohmann_json)  # the Windows build reaches Debian's he
 endif()
 # The fact model: each fact group's struct and table, findings, what the doctor read (a capture).
 dlready_platform_layer(dlready_facts facts
-  src/facts/enums.cpp src/facts/device_fields.cpp src/facts/capture_manifest.cpp src/facts/facts.cpp
+  src/facts/enums.cpp src/facts/device_fields.cpp src/facts/capture_manifest.cpp src/facts/windows_answers.cpp src/facts/facts.cpp
   src/facts/facts_system.cpp src/facts/facts_pci.cpp src/facts/facts_kernel_driver.cpp src/facts/facts_device_nodes.cpp
   src/facts/facts_libraries.cpp src/facts/facts_driver.cpp src/facts/facts_python.cpp src/facts/facts_loader.cpp
   src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp src/facts/facts_arm.cpp)
@@ -91,11 +94,12 @@ dlready_platform_layer(dlready_probe probe
   posix:src/probe/macos/system_version.cpp posix:src/probe/macos/mac_binaries.cpp posix:src/probe/macos/gather_macos.cpp
   posix:src/probe/macos/pip_indexes.cpp posix:src/probe/macos/metal_wire.cpp
   src/probe/macos/live_macos.cpp src/probe/macos/metal_probe.cpp src/probe/macos/fact_sources_macos.cpp
-  src/probe/windows/fact_sources_windows.cpp
-  src/probe/windows/dll_search.cpp src/probe/windows/graphics_probe.cpp src/probe/windows/registry.cpp
-  src/probe/windows/windows_files.cpp src/probe/windows/os_probe.cpp src/probe/windows/display_adapters.cpp
-  src/probe/windows/driver_files.cpp src/probe/windows/gather_windows.cpp src/probe/windows/driver_probe.cpp
-  src/probe/windows/python_probe.cpp src/probe/windows/settings_probe.cpp src/probe/windows/toolkit_probe.cpp)
+  src/probe/windows/fact_sources_windows.cpp src/probe/windows/registry.cpp src/probe/windows/windows_files.cpp
+  src/probe/windows/driver_probe.cpp src/probe/windows/live_windows.cpp src/probe/windows/live_dxgi.cpp
+  all:src/probe/windows/recorded_windows.cpp all:src/probe/windows/gather_windows.cpp all:src/probe/windows/dll_search.cpp
+  all:src/probe/windows/graphics_probe.cpp all:src/probe/windows/os_probe.cpp all:src/probe/windows/display_adapters.cpp
+  all:src/probe/windows/driver_files.cpp all:src/probe/windows/python_probe.cpp all:src/probe/windows/settings_probe.cpp
+  all:src/probe/windows/toolkit_probe.cpp)
 target_link_libraries(dlready_probe PUBLIC dlready_os dlready_binfmt dlready_platform)
 if(WIN32)
   target_link_libraries(dlready_probe PUBLIC version uuid)  # file version resources, DXGI's interface ids
@@ -132,7 +136,8 @@ dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
   linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
   linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
-  linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp posix:src/cli/capture_command.cpp
+  linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp src/cli/capture_command.cpp
+  posix:src/cli/capture_output_posix.cpp windows:src/cli/capture_output_windows.cpp
   linux:src/cli/module_command.cpp)
 
 if(NOT DLREADY_PLATFORM STREQUAL "linux")

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -247,14 +248,22 @@ TEST(Capture, AnotherPlatformsMachineIsNamedNotReadAsLinux) {
   ASSERT_EQ(run("", "capture --no-redact --load-root-drivers --root " + f.root + " " + dir).status, 0);
   auto manifest = json_file(dir + "/.dlready-capture/capture.json");
   EXPECT_EQ(manifest.at("platform"), "linux") << "a capture says whose source replays it";
-  manifest["platform"] = "windows";  // Windows' source reads only the machine it runs on
+  manifest["platform"] = "windows";  // a Windows capture holds Windows' answers, which this one lacks
   out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
   auto windows = run("", "doctor --root " + dir);
   EXPECT_EQ(windows.status, 2) << windows.out;
-  EXPECT_NE(windows.out.find("dlready doctor: --root " + dir + " holds a Windows machine; this dlready reads Linux, "
-                             "macOS machines: run dlready doctor on that machine"),
+  EXPECT_NE(windows.out.find("dlready doctor: " + dir + "/.dlready-capture/capture.json: it names Windows as its "
+                             "platform but holds no Windows answers"),
             std::string::npos)
       << windows.out;
+  manifest["platform"] = "freebsd";  // a platform no source of this build reads
+  out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
+  auto other = run("", "doctor --root " + dir);
+  EXPECT_EQ(other.status, 2) << other.out;
+  EXPECT_NE(other.out.find("dlready doctor: --root " + dir + " holds a 'freebsd' machine; this dlready reads Linux, "
+                           "macOS, Windows machines: run dlready doctor on that machine"),
+            std::string::npos)
+      << other.out;
   EXPECT_EQ(std::count(windows.out.begin(), windows.out.end(), '\n'), 1) << windows.out;
   // A stranger's platform that is not a name: the capture is refused, nothing of it printed.
   manifest["platform"] = "linux\u001b[2J; rm -rf ~";
@@ -264,7 +273,7 @@ TEST(Capture, AnotherPlatformsMachineIsNamedNotReadAsLinux) {
   EXPECT_NE(hostile.out.find("\"platform\" is not a platform's name"), std::string::npos) << hostile.out;
   EXPECT_EQ(hostile.out.find("rm -rf"), std::string::npos) << hostile.out;
   // No capture: the files say it (a Mac's SystemVersion.plist, read by the macOS source; Windows'
-  // System32, which no source here reads), for snapshot too.
+  // System32, whose registry only a capture brings), for snapshot too.
   Fixture mac_files;
   mac_files.write("/System/Library/CoreServices/SystemVersion.plist", "<plist/>");
   auto files = run("", "snapshot --root " + mac_files.root);
@@ -274,7 +283,103 @@ TEST(Capture, AnotherPlatformsMachineIsNamedNotReadAsLinux) {
   windows_files.write("/Windows/System32/nvcuda.dll", "MZ");
   auto win = run("", "snapshot --root " + windows_files.root);
   EXPECT_EQ(win.status, 2) << win.out;
-  EXPECT_NE(win.out.find("holds a Windows machine"), std::string::npos) << win.out;
+  EXPECT_NE(win.out.find("holds a Windows machine's files; Windows is read from a capture: run dlready capture OUT on "
+                         "that machine (dlready.exe)"),
+            std::string::npos)
+      << win.out;
+}
+
+// A Windows capture is what the Windows source asked and what Windows answered
+// (docs/capture-format.md); one written by hand replays on Linux with no wine: an NVIDIA adapter
+// in the display class, and no nvcuda.dll in System32.
+nlohmann::json windows_capture_manifest() {
+  const std::string display = "SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
+  nlohmann::json registry = nlohmann::json::array({
+      {{"hive", "HKLM"}, {"key", display}, {"subkeys", {"0000", "Properties"}}},
+      {{"hive", "HKLM"}, {"key", display + "\\0000"}, {"value", "MatchingDeviceId"}, {"text", "pci\\ven_10de&dev_2684&subsys_167c10de"}},
+      {{"hive", "HKLM"}, {"key", display + "\\0000"}, {"value", "DriverDesc"}, {"text", "NVIDIA GeForce RTX 4090"}},
+      {{"hive", "HKLM"}, {"key", display + "\\0000"}, {"value", "DriverVersion"}, {"text", "32.0.15.6094"}},
+      {{"hive", "HKLM"}, {"key", "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion"}, {"value", "ProductName"},
+       {"text", "Windows 10 Pro"}},
+      {{"hive", "HKLM"}, {"key", "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion"}, {"value", "UBR"}, {"number", 4460}}});
+  return {{"format", 1},
+          {"platform", "windows"},
+          {"environment", {{"USERPROFILE", "C:\\Users\\<user-1>"}}},
+          {"windows",
+           {{"registry", registry},
+            {"is_file", {{"C:\\Windows\\System32\\nvcuda.dll", false}}},
+            {"system_directory", "C:\\Windows\\System32"},
+            {"system", {{"major", 10}, {"minor", 0}, {"build", 19045}, {"arch", "x86_64"}, {"processors", 16}}}}}};
+}
+
+TEST(Capture, AWindowsCaptureWrittenByHandReplaysOnLinux) {
+  Fixture capture;
+  capture.write("/.dlready-capture/capture.json", windows_capture_manifest().dump(2));
+  auto replay = run("", "doctor --json --root " + capture.root);
+  EXPECT_EQ(replay.status, 1) << replay.out;
+  auto j = nlohmann::json::parse(replay.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << replay.out;
+  EXPECT_EQ(j["facts"]["os"]["id"], "windows");
+  EXPECT_EQ(j["facts"]["os"]["kernel"], "10.0.19045.4460");
+  EXPECT_EQ(j["facts"]["pci"][0]["driver"], "560.94") << "the display driver's version, in nvidia-smi's words";
+  std::set<std::string> ids;
+  for (const auto& f : j["findings"]) ids.insert(f["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("windows-nvcuda-missing")) << j["findings"].dump(1);
+  auto text = run("", "doctor --no-color --root " + capture.root);
+  EXPECT_NE(text.out.find("Windows 10 Pro, version 10.0.19045.4460, x86_64"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("nvcuda.dll is not in C:\\Windows\\System32"), std::string::npos) << text.out;
+}
+
+// A stranger's Windows capture: each wrong field is one line that names it, exit 2, nothing of the
+// stranger's text sent to the terminal raw.
+TEST(Capture, AStrangersWindowsCaptureIsRefusedNamingTheField) {
+  struct Case {
+    const char* what;
+    std::function<void(nlohmann::json&)> spoil;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"registry not a list", [](nlohmann::json& m) { m["windows"]["registry"] = 5; },
+       "\"windows.registry\" is an integer, not a list"},
+      {"a hive of its own", [](nlohmann::json& m) { m["windows"]["registry"][0]["hive"] = "HKXX\u001b[2J"; },
+       "\"windows.registry[0].hive\" is not HKLM or HKCU"},
+      {"bytes that are not hex",
+       [](nlohmann::json& m) {
+         m["windows"]["ranges"] = {{{"path", "C:\\x.dll"}, {"offset", 0}, {"length", 2}, {"hex", "zz"}}};
+       },
+       "\"windows.ranges[0].hex\" holds a character that is not a hex digit"},
+      {"an odd hex", [](nlohmann::json& m) { m["windows"]["files"] = {{{"path", "a"}, {"limit", 9}, {"hex", "abc"}}}; },
+       "\"windows.files[0].hex\" has an odd number of hex digits"},
+      {"a negative offset",
+       [](nlohmann::json& m) { m["windows"]["ranges"] = {{{"path", "a"}, {"offset", -1}, {"length", 2}, {"hex", nullptr}}}; },
+       "\"windows.ranges[0].offset\" is -1, out of range"},
+      {"an answer of the wrong type", [](nlohmann::json& m) { m["windows"]["exists"] = {{"C:\\a", "yes"}}; },
+       "\"windows.exists.C:\\a\" is a string, not true or false"},
+      {"too many adapters",
+       [](nlohmann::json& m) { m["windows"]["dxgi"] = {{"adapters", nlohmann::json::array()}}; for (int i = 0; i < 65; ++i)
+         m["windows"]["dxgi"]["adapters"].push_back(nlohmann::json::object()); },
+       "\"windows.dxgi.adapters\" lists more than 64 adapters"},
+      {"no answers at all", [](nlohmann::json& m) { m.erase("windows"); },
+       "it names Windows as its platform but holds no Windows answers"},
+  };
+  for (const auto& c : cases) {
+    Fixture capture;
+    auto manifest = windows_capture_manifest();
+    c.spoil(manifest);
+    capture.write("/.dlready-capture/capture.json", manifest.dump(2));
+    auto replay = run("", "doctor --root " + capture.root);
+    EXPECT_EQ(replay.status, 2) << c.what << ": " << replay.out;
+    EXPECT_NE(replay.out.find(c.says), std::string::npos) << c.what << ": " << replay.out;
+    EXPECT_EQ(std::count(replay.out.begin(), replay.out.end(), '\n'), 1) << c.what << ": " << replay.out;
+    EXPECT_EQ(replay.out.find('\x1b'), std::string::npos) << c.what;
+  }
+  // capture.json a FIFO: never opened for reading, named.
+  Fixture fifo;
+  ASSERT_EQ(::mkdir((fifo.root + "/.dlready-capture").c_str(), 0755), 0);
+  ASSERT_EQ(::mkfifo((fifo.root + "/.dlready-capture/capture.json").c_str(), 0644), 0);
+  auto replay = run("timeout 10", "doctor --root " + fifo.root);
+  EXPECT_EQ(replay.status, 2) << replay.out;
+  EXPECT_NE(replay.out.find("capture.json"), std::string::npos) << replay.out;
 }
 
 }  // namespace

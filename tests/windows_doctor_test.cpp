@@ -596,6 +596,104 @@ TEST_F(WindowsDoctor, NvmlsDriverModelTheWatchdogAndTheComputeMode) {
   ASSERT_TRUE(has_finding(crashed, "driver-probe-crash")) << crashed.at("findings").dump(1);
 }
 
+// Issue 59 item 7: a Windows machine replays on any build. `dlready capture` under wine records
+// what the Windows source asked and what Windows answered (the registry, files, the DLLs' headers,
+// DXGI, the driver's children); the Linux dlready replays the folder with `doctor --root` and
+// reports exactly what the Windows build reported on the machine (the capture keeps that report,
+// doctor.json), the report's root aside (a replay names its folder).
+struct CaptureReplay {
+  nlohmann::json live, replayed;
+  int status = -1;
+  std::string capture_json, text;
+};
+
+CaptureReplay capture_and_replay(const std::string& wine_env, const std::string& dll_overrides) {
+  CaptureReplay r;
+  const std::string dir = std::string(DLREADY_TEST_BINARY_DIR) + "/wine-capture";
+  remove_tree(dir);
+  std::string windows_dir = "Z:" + dir;
+  std::replace(windows_dir.begin(), windows_dir.end(), '/', '\\');
+  // Another Windows user (USER=...) takes a wine server of its own: the running one is stopped
+  // before and after.
+  const std::string stop_server = "WINEPREFIX=" + shell_quote(std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix") +
+                                  " /usr/lib/wine/wineserver -k 2>/dev/null; WINEPREFIX=" +
+                                  shell_quote(std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix") +
+                                  " /usr/lib/wine/wineserver -w 2>/dev/null";
+  if (!wine_env.empty()) run_command(stop_server);
+  auto made = run_command(wine_env + " LANG=C.UTF-8 WINEPREFIX=" + shell_quote(std::string(DLREADY_TEST_BINARY_DIR) + "/wine-prefix") +
+                          " WINEDEBUG=-all WINEDLLOVERRIDES=" + shell_quote(dll_overrides) + " " + wine_program() + " " +
+                          shell_quote(DLREADY_WINDOWS_EXE) + " capture " + shell_quote(windows_dir) + " 2>&1");
+  if (!wine_env.empty()) run_command(stop_server);
+  EXPECT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("replay it: copy the folder to a Linux or macOS machine"), std::string::npos) << made.out;
+  r.capture_json = read_text(dir + "/.dlready-capture/capture.json");
+  r.live = nlohmann::json::parse(read_text(dir + "/.dlready-capture/doctor.json"), nullptr, false);
+  auto replay = run_command(shell_quote(DLREADY_BINARY) + " doctor --json --root " + shell_quote(dir));
+  r.status = replay.status;
+  r.replayed = nlohmann::json::parse(replay.out, nullptr, false);
+  r.text = run_command(shell_quote(DLREADY_BINARY) + " doctor --no-color --root " + shell_quote(dir)).out;
+  EXPECT_FALSE(r.live.is_discarded() || r.replayed.is_discarded()) << replay.out.substr(0, 400);
+  if (r.live.is_discarded() || r.replayed.is_discarded()) return r;
+  EXPECT_EQ(r.replayed.at("facts").at("root"), dir);
+  for (auto* j : {&r.live, &r.replayed}) j->at("facts").erase("root");
+  return r;
+}
+
+TEST_F(WindowsDoctor, ACaptureReplaysOnLinuxAsTheWindowsBuildReadIt) {
+  add_adapter("0000", "pci\\ven_10de&dev_28a0&subsys_0b2c1028", "NVIDIA GeForce RTX 4060 Laptop GPU", "32.0.15.6094");
+  add_adapter("0001", "pci\\ven_8086&dev_a7a0", "Intel(R) Iris(R) Xe Graphics", "31.0.101.4502");
+  install_fake_nvcuda(system32(), "devices=1\ndev0.name=NVIDIA GeForce RTX 4060 Laptop GPU\ndev0.cc_major=8\n"
+                                  "dev0.cc_minor=9\ndriver_version=12060\n");
+  copy_fake("nvml.dll", system32() + "/nvml.dll");
+  std::ofstream(system32() + "/fake_driver.conf") << "devices=1\ndev0.name=NVIDIA GeForce RTX 4060 Laptop GPU\n"
+                                                      "dev0.driver_model=0\nnvml.driver=560.94\n";
+  install_fake_dxgi("adapters=2\nadapter0.name=Intel(R) Iris(R) Xe Graphics\nadapter0.vendor=0x8086\nadapter0.device=0xa7a0\n"
+                    "adapter1.name=NVIDIA GeForce RTX 4060 Laptop GPU\nadapter1.vendor=0x10de\nadapter1.device=0x28a0\n"
+                    "high_performance=1\nminimum_power=0\n");
+  wine("reg add \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /v \"C:\\Python312\\python.exe\" /d "
+       "\"GpuPreference=1;\" /f");
+  wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 0 /f");
+  add_python_with_torch("2.2.2+cu121", "'12.1'");
+  add_torch_dlls({"c10.dll", "torch_cuda.dll"});
+  ASSERT_EQ(run_command("mkdir -p '" + site_packages() + "/numpy-2.1.3.dist-info'").status, 0);
+  auto r = capture_and_replay("", "dxgi=n");
+  wine("reg delete \"HKCU\\Software\\Microsoft\\DirectX\\UserGpuPreferences\" /f");
+  wine("reg add \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\FileSystem\" /v LongPathsEnabled /t REG_DWORD /d 1 /f");
+  ASSERT_FALSE(r.live.is_discarded() || r.replayed.is_discarded());
+  EXPECT_EQ(r.replayed, r.live) << nlohmann::json::diff(r.live, r.replayed).dump(1);
+  EXPECT_EQ(r.status, 1);
+  for (const char* id : {"windows-vc-runtime-missing", "windows-torch-dll-missing", "torch-needs-numpy1",
+                         "windows-python-on-power-saving-gpu", "windows-long-paths-disabled", "windows-gpu-watchdog"})
+    EXPECT_TRUE(has_finding(r.replayed, id)) << id << ": " << r.replayed.at("findings").dump(1);
+  EXPECT_EQ(r.replayed.at("facts").at("driver_api").at("status"), "ok") << "the driver's answer replays";
+  EXPECT_EQ(r.replayed.at("facts").at("nvml").at("status"), "ok");
+  EXPECT_NE(r.text.find("dlready doctor  (root " + std::string(DLREADY_TEST_BINARY_DIR) + "/wine-capture)"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("Windows 10 Pro 22H2"), std::string::npos) << r.text;
+}
+
+// A redacted capture (the default) hides the user everywhere — the profile's paths, the files read
+// from it — the same way in the questions and the answers, so it still replays.
+TEST_F(WindowsDoctor, ARedactedCaptureHidesTheUserAndStillReplays) {
+  const std::string venv = prefix() + "/drive_c/users/alice/venv";
+  ASSERT_EQ(run_command("mkdir -p '" + venv + "/Lib/site-packages/torch/lib' '" + venv +
+                        "/Lib/site-packages/torch-2.5.1+cpu.dist-info'").status, 0);
+  std::ofstream(venv + "/Lib/site-packages/torch/version.py") << "__version__ = '2.5.1+cpu'\ncuda = None\n";
+  std::ofstream(venv + "/pyvenv.cfg") << "home = C:\\users\\alice\\AppData\\Local\\Programs\\Python\\Python312\n"
+                                         "version = 3.12.7\n";
+  copy_fake("c10.dll", venv + "/Lib/site-packages/torch/lib/c10.dll");
+  auto r = capture_and_replay("USER=alice", "dxgi=");
+  remove_tree(venv);
+  ASSERT_FALSE(r.live.is_discarded() || r.replayed.is_discarded());
+  EXPECT_EQ(r.capture_json.find("alice"), std::string::npos) << "the user's name is in the capture";
+  EXPECT_EQ(r.replayed, r.live) << nlohmann::json::diff(r.live, r.replayed).dump(1);
+  ASSERT_EQ(r.replayed.at("facts").at("python_envs").size(), 1u) << r.replayed.at("facts").at("python_envs").dump(1);
+  EXPECT_EQ(r.replayed.at("facts").at("python_envs")[0].at("prefix"), "C:\\users\\<user-1>\\venv");
+  EXPECT_EQ(r.replayed.at("facts").at("python_envs")[0].at("python_full_version"), "3.12.7");
+  EXPECT_TRUE(has_finding(r.replayed, "windows-vc-runtime-missing")) << r.replayed.at("findings").dump(1);
+}
+
 // The PE reader on what a real compiler writes (mingw-w64's DLLs and program), no wine needed.
 TEST(PeImageOfMingwOutput, ImportsAndMachineOfTheSuitesDlls) {
   auto read = [](const std::string& name) {

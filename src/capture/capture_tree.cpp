@@ -15,16 +15,6 @@
 
 namespace dlready {
 
-RedactionInputs capture_redaction(RedactionInputs hidden) {
-  // A home directory is hidden through its last part, so /home/alice becomes /home/<user-1> and a
-  // path read below it still has a folder to be in.
-  for (const auto& home : hidden.homes)
-    if (home != "/root" && path_basename(home).size() > 1) hidden.users.push_back(path_basename(home));
-  hidden.homes.clear();
-  if (hidden.account == "root") hidden.account.clear();
-  return hidden;
-}
-
 namespace {
 
 constexpr int kMaxLinks = 40;  // as the kernel follows them
@@ -194,8 +184,7 @@ Status write_capture_tree(const std::string& source_root, const CaptureContents&
   if (!tree.status().ok()) return tree.status();
   std::string own = path_join(out, RootFs::kCaptureDir);
   if (::mkdir(own.c_str(), 0755) != 0) return Status::failure(own + ": " + std::strerror(errno));
-  std::string manifest = capture_manifest_json(contents.manifest);
-  if (redactor) manifest = json_text(redactor->apply(nlohmann::json::parse(manifest)), 2) + "\n";
+  std::string manifest = capture_manifest_json(contents.manifest, redactor ? &*redactor : nullptr);
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"stat.tsv", stat_table(log, tree)},
                                    {"capture.json", manifest},
                                    {"doctor.json", contents.doctor_json}})

@@ -26,11 +26,6 @@ struct CaptureTreeStats {
   size_t files = 0, folders = 0, links = 0;
 };
 
-// What a capture hides, taken from what `--redact` hides (core/redact.hpp): user names, home
-// directories, host names and addresses — a home path keeps its shape (/home/<user-1>), so every
-// path the doctor read still resolves in the copy, and "root" stays (nothing personal).
-RedactionInputs capture_redaction(RedactionInputs hidden);
-
 // Writes the capture of what `contents.log` recorded under `source_root` into the new folder `out`
 // (which must not exist); paths and text redacted by `redactor` when there is one.
 Status write_capture_tree(const std::string& source_root, const CaptureContents& contents, const std::string& out,

@@ -7,7 +7,6 @@ namespace {
 constexpr std::string_view kNeedsLinuxTorch =
     "runs on Linux only (its LibTorch is built for Linux); on Windows run it in WSL2 (wsl --install, then the "
     "Linux dlready inside) or on a Linux machine";
-constexpr std::string_view kNotYet = "is not in the Windows build yet; run it in WSL2 or on a Linux machine";
 constexpr std::string_view kLinuxOnly = "is in the Linux build only (with the training runs it seals and audits); "
                                         "run it in WSL2 or on a Linux machine";
 constexpr std::string_view kUnixShells = "is for the shells of Linux (bash, zsh, fish); run it in WSL2 or on a Linux machine";
@@ -52,7 +51,7 @@ constexpr CommandInfo kCommands[] = {
     {"capture",
      "Capture what the doctor reads here (redacted) for a bug report; dlready doctor --root "
      "replays it",
-     kLinux | kMacos, kNotYet},
+     kEveryPlatform, ""},
     {"setup",
      "Install the PyTorch that fits this machine into a virtual environment and prove it "
      "(--dry-run: the plan only, also for another machine)",

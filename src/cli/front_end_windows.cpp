@@ -1,5 +1,5 @@
 // The Windows build's side of the front end (cli/front_end.hpp): the doctor, snapshot, diff,
-// export and setup's plan; the table's other commands say where they run.
+// export, setup's plan and capture; the table's other commands say where they run.
 #include <fcntl.h>
 #include <io.h>
 #include <windows.h>
@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/capture_command.hpp"
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/front_end.hpp"
@@ -36,7 +37,8 @@ std::optional<int> start_process(int argc, char** argv) {
 
 std::vector<CommandGroup> platform_commands() {
   return {doctor_command_group(), snapshot_command_group(),
-          single_command<WindowsSetupArgs>("setup", add_windows_setup_command, run_windows_setup)};
+          single_command<WindowsSetupArgs>("setup", add_windows_setup_command, run_windows_setup),
+          single_command<CaptureArgs>("capture", add_capture_command, run_capture)};
 }
 
 void complete_live_options(GatherOptions&, bool) {}

@@ -188,4 +188,17 @@ std::string Redactor::summary() const {
   return join(parts, ", ");
 }
 
+RedactionInputs capture_redaction(RedactionInputs hidden) {
+  // A home directory is hidden through its last part, so /home/alice becomes /home/<user-1> (and
+  // C:\Users\alice C:\Users\<user-1>) and a path read below it still has a folder to be in.
+  for (const auto& home : hidden.homes) {
+    std::string folder = home.substr(0, home.find_last_not_of("/\\") + 1);
+    std::string last = folder.substr(folder.find_last_of("/\\") + 1);  // npos + 1 is 0: no separator
+    if (home != "/root" && last.size() > 1) hidden.users.push_back(last);
+  }
+  hidden.homes.clear();
+  if (hidden.account == "root") hidden.account.clear();
+  return hidden;
+}
+
 }  // namespace dlready

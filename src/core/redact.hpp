@@ -30,6 +30,11 @@ struct RedactionInputs {
 // Whether a variable's name says it holds a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL, ...).
 bool secret_variable_name(const std::string& name);
 
+// What a capture hides, taken from what `--redact` hides: user names, home directories, host names
+// and addresses — a home path keeps its shape (/home/<user-1>, C:\Users\<user-1>), so every path
+// the doctor read still resolves in the copy, and "root" stays (nothing personal).
+RedactionInputs capture_redaction(RedactionInputs hidden);
+
 class Redactor {
  public:
   explicit Redactor(const RedactionInputs& in);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts/facts.hpp"
+#include "facts/windows_answers.hpp"
 
 namespace dlready {
 
@@ -39,6 +40,7 @@ struct AccessLog {
   std::map<std::string, GpuCode> gpu_code;                        // library (inside the root) -> its fat binaries
   std::map<std::string, std::string> sysctl;                      // a Mac's sysctl answers
   std::optional<MetalProbe> metal;                                // a Mac's live Metal probe
+  WindowsAnswers windows;                                         // what a Windows machine answered
 };
 
 }  // namespace dlready

@@ -165,6 +165,239 @@ std::optional<std::string> optional_text(const json& j, const char* key) {
   return text_field(j, "", key, "");
 }
 
+// ---- A Windows machine's answers (facts/windows_answers.hpp) ----
+// Bytes are hex (a DLL's headers are binary; JSON text must be UTF-8); a null answer is "unknown".
+
+std::string hex_of(const std::string& bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) out += digits[c >> 4], out += digits[c & 15];
+  return out;
+}
+
+std::string bytes_of_hex(const std::string& hex, const std::string& field) {
+  auto digit = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw FieldError{"\"" + printable(field, 200) + "\" holds a character that is not a hex digit"};
+  };
+  if (hex.size() % 2) throw FieldError{"\"" + printable(field, 200) + "\" has an odd number of hex digits"};
+  std::string out(hex.size() / 2, '\0');
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<char>(digit(hex[2 * i]) * 16 + digit(hex[2 * i + 1]));
+  return out;
+}
+
+json optional_json(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<std::string> nullable_text(const json& j, const std::string& where, const char* key) {
+  const json* v = find(j, key);
+  if (!v || v->is_null()) return std::nullopt;
+  return text_field(j, where, key, "");
+}
+
+const json& list_field(const json& j, const std::string& where, const char* key) {
+  static const json kEmpty = json::array();
+  const json* v = find(j, key);
+  if (!v) return kEmpty;
+  if (!v->is_array()) wrong(where + key, *v, "a list");
+  return *v;
+}
+
+std::vector<std::string> text_list(const json& v, const std::string& field) {
+  if (!v.is_array()) wrong(field, v, "a list");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) wrong(field + "[" + std::to_string(i) + "]", v[i], "a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+json registry_json(const WindowsAnswers& a) {
+  json out = json::array();
+  for (const auto& [q, v] : a.registry_texts)
+    out.push_back({{"hive", std::get<0>(q)}, {"key", std::get<1>(q)}, {"value", std::get<2>(q)}, {"text", optional_json(v)}});
+  for (const auto& [q, v] : a.registry_numbers)
+    out.push_back({{"hive", std::get<0>(q)}, {"key", std::get<1>(q)}, {"value", std::get<2>(q)},
+                   {"number", v ? json(*v) : json(nullptr)}});
+  for (const auto& [k, v] : a.registry_subkeys) out.push_back({{"hive", k.first}, {"key", k.second}, {"subkeys", v}});
+  for (const auto& [k, v] : a.registry_text_values) {
+    json values = json::array();
+    for (const auto& [name, text] : v) values.push_back({name, text});
+    out.push_back({{"hive", k.first}, {"key", k.second}, {"text_values", values}});
+  }
+  return out;
+}
+
+void registry_entry_from(const json& e, const std::string& where, WindowsAnswers& a) {
+  if (!e.is_object()) wrong(where, e, "an object");
+  std::string hive = text_field(e, where + ".", "hive", "");
+  if (hive != "HKLM" && hive != "HKCU") throw FieldError{"\"" + where + ".hive\" is not HKLM or HKCU"};
+  std::string key = text_field(e, where + ".", "key", "");
+  if (find(e, "text")) a.registry_texts[{hive, key, text_field(e, where + ".", "value", "")}] = nullable_text(e, where + ".", "text");
+  else if (const json* n = find(e, "number"))
+    a.registry_numbers[{hive, key, text_field(e, where + ".", "value", "")}] =
+        n->is_null() ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(integer_value(*n, where + ".number", 0, INT64_MAX)));
+  else if (const json* sub = find(e, "subkeys")) a.registry_subkeys[{hive, key}] = text_list(*sub, where + ".subkeys");
+  else {
+    auto& values = a.registry_text_values[{hive, key}];
+    const json& list = list_field(e, where + ".", "text_values");
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto pair = text_list(list[i], where + ".text_values[" + std::to_string(i) + "]");
+      if (pair.size() != 2) throw FieldError{"\"" + where + ".text_values\" holds an entry that is not [name, text]"};
+      values.push_back({pair[0], pair[1]});
+    }
+  }
+}
+
+json dxgi_json(const DxgiAnswer& d) {
+  json adapters = json::array();
+  for (const auto& x : d.adapters)
+    adapters.push_back({{"name", x.name}, {"vendor_id", x.vendor_id}, {"device_id", x.device_id},
+                        {"dedicated_memory", x.dedicated_memory ? json(*x.dedicated_memory) : json(nullptr)},
+                        {"luid", x.luid}, {"software", x.software}});
+  return {{"adapters", adapters}, {"high_performance", optional_json(d.high_performance)},
+          {"minimum_power", optional_json(d.minimum_power)}, {"error", optional_json(d.error)}};
+}
+
+DxgiAnswer dxgi_from(const json& j) {
+  if (!j.is_object()) wrong("windows.dxgi", j, "an object");
+  DxgiAnswer d;
+  const json& list = list_field(j, "windows.dxgi.", "adapters");
+  if (list.size() > 64) throw FieldError{"\"windows.dxgi.adapters\" lists more than 64 adapters"};
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string where = "windows.dxgi.adapters[" + std::to_string(i) + "].";
+    if (!list[i].is_object()) wrong(where, list[i], "an object");
+    DxgiAdapter x;
+    x.name = text_field(list[i], where, "name", "");
+    x.vendor_id = text_field(list[i], where, "vendor_id", "");
+    x.device_id = text_field(list[i], where, "device_id", "");
+    if (const json* m = find(list[i], "dedicated_memory"); m && !m->is_null())
+      x.dedicated_memory = static_cast<uint64_t>(integer_value(*m, where + "dedicated_memory", 0, INT64_MAX));
+    x.luid = text_field(list[i], where, "luid", "");
+    x.software = bool_field(list[i], where, "software", false);
+    d.adapters.push_back(x);
+  }
+  d.high_performance = nullable_text(j, "windows.dxgi.", "high_performance");
+  d.minimum_power = nullable_text(j, "windows.dxgi.", "minimum_power");
+  d.error = nullable_text(j, "windows.dxgi.", "error");
+  return d;
+}
+
+json system_json(const WindowsSystemInfo& s) {
+  json j = json::object();
+  if (s.major) j["major"] = *s.major;
+  if (s.minor) j["minor"] = *s.minor;
+  if (s.build) j["build"] = *s.build;
+  if (s.arch) j["arch"] = *s.arch;
+  if (s.processors) j["processors"] = *s.processors;
+  if (s.memory_bytes) j["memory_bytes"] = *s.memory_bytes;
+  return j;
+}
+
+WindowsSystemInfo system_from(const json& j) {
+  WindowsSystemInfo s;
+  const std::string where = "windows.system.";
+  auto number = [&](const char* key, int64_t hi) -> std::optional<int64_t> {
+    const json* v = find(j, key);
+    if (!v) return std::nullopt;
+    return integer_value(*v, where + key, 0, hi);
+  };
+  if (auto v = number("major", UINT32_MAX)) s.major = static_cast<unsigned>(*v);
+  if (auto v = number("minor", UINT32_MAX)) s.minor = static_cast<unsigned>(*v);
+  if (auto v = number("build", UINT32_MAX)) s.build = static_cast<unsigned>(*v);
+  if (auto v = number("processors", 1 << 20)) s.processors = static_cast<int>(*v);
+  if (auto v = number("memory_bytes", INT64_MAX)) s.memory_bytes = static_cast<uint64_t>(*v);
+  s.arch = nullable_text(j, where, "arch");
+  return s;
+}
+
+json bool_map_json(const std::map<std::string, bool>& m) { return m.empty() ? json::object() : json(m); }
+
+std::map<std::string, bool> bool_map_from(const json& j, const char* key) {
+  std::map<std::string, bool> out;
+  for (const auto& [path, v] : object_field(j, "windows.", key).items()) {
+    if (!v.is_boolean()) wrong(std::string("windows.") + key + "." + path, v, "true or false");
+    out[path] = v.get<bool>();
+  }
+  return out;
+}
+
+json windows_files_json(const WindowsAnswers& a) {
+  json files = json::array();
+  for (const auto& [q, bytes] : a.files)
+    files.push_back({{"path", q.first}, {"limit", q.second}, {"hex", bytes ? json(hex_of(*bytes)) : json(nullptr)}});
+  return files;
+}
+
+json windows_ranges_json(const WindowsAnswers& a) {
+  json ranges = json::array();
+  for (const auto& [path, reads] : a.ranges)
+    for (const auto& [at, bytes] : reads)
+      ranges.push_back({{"path", path}, {"offset", at.first}, {"length", at.second},
+                        {"hex", bytes ? json(hex_of(*bytes)) : json(nullptr)}});
+  return ranges;
+}
+
+json windows_json(const WindowsAnswers& a) {
+  json j = {{"registry", registry_json(a)}, {"exists", bool_map_json(a.exists)}, {"is_file", bool_map_json(a.is_file)},
+            {"on_network", bool_map_json(a.on_network)}, {"listings", json::object()}, {"files", windows_files_json(a)},
+            {"ranges", windows_ranges_json(a)}, {"file_versions", json::object()}, {"system", system_json(a.system)}};
+  for (const auto& [dir, names] : a.listings) j["listings"][dir] = names;
+  for (const auto& [path, v] : a.file_versions) j["file_versions"][path] = optional_json(v);
+  if (a.system_directory) j["system_directory"] = *a.system_directory;
+  if (a.windows_directory) j["windows_directory"] = *a.windows_directory;
+  if (a.dxgi) j["dxgi"] = dxgi_json(*a.dxgi);
+  return j;
+}
+
+std::optional<std::string> hex_answer(const json& e, const std::string& where) {
+  auto hex = nullable_text(e, where, "hex");
+  if (!hex) return std::nullopt;
+  return bytes_of_hex(*hex, where + "hex");
+}
+
+void windows_reads_from(const json& j, WindowsAnswers& a) {
+  const json& files = list_field(j, "windows.", "files");
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string where = "windows.files[" + std::to_string(i) + "].";
+    if (!files[i].is_object()) wrong(where, files[i], "an object");
+    uint64_t limit = static_cast<uint64_t>(integer_field(files[i], where, "limit", 0, 0, INT64_MAX));
+    a.files[{text_field(files[i], where, "path", ""), limit}] = hex_answer(files[i], where);
+  }
+  const json& ranges = list_field(j, "windows.", "ranges");
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    std::string where = "windows.ranges[" + std::to_string(i) + "].";
+    if (!ranges[i].is_object()) wrong(where, ranges[i], "an object");
+    uint64_t offset = static_cast<uint64_t>(integer_field(ranges[i], where, "offset", 0, 0, INT64_MAX));
+    uint64_t length = static_cast<uint64_t>(integer_field(ranges[i], where, "length", 0, 0, INT64_MAX));
+    a.ranges[text_field(ranges[i], where, "path", "")][{offset, length}] = hex_answer(ranges[i], where);
+  }
+}
+
+WindowsAnswers windows_from(const json& j) {
+  if (!j.is_object()) wrong("windows", j, "an object");
+  WindowsAnswers a;
+  const json& registry = list_field(j, "windows.", "registry");
+  for (size_t i = 0; i < registry.size(); ++i) registry_entry_from(registry[i], "windows.registry[" + std::to_string(i) + "]", a);
+  a.exists = bool_map_from(j, "exists");
+  a.is_file = bool_map_from(j, "is_file");
+  a.on_network = bool_map_from(j, "on_network");
+  for (const auto& [dir, names] : object_field(j, "windows.", "listings").items())
+    a.listings[dir] = text_list(names, "windows.listings." + dir);
+  for (const auto& [path, v] : object_field(j, "windows.", "file_versions").items()) {
+    if (!v.is_null() && !v.is_string()) wrong("windows.file_versions." + path, v, "a string or null");
+    a.file_versions[path] = v.is_null() ? std::nullopt : std::optional<std::string>(v.get<std::string>());
+  }
+  windows_reads_from(j, a);
+  a.system_directory = nullable_text(j, "windows.", "system_directory");
+  a.windows_directory = nullable_text(j, "windows.", "windows_directory");
+  a.system = system_from(object_field(j, "windows.", "system"));
+  if (const json* d = find(j, "dxgi")) a.dxgi = dxgi_from(*d);
+  return a;
+}
+
 CaptureManifest manifest_from(const json& j) {
   CaptureManifest m;
   m.dlready_version = text_field(j, "", "dlready_version", "");
@@ -186,12 +419,13 @@ CaptureManifest manifest_from(const json& j) {
   for (const auto& [lib, g] : object_field(j, "", "gpu_code").items()) m.gpu_code[lib] = gpu_code_from(lib, g);
   m.sysctl = text_map_field(j, "", "sysctl");
   if (const json* metal = find(j, "metal")) m.metal = metal_from(*metal);
+  if (const json* windows = find(j, "windows")) m.windows = windows_from(*windows);
   return m;
 }
 
 }  // namespace
 
-std::string capture_manifest_json(const CaptureManifest& m) {
+std::string capture_manifest_json(const CaptureManifest& m, const Redactor* redactor) {
   json j = {{"format", m.format},       {"dlready_version", m.dlready_version},
             {"created", m.created},     {"redacted", m.redacted},
             {"environment", m.environment},
@@ -205,6 +439,10 @@ std::string capture_manifest_json(const CaptureManifest& m) {
   for (const auto& [lib, g] : m.gpu_code) j["gpu_code"][lib] = gpu_code_json(g);
   if (!m.sysctl.empty()) j["sysctl"] = m.sysctl;
   if (m.metal) j["metal"] = metal_json(*m.metal);
+  if (redactor) j = redactor->apply(j);
+  // A Windows machine's answers are redacted field by field: a DLL's bytes (hex here) are masked,
+  // never edited as text.
+  if (m.windows) j["windows"] = windows_json(redactor ? redacted_answers(*m.windows, *redactor) : *m.windows);
   return json_text(j, 2) + "\n";
 }
 

@@ -32,9 +32,13 @@ struct CaptureManifest {
   // file holds, recorded so the macOS source of facts replays them (probe/macos/).
   std::map<std::string, std::string> sysctl;
   std::optional<MetalProbe> metal;  // the Mac's live Metal probe (probe/macos/metal_probe.cpp)
+  // A Windows machine's answers: the registry, files, DXGI... (facts/windows_answers.hpp).
+  std::optional<WindowsAnswers> windows;
 };
 
-std::string capture_manifest_json(const CaptureManifest& m);
+// With `redactor`, what it hides is replaced everywhere (facts/windows_answers.hpp: a Windows
+// machine's answers too, consistently, so the capture still replays).
+std::string capture_manifest_json(const CaptureManifest& m, const Redactor* redactor = nullptr);
 // nullopt with `error` set when the text is not a capture.json this version reads.
 std::optional<CaptureManifest> parse_capture_manifest(const std::string& text, std::string& error);
 

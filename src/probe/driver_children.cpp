@@ -6,6 +6,32 @@
 #include "core/text.hpp"
 
 namespace dlready {
+
+namespace {
+
+const char* end_name(ChildResult::End e) {
+  switch (e) {
+    case ChildResult::End::exited: return "exited";
+    case ChildResult::End::signalled: return "signalled";
+    case ChildResult::End::timed_out: return "timed_out";
+    case ChildResult::End::fork_failed: return "fork_failed";
+  }
+  return "exited";
+}
+
+}  // namespace
+
+ChildAnswer child_answer(const ChildResult& r) { return ChildAnswer{end_name(r.end), r.code, r.elapsed_ms, r.values}; }
+
+ChildResult child_result(const ChildAnswer& a) {
+  ChildResult r;
+  for (auto e : {ChildResult::End::signalled, ChildResult::End::timed_out, ChildResult::End::fork_failed})
+    if (a.end == end_name(e)) r.end = e;
+  r.code = a.code;
+  r.elapsed_ms = a.elapsed_ms;
+  r.values = a.values;
+  return r;
+}
 namespace {
 
 // In the child: what the driver says about one device.

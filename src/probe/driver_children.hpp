@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "facts/access_log.hpp"
 #include "facts/device_fields.hpp"
 #include "facts/facts.hpp"
 
@@ -21,6 +22,10 @@ struct ChildResult {
   std::map<std::string, std::string> values;
   double elapsed_ms = 0;
 };
+
+// A child's answer as a capture keeps it (facts/access_log.hpp), and back.
+ChildAnswer child_answer(const ChildResult& r);
+ChildResult child_result(const ChildAnswer& a);
 
 using Emit = std::function<void(const std::string&, const std::string&)>;
 // An entry point of the open library by name; nullptr when it has none.

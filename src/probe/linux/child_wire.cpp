@@ -22,40 +22,15 @@ SymbolLookup dlsym_lookup(void* library) {
   return [library](const char* name) { return ::dlsym(library, name); };
 }
 
-namespace {
-
-const char* end_name(ChildResult::End e) {
-  switch (e) {
-    case ChildResult::End::exited: return "exited";
-    case ChildResult::End::signalled: return "signalled";
-    case ChildResult::End::timed_out: return "timed_out";
-    case ChildResult::End::fork_failed: return "fork_failed";
-  }
-  return "exited";
-}
-
-ChildResult::End end_from(const std::string& s) {
-  for (auto e : {ChildResult::End::signalled, ChildResult::End::timed_out, ChildResult::End::fork_failed})
-    if (s == end_name(e)) return e;
-  return ChildResult::End::exited;
-}
-
-}  // namespace
-
 std::optional<ChildResult> run_driver_child(const RootFs& fs, const CaptureManifest* replay, const std::string& name,
                                             const ChildBody& body, int timeout_ms) {
   if (replay) {
     auto it = replay->children.find(name);
     if (it == replay->children.end()) return std::nullopt;
-    ChildResult r;
-    r.end = end_from(it->second.end);
-    r.code = it->second.code;
-    r.elapsed_ms = it->second.elapsed_ms;
-    r.values = it->second.values;
-    return r;
+    return child_result(it->second);
   }
   ChildResult r = run_child_probe(body, timeout_ms);
-  if (auto* log = fs.access_log()) log->children[name] = ChildAnswer{end_name(r.end), r.code, r.elapsed_ms, r.values};
+  if (auto* log = fs.access_log()) log->children[name] = child_answer(r);
   return r;
 }
 

@@ -1,5 +1,4 @@
 #include "core/text.hpp"
-#include "probe/windows/registry.hpp"
 #include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
@@ -27,24 +26,24 @@ std::optional<std::string> nvidia_version_from_windows(const std::string& window
   return std::to_string(std::stoi(digits.substr(0, 3))) + "." + digits.substr(3);
 }
 
-PciFacts probe_display_adapters() {
+PciFacts probe_display_adapters(const WindowsApi& api) {
   PciFacts pci;
-  auto instances = registry_subkeys(HKEY_LOCAL_MACHINE, kDisplayClassKey);
+  auto instances = api.registry_subkeys(RegistryHive::local_machine, kDisplayClassKey);
   pci.sysfs_readable = !instances.empty();  // the adapter list could be read
   for (const auto& instance : instances) {
     if (instance.size() != 4 || instance.find_first_not_of("0123456789") != std::string::npos) continue;  // "Properties"
     std::string key = std::string(kDisplayClassKey) + "\\" + instance;
     PciFunction fn;
-    auto matching = registry_text(HKEY_LOCAL_MACHINE, key, "MatchingDeviceId");
+    auto matching = api.registry_text(RegistryHive::local_machine, key, "MatchingDeviceId");
     if (!matching || !pci_ids(*matching, fn.vendor_id, fn.device_id)) continue;  // not a PCI adapter (Basic Display)
     fn.address = "display adapter " + instance;
     fn.class_code = "030000";
     fn.is_gpu = true;
-    fn.name = registry_text(HKEY_LOCAL_MACHINE, key, "DriverDesc");
-    auto version = registry_text(HKEY_LOCAL_MACHINE, key, "DriverVersion");
+    fn.name = api.registry_text(RegistryHive::local_machine, key, "DriverDesc");
+    auto version = api.registry_text(RegistryHive::local_machine, key, "DriverVersion");
     if (version) fn.driver = fn.vendor_id == "10de" ? nvidia_version_from_windows(*version).value_or(*version) : *version;
-    auto memory = registry_number(HKEY_LOCAL_MACHINE, key, "HardwareInformation.qwMemorySize");
-    if (!memory) memory = registry_number(HKEY_LOCAL_MACHINE, key, "HardwareInformation.MemorySize");
+    auto memory = api.registry_number(RegistryHive::local_machine, key, "HardwareInformation.qwMemorySize");
+    if (!memory) memory = api.registry_number(RegistryHive::local_machine, key, "HardwareInformation.MemorySize");
     if (memory) fn.bar_sizes = {*memory};  // the adapter's dedicated memory, as Windows reports it
     (fn.vendor_id == "10de" ? pci.nvidia : pci.other_gpus).push_back(fn);
   }

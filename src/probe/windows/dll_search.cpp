@@ -13,7 +13,6 @@
 #include "probe/python_files.hpp"
 #include "core/text.hpp"
 #include "binfmt/pe_image.hpp"
-#include "probe/windows/windows_files.hpp"
 #include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
@@ -38,8 +37,8 @@ std::string env_or(const std::map<std::string, std::string>& env, const char* na
 
 // The python.exe the process runs: a venv's Scripts\python.exe starts the Python its pyvenv.cfg
 // names (`home`), so that Python's folder is the program's folder.
-std::string python_home(const PythonEnv& e) {
-  auto home = pyvenv_setting(windows_files(), e.prefix, "home");
+std::string python_home(const WindowsApi& api, const PythonEnv& e) {
+  auto home = pyvenv_setting(windows_files(api), e.prefix, "home");
   return home ? *home : e.prefix;
 }
 
@@ -73,19 +72,20 @@ std::vector<std::string> added_folders(const PythonEnv& e, const TorchInstall& t
   return dirs;
 }
 
-void add_folder(std::vector<Folder>& folders, Listings& listings, const std::string& path, bool windows_own) {
+void add_folder(const WindowsApi& api, std::vector<Folder>& folders, Listings& listings, const std::string& path,
+                bool windows_own) {
   if (path.empty()) return;
   const std::string key = to_lower(path);
   for (const auto& f : folders)
     if (to_lower(f.path) == key) return;
-  if (on_network(path)) {  // searched by the loader, not read here: named as such, holding nothing
+  if (api.on_network(path)) {  // searched by the loader, not read here: named as such, holding nothing
     folders.push_back({path + " (a network folder: not read)", false, nullptr});
     return;
   }
   auto [at, fresh] = listings.try_emplace(key);
   if (fresh) {
-    auto names = list_dir(path);
-    if (!names.empty() || path_exists(path)) {
+    auto names = api.list_dir(path);
+    if (!names.empty() || api.path_exists(path)) {
       at->second.emplace();
       for (const auto& n : names) at->second->insert(to_lower(n));
     }
@@ -93,18 +93,18 @@ void add_folder(std::vector<Folder>& folders, Listings& listings, const std::str
   if (at->second) folders.push_back({path, windows_own, &*at->second});
 }
 
-std::vector<Folder> search_folders(const PythonEnv& e, const TorchInstall& t, const std::string& torch_lib,
+std::vector<Folder> search_folders(const WindowsApi& api, const PythonEnv& e, const TorchInstall& t, const std::string& torch_lib,
                                    const std::string& home, const std::map<std::string, std::string>& env,
                                    Listings& listings) {
   std::vector<Folder> folders;
-  add_folder(folders, listings, torch_lib, false);
-  add_folder(folders, listings, home, false);
-  add_folder(folders, listings, e.prefix + "\\Library\\bin", false);
-  for (const auto& dir : added_folders(e, t, home, folders, env)) add_folder(folders, listings, dir, false);
-  add_folder(folders, listings, system_directory(), true);
-  add_folder(folders, listings, windows_directory(), true);
+  add_folder(api, folders, listings, torch_lib, false);
+  add_folder(api, folders, listings, home, false);
+  add_folder(api, folders, listings, e.prefix + "\\Library\\bin", false);
+  for (const auto& dir : added_folders(e, t, home, folders, env)) add_folder(api, folders, listings, dir, false);
+  add_folder(api, folders, listings, api.system_directory(), true);
+  add_folder(api, folders, listings, api.windows_directory(), true);
   for (const auto& dir : split(env_or(env, "PATH", env_or(env, "Path", "")), ';'))
-    add_folder(folders, listings, trim(dir), false);
+    add_folder(api, folders, listings, trim(dir), false);
   return folders;
 }
 
@@ -116,17 +116,17 @@ const Folder* holder(const std::vector<Folder>& folders, const std::string& lowe
 
 // Every DLL in torch\lib and, through their imports, every DLL they bring in from outside Windows'
 // folders; API sets (api-ms-*, ext-ms-*) are the loader's own names, not files.
-void follow_imports(TorchDllCheck& check, const std::vector<Folder>& folders) {
+void follow_imports(const WindowsApi& api, TorchDllCheck& check, const std::vector<Folder>& folders) {
   struct Load { std::string path, root; };
   std::deque<Load> todo;
   std::set<std::string> seen;  // lower-case file names already placed
-  for (const auto& n : list_dir(check.torch_lib))
+  for (const auto& n : api.list_dir(check.torch_lib))
     if (ends_with(to_lower(n), ".dll")) todo.push_back({check.torch_lib + "\\" + n, n}), seen.insert(to_lower(n));
   while (!todo.empty() && static_cast<size_t>(check.dlls_read) < kMaxDlls) {
     Load load = todo.front();
     todo.pop_front();
     ++check.dlls_read;
-    auto pe = parse_pe(file_ranges(load.path));
+    auto pe = parse_pe(api.file_ranges(load.path));
     if (!pe.image) {
       check.unreadable.push_back(load.path + ": " + pe.error);
       continue;
@@ -146,23 +146,23 @@ void follow_imports(TorchDllCheck& check, const std::vector<Folder>& folders) {
 
 }  // namespace
 
-std::vector<TorchDllCheck> probe_torch_dlls(const PythonFacts& python, const std::map<std::string, std::string>& env) {
+std::vector<TorchDllCheck> probe_torch_dlls(const WindowsApi& api, const PythonFacts& python, const std::map<std::string, std::string>& env) {
   std::vector<TorchDllCheck> out;
   Listings listings;
   for (const auto& e : python.envs)
     for (const auto& t : e.torch) {
       TorchDllCheck check;
       check.torch_lib = t.site_packages + "\\torch\\lib";
-      if (!path_exists(check.torch_lib)) continue;
-      std::string home = python_home(e);
-      auto folders = search_folders(e, t, check.torch_lib, home, env, listings);
+      if (!api.path_exists(check.torch_lib)) continue;
+      std::string home = python_home(api, e);
+      auto folders = search_folders(api, e, t, check.torch_lib, home, env, listings);
       for (const auto& f : folders) check.search_path.push_back(f.path);
       std::string exe = home + "\\python.exe";
-      if (is_file(exe)) {
+      if (api.is_file(exe)) {
         check.python_exe = exe;
-        if (auto pe = parse_pe(file_ranges(exe)); pe.image) check.python_machine = pe_machine_name(pe.image->machine);
+        if (auto pe = parse_pe(api.file_ranges(exe)); pe.image) check.python_machine = pe_machine_name(pe.image->machine);
       }
-      follow_imports(check, folders);
+      follow_imports(api, check, folders);
       out.push_back(std::move(check));
     }
   return out;

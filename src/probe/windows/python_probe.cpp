@@ -6,8 +6,6 @@
 
 #include "probe/python_files.hpp"
 #include "core/text.hpp"
-#include "probe/windows/registry.hpp"
-#include "probe/windows/windows_files.hpp"
 #include "probe/windows/windows_probes.hpp"
 #include "platform/platform_record.hpp"
 
@@ -27,18 +25,18 @@ struct Candidate {
 };
 
 // The py launcher's Pythons: HKCU and HKLM Software\Python\PythonCore\<X.Y>\InstallPath.
-void registered_pythons(std::vector<Candidate>& out) {
+void registered_pythons(const WindowsApi& api, std::vector<Candidate>& out) {
   const std::string core = "SOFTWARE\\Python\\PythonCore";
-  for (HKEY hive : {HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE})
-    for (const auto& tag : registry_subkeys(hive, core))
-      if (auto path = registry_text(hive, core + "\\" + tag + "\\InstallPath", "")) {
+  for (RegistryHive hive : {RegistryHive::current_user, RegistryHive::local_machine})
+    for (const auto& tag : api.registry_subkeys(hive, core))
+      if (auto path = api.registry_text(hive, core + "\\" + tag + "\\InstallPath", "")) {
         std::string prefix = *path;
         while (!prefix.empty() && (prefix.back() == '\\' || prefix.back() == '/')) prefix.pop_back();
         out.push_back({prefix, "system", false, tag.substr(0, tag.find('-'))});  // "3.12-32" is a 32-bit 3.12
       }
 }
 
-std::vector<Candidate> candidates(const std::map<std::string, std::string>& env) {
+std::vector<Candidate> candidates(const WindowsApi& api, const std::map<std::string, std::string>& env) {
   std::vector<Candidate> out;
   auto get = [&](const char* k) { return env.count(k) ? std::optional<std::string>(env.at(k)) : std::nullopt; };
   if (auto v = get("VIRTUAL_ENV")) out.push_back({*v, "venv", true});
@@ -46,22 +44,22 @@ std::vector<Candidate> candidates(const std::map<std::string, std::string>& env)
   std::string profile = get("USERPROFILE").value_or("C:\\Users\\Default");
   for (const char* d : {"miniconda3", "anaconda3", "miniforge3"}) {
     std::string base = profile + "\\" + d;
-    if (list_dir(base).empty()) continue;
+    if (api.list_dir(base).empty()) continue;
     out.push_back({base, "conda", false});
-    for (const auto& e : list_dir(base + "\\envs")) out.push_back({base + "\\envs\\" + e, "conda", false});
+    for (const auto& e : api.list_dir(base + "\\envs")) out.push_back({base + "\\envs\\" + e, "conda", false});
   }
-  registered_pythons(out);
+  registered_pythons(api, out);
   for (const char* d : {"venv", ".venv"}) out.push_back({profile + "\\" + d, "venv", false});
   return out;
 }
 
 }  // namespace
 
-PythonFacts probe_windows_python(const std::map<std::string, std::string>& env) {
+PythonFacts probe_windows_python(const WindowsApi& api, const std::map<std::string, std::string>& env) {
   PythonFacts f;
-  FileSource fs = windows_files();
+  FileSource fs = windows_files(api);
   std::vector<std::string> seen;
-  for (const auto& c : candidates(env)) {
+  for (const auto& c : candidates(api, env)) {
     std::string key = to_lower(c.prefix);
     std::string sp = c.prefix + "\\Lib\\site-packages";
     if (std::find(seen.begin(), seen.end(), key) != seen.end() || !fs.exists(sp)) continue;

@@ -1,26 +1,24 @@
 // Windows settings that decide whether Python and pip work: long paths, and which python.exe
 // `python` runs (the Microsoft Store's stub comes first on PATH on a fresh Windows).
 #include "core/text.hpp"
-#include "probe/windows/registry.hpp"
-#include "probe/windows/windows_files.hpp"
 #include "probe/windows/windows_probes.hpp"
 
 namespace dlready {
 
-WindowsFacts probe_windows_settings(const std::map<std::string, std::string>& env) {
+WindowsFacts probe_windows_settings(const WindowsApi& api, const std::map<std::string, std::string>& env) {
   WindowsFacts w;
   w.long_paths_enabled =
-      registry_number(HKEY_LOCAL_MACHINE, "SYSTEM\\CurrentControlSet\\Control\\FileSystem", "LongPathsEnabled")
+      api.registry_number(RegistryHive::local_machine, "SYSTEM\\CurrentControlSet\\Control\\FileSystem", "LongPathsEnabled")
           .value_or(0) != 0;
   std::string path = env.count("PATH") ? env.at("PATH") : env.count("Path") ? env.at("Path") : "";
   for (const auto& dir : split(path, ';')) {
-    if (dir.empty() || on_network(dir)) continue;  // "a;;b": no folder; a network share: not waited for
+    if (dir.empty() || api.on_network(dir)) continue;  // "a;;b": no folder; a network share: not waited for
     std::string exe = dir + (dir.back() == '\\' ? "" : "\\") + "python.exe";
-    if (path_exists(exe)) w.python_on_path.push_back(exe);
+    if (api.path_exists(exe)) w.python_on_path.push_back(exe);
   }
   const std::string graphics = "SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers";
-  if (auto delay = registry_number(HKEY_LOCAL_MACHINE, graphics, "TdrDelay")) w.tdr_delay = static_cast<int>(*delay);
-  if (auto level = registry_number(HKEY_LOCAL_MACHINE, graphics, "TdrLevel")) w.tdr_level = static_cast<int>(*level);
+  if (auto delay = api.registry_number(RegistryHive::local_machine, graphics, "TdrDelay")) w.tdr_delay = static_cast<int>(*delay);
+  if (auto level = api.registry_number(RegistryHive::local_machine, graphics, "TdrLevel")) w.tdr_level = static_cast<int>(*level);
   if (env.count("LOCALAPPDATA")) w.store_stub_dir = env.at("LOCALAPPDATA") + "\\Microsoft\\WindowsApps";
   return w;
 }

@@ -68,8 +68,6 @@ ByteReader file_ranges(const std::string& path) {
   };
 }
 
-FileSource windows_files() { return {read_file, path_exists, list_dir, '\\'}; }
-
 bool on_network(const std::string& path) {
   if (starts_with(path, "\\\\") || starts_with(path, "//")) return true;
   if (path.size() < 2 || path[1] != ':') return false;

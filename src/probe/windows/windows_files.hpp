@@ -1,6 +1,6 @@
-// Files as the Windows probes read them: one reader for all (a size limit, disk files only — no
-// pipe, console or device), the existence checks, a folder's names, and the same as a FileSource
-// for the readers shared with Linux (probe/python_files.hpp).
+// Files on this Windows machine as the probes read them (the live WindowsApi's, live_windows.cpp):
+// one reader for all (a size limit, disk files only — no pipe, console or device), the existence
+// checks, a folder's names.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/byte_reader.hpp"
-#include "probe/python_files.hpp"
 
 namespace dlready {
 
@@ -20,7 +19,6 @@ std::vector<std::string> list_dir(const std::string& dir);  // sorted, without .
 // A disk file read by ranges (the PE reader's: a DLL of a gigabyte costs a few small reads); the
 // file stays open while a copy of the reader lives. Every read answers nullopt when it cannot open.
 ByteReader file_ranges(const std::string& path);
-FileSource windows_files();
 // A folder on another machine (\\server\share, or a drive letter mapped to one): reading it can
 // wait for the network's time-out (tens of seconds for a server that is gone), so the probes that
 // walk PATH leave such folders unread and say so.

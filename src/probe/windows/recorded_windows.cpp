@@ -1,0 +1,141 @@
+// The Windows questions answered from a record: the recording that `dlready capture` wraps around
+// the live machine, and the replay of a capture's answers on any build (probe/windows/windows_api.hpp).
+#include <memory>
+
+#include "probe/windows/windows_api.hpp"
+
+namespace dlready {
+
+const char* hive_name(RegistryHive hive) { return hive == RegistryHive::current_user ? "HKCU" : "HKLM"; }
+
+FileSource windows_files(const WindowsApi& api) {
+  return {[&api](const std::string& path, size_t limit) { return api.read_file(path, limit); },
+          [&api](const std::string& path) { return api.path_exists(path); },
+          [&api](const std::string& dir) { return api.list_dir(dir); }, '\\'};
+}
+
+namespace {
+
+// Every answer of `inner`, also written into the record.
+class RecordingWindows final : public WindowsApi {
+ public:
+  RecordingWindows(const WindowsApi& inner, AccessLog& log) : inner_(inner), log_(log), into_(log.windows) {}
+
+  std::optional<std::string> registry_text(RegistryHive h, const std::string& key, const std::string& value) const override {
+    return into_.registry_texts[{hive_name(h), key, value}] = inner_.registry_text(h, key, value);
+  }
+  std::optional<uint64_t> registry_number(RegistryHive h, const std::string& key, const std::string& value) const override {
+    return into_.registry_numbers[{hive_name(h), key, value}] = inner_.registry_number(h, key, value);
+  }
+  std::vector<std::string> registry_subkeys(RegistryHive h, const std::string& key) const override {
+    return into_.registry_subkeys[{hive_name(h), key}] = inner_.registry_subkeys(h, key);
+  }
+  std::vector<std::pair<std::string, std::string>> registry_text_values(RegistryHive h, const std::string& key) const override {
+    return into_.registry_text_values[{hive_name(h), key}] = inner_.registry_text_values(h, key);
+  }
+  bool path_exists(const std::string& path) const override { return into_.exists[path] = inner_.path_exists(path); }
+  bool is_file(const std::string& path) const override { return into_.is_file[path] = inner_.is_file(path); }
+  std::optional<std::string> read_file(const std::string& path, size_t limit) const override {
+    return into_.files[{path, limit}] = inner_.read_file(path, limit);
+  }
+  std::vector<std::string> list_dir(const std::string& dir) const override { return into_.listings[dir] = inner_.list_dir(dir); }
+  ByteReader file_ranges(const std::string& path) const override {
+    ByteReader read = inner_.file_ranges(path);
+    auto* ranges = &into_.ranges[path];
+    return [read, ranges](uint64_t offset, size_t len) { return (*ranges)[{offset, len}] = read(offset, len); };
+  }
+  bool on_network(const std::string& path) const override { return into_.on_network[path] = inner_.on_network(path); }
+  std::string system_directory() const override { return *(into_.system_directory = inner_.system_directory()); }
+  std::string windows_directory() const override { return *(into_.windows_directory = inner_.windows_directory()); }
+  std::optional<std::string> file_version(const std::string& path) const override {
+    return into_.file_versions[path] = inner_.file_version(path);
+  }
+  WindowsSystemInfo system_info() const override { return into_.system = inner_.system_info(); }
+  DxgiAnswer dxgi() const override { return *(into_.dxgi = inner_.dxgi()); }
+  // The children's answers go in the capture's `children`, as on Linux.
+  std::optional<ChildResult> driver_child(const std::string& kind, const std::string& dll, int timeout_ms) const override {
+    auto r = inner_.driver_child(kind, dll, timeout_ms);
+    if (r) log_.children[kind] = child_answer(*r);
+    return r;
+  }
+
+ private:
+  const WindowsApi& inner_;
+  AccessLog& log_;
+  WindowsAnswers& into_;
+};
+
+template <class Map, class Key>
+auto recorded(const Map& map, const Key& key, typename Map::mapped_type fallback) {
+  auto it = map.find(key);
+  return it == map.end() ? fallback : it->second;
+}
+
+// A capture's answers; a question the machine was never asked is answered "unknown" (nothing there).
+class ReplayedWindows final : public WindowsApi {
+ public:
+  ReplayedWindows(const WindowsAnswers& answers, const std::map<std::string, ChildAnswer>& children)
+      : a_(answers), children_(children) {}
+
+  std::optional<std::string> registry_text(RegistryHive h, const std::string& key, const std::string& value) const override {
+    return recorded(a_.registry_texts, WindowsAnswers::RegistryValue{hive_name(h), key, value}, std::nullopt);
+  }
+  std::optional<uint64_t> registry_number(RegistryHive h, const std::string& key, const std::string& value) const override {
+    return recorded(a_.registry_numbers, WindowsAnswers::RegistryValue{hive_name(h), key, value}, std::nullopt);
+  }
+  std::vector<std::string> registry_subkeys(RegistryHive h, const std::string& key) const override {
+    return recorded(a_.registry_subkeys, WindowsAnswers::RegistryKey{hive_name(h), key}, {});
+  }
+  std::vector<std::pair<std::string, std::string>> registry_text_values(RegistryHive h, const std::string& key) const override {
+    return recorded(a_.registry_text_values, WindowsAnswers::RegistryKey{hive_name(h), key}, {});
+  }
+  bool path_exists(const std::string& path) const override { return recorded(a_.exists, path, false); }
+  bool is_file(const std::string& path) const override { return recorded(a_.is_file, path, false); }
+  std::optional<std::string> read_file(const std::string& path, size_t limit) const override {
+    return recorded(a_.files, std::make_pair(path, uint64_t{limit}), std::nullopt);
+  }
+  std::vector<std::string> list_dir(const std::string& dir) const override { return recorded(a_.listings, dir, {}); }
+  ByteReader file_ranges(const std::string& path) const override {
+    auto it = a_.ranges.find(path);
+    const auto* ranges = it == a_.ranges.end() ? nullptr : &it->second;
+    return [ranges](uint64_t offset, size_t len) -> std::optional<std::string> {
+      if (!ranges) return std::nullopt;
+      return recorded(*ranges, std::make_pair(offset, uint64_t{len}), std::nullopt);
+    };
+  }
+  bool on_network(const std::string& path) const override { return recorded(a_.on_network, path, false); }
+  std::string system_directory() const override { return a_.system_directory.value_or("C:\\Windows\\System32"); }
+  std::string windows_directory() const override { return a_.windows_directory.value_or("C:\\Windows"); }
+  std::optional<std::string> file_version(const std::string& path) const override {
+    return recorded(a_.file_versions, path, std::nullopt);
+  }
+  WindowsSystemInfo system_info() const override { return a_.system; }
+  DxgiAnswer dxgi() const override {
+    if (a_.dxgi) return *a_.dxgi;
+    DxgiAnswer none;
+    none.error = "DXGI was not asked when the capture was made";
+    return none;
+  }
+  // nullopt: the capture was made with --no-driver-probe, nothing was loaded.
+  std::optional<ChildResult> driver_child(const std::string& kind, const std::string&, int) const override {
+    auto it = children_.find(kind);
+    if (it == children_.end()) return std::nullopt;
+    return child_result(it->second);
+  }
+
+ private:
+  const WindowsAnswers& a_;
+  const std::map<std::string, ChildAnswer>& children_;
+};
+
+}  // namespace
+
+std::unique_ptr<WindowsApi> recording_windows(const WindowsApi& inner, AccessLog& into) {
+  return std::make_unique<RecordingWindows>(inner, into);
+}
+
+std::unique_ptr<WindowsApi> replayed_windows(const WindowsAnswers& answers, const std::map<std::string, ChildAnswer>& children) {
+  return std::make_unique<ReplayedWindows>(answers, children);
+}
+
+}  // namespace dlready
