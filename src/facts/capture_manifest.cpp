@@ -1,5 +1,6 @@
 #include "facts/capture_manifest.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/json_text.hpp"
@@ -324,10 +325,24 @@ std::map<std::string, bool> bool_map_from(const json& j, const char* key) {
   return out;
 }
 
+// A file's bytes as text a person reviewing the capture can read (UTF-8 without control
+// characters other than tabs and line ends), else as hex; null when it could not be read.
+void put_bytes(json& entry, const std::optional<std::string>& bytes) {
+  bool text = bytes && is_valid_utf8(*bytes) &&
+              std::none_of(bytes->begin(), bytes->end(), [](char c) {
+                return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t';
+              });
+  if (text) entry["text"] = *bytes;
+  else entry["hex"] = bytes ? json(hex_of(*bytes)) : json(nullptr);
+}
+
 json windows_files_json(const WindowsAnswers& a) {
   json files = json::array();
-  for (const auto& [q, bytes] : a.files)
-    files.push_back({{"path", q.first}, {"limit", q.second}, {"hex", bytes ? json(hex_of(*bytes)) : json(nullptr)}});
+  for (const auto& [q, bytes] : a.files) {
+    json entry = {{"path", q.first}, {"limit", q.second}};
+    put_bytes(entry, bytes);
+    files.push_back(entry);
+  }
   return files;
 }
 
@@ -353,6 +368,7 @@ json windows_json(const WindowsAnswers& a) {
 }
 
 std::optional<std::string> hex_answer(const json& e, const std::string& where) {
+  if (find(e, "text")) return nullable_text(e, where, "text");
   auto hex = nullable_text(e, where, "hex");
   if (!hex) return std::nullopt;
   return bytes_of_hex(*hex, where + "hex");
