@@ -248,23 +248,21 @@ TEST(Capture, AnotherPlatformsMachineIsNamedNotReadAsLinux) {
   ASSERT_EQ(run("", "capture --no-redact --load-root-drivers --root " + f.root + " " + dir).status, 0);
   auto manifest = json_file(dir + "/.dlready-capture/capture.json");
   EXPECT_EQ(manifest.at("platform"), "linux") << "a capture says whose source replays it";
-  manifest["platform"] = "windows";  // a Windows capture holds Windows' answers, which this one lacks
-  out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
-  auto windows = run("", "doctor --root " + dir);
-  EXPECT_EQ(windows.status, 2) << windows.out;
-  EXPECT_NE(windows.out.find("dlready doctor: " + dir + "/.dlready-capture/capture.json: it names Windows as its "
-                             "platform but holds no Windows answers"),
-            std::string::npos)
-      << windows.out;
-  manifest["platform"] = "freebsd";  // a platform no source of this build reads
-  out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
-  auto other = run("", "doctor --root " + dir);
-  EXPECT_EQ(other.status, 2) << other.out;
-  EXPECT_NE(other.out.find("dlready doctor: --root " + dir + " holds a 'freebsd' machine; this dlready reads Linux, "
-                           "macOS, Windows machines: run dlready doctor on that machine"),
-            std::string::npos)
-      << other.out;
-  EXPECT_EQ(std::count(windows.out.begin(), windows.out.end(), '\n'), 1) << windows.out;
+  // A Windows capture holds Windows' answers, which this one lacks; no source of this build reads a
+  // FreeBSD machine.
+  const std::pair<const char*, std::string> relabelled[] = {
+      {"windows", "dlready doctor: " + dir + "/.dlready-capture/capture.json: it names Windows as its platform but "
+                  "holds no Windows answers"},
+      {"freebsd", "dlready doctor: --root " + dir + " holds a 'freebsd' machine; this dlready reads Linux, macOS, "
+                  "Windows machines: run dlready doctor on that machine"}};
+  for (const auto& [platform, says] : relabelled) {
+    manifest["platform"] = platform;
+    out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
+    auto replay = run("", "doctor --root " + dir);
+    EXPECT_EQ(replay.status, 2) << replay.out;
+    EXPECT_NE(replay.out.find(says), std::string::npos) << replay.out;
+    EXPECT_EQ(std::count(replay.out.begin(), replay.out.end(), '\n'), 1) << replay.out;
+  }
   // A stranger's platform that is not a name: the capture is refused, nothing of it printed.
   manifest["platform"] = "linux\u001b[2J; rm -rf ~";
   out.write("/c/.dlready-capture/capture.json", manifest.dump(2));
@@ -289,9 +287,9 @@ TEST(Capture, AnotherPlatformsMachineIsNamedNotReadAsLinux) {
       << win.out;
 }
 
-// A Windows capture is what the Windows source asked and what Windows answered
-// (docs/capture-format.md); one written by hand replays on Linux with no wine: an NVIDIA adapter
-// in the display class, and no nvcuda.dll in System32.
+// A Windows capture is what the Windows source asked and what Windows answered (docs/json-schema.md:
+// capture.json); one written by hand replays on Linux with no wine: an NVIDIA adapter in the
+// display class, and no nvcuda.dll in System32.
 nlohmann::json windows_capture_manifest() {
   const std::string display = "SYSTEM\\CurrentControlSet\\Control\\Class\\{4d36e968-e325-11ce-bfc1-08002be10318}";
   nlohmann::json registry = nlohmann::json::array({
