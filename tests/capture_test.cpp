@@ -19,6 +19,7 @@
 #include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
+#include "pe_builder.hpp"
 
 namespace dlready::test {
 namespace {
@@ -326,6 +327,47 @@ TEST(Capture, AWindowsCaptureWrittenByHandReplaysOnLinux) {
   auto text = run("", "doctor --no-color --root " + capture.root);
   EXPECT_NE(text.out.find("Windows 10 Pro, version 10.0.19045.4460, x86_64"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("nvcuda.dll is not in C:\\Windows\\System32"), std::string::npos) << text.out;
+}
+
+// A hand-written capture of the commonest Windows failure (WinError 126: c10.dll needs the Visual
+// C++ runtime): the DLL's bytes given once as a file, read by the PE reader as the ranges it asks
+// for; no System32 listing, yet KERNEL32.dll is not missing — Windows finds its known DLLs first.
+TEST(Capture, AHandWrittenWindowsCaptureOfWinError126) {
+  auto manifest = windows_capture_manifest();
+  const std::string sp = "C:\\Python312\\Lib\\site-packages";
+  auto& w = manifest["windows"];
+  w["registry"].push_back({{"hive", "HKLM"}, {"key", "SOFTWARE\\Python\\PythonCore"}, {"subkeys", {"3.12"}}});
+  w["registry"].push_back({{"hive", "HKLM"}, {"key", "SOFTWARE\\Python\\PythonCore\\3.12\\InstallPath"}, {"value", ""},
+                           {"text", "C:\\Python312"}});
+  w["exists"] = {{sp, true}, {sp + "\\torch", true}, {sp + "\\torch\\lib", true}};
+  w["listings"] = {{sp, {"torch", "torch-2.5.1+cpu.dist-info"}}, {sp + "\\torch\\lib", {"c10.dll"}}};
+  std::string dll = build_pe({0x8664, false, false, {"KERNEL32.dll", "VCRUNTIME140_1.dll"}, {}});
+  std::string hex;
+  for (unsigned char c : dll) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+  w["files"] = {{{"path", sp + "\\torch\\version.py"}, {"limit", 65536}, {"text", "__version__ = '2.5.1+cpu'\ncuda = None\n"}},
+                {{"path", sp + "\\torch\\lib\\c10.dll"}, {"limit", 0}, {"hex", hex}}};
+  Fixture capture;
+  capture.write("/.dlready-capture/capture.json", manifest.dump(2));
+  auto replay = run("", "doctor --json --root " + capture.root);
+  auto j = nlohmann::json::parse(replay.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << replay.out;
+  std::set<std::string> ids;
+  for (const auto& f : j["findings"]) ids.insert(f["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("windows-vc-runtime-missing")) << j["findings"].dump(1);
+  EXPECT_FALSE(ids.count("windows-torch-dll-missing")) << "a known DLL is never missing: " << j["findings"].dump(1);
+  const auto& check = j["facts"]["windows"]["torch_dlls"][0];
+  ASSERT_EQ(check["missing"].size(), 1u) << check.dump(1);
+  EXPECT_EQ(check["missing"][0]["name"], "VCRUNTIME140_1.dll");
+  EXPECT_EQ(check["torch_machine"], "x64");
+  // The machine's own KnownDLLs key, when recorded, is the list: one without kernel32.dll makes it a
+  // DLL the folders must hold.
+  w["registry"].push_back({{"hive", "HKLM"}, {"key", "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs"},
+                           {"text_values", nlohmann::json::array({nlohmann::json::array({"user32", "user32.dll"})})}});
+  capture.write("/.dlready-capture/capture.json", manifest.dump(2));
+  auto own_run = run("", "doctor --json --root " + capture.root);
+  auto own = nlohmann::json::parse(own_run.out, nullptr, false);
+  ASSERT_FALSE(own.is_discarded()) << own_run.out;
+  EXPECT_EQ(own["facts"]["windows"]["torch_dlls"][0]["missing"].size(), 2u) << own["facts"]["windows"].dump(1);
 }
 
 // A stranger's Windows capture: each wrong field is one line that names it, exit 2, nothing of the

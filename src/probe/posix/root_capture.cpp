@@ -20,7 +20,7 @@ std::optional<CaptureManifest> capture_under(const RootFs& fs, std::string& erro
     return std::nullopt;
   }
   auto m = parse_capture_manifest(*text, error);
-  if (!m) error = fs.host(file) + ": " + error + " (make the capture again with this dlready: dlready capture OUT.tar.gz)";
+  if (!m) error = fs.host(file) + ": " + error + " (make the capture again with this dlready on that machine: dlready capture OUT)";
   return m;
 }
 

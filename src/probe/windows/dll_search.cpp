@@ -3,8 +3,9 @@
 // os.add_dll_directory and loads every DLL in torch\lib with LoadLibraryExW(LOAD_LIBRARY_SEARCH_
 // DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR); when that fails it tries LoadLibraryW with those
 // folders first on PATH. So a DLL's import is found in the first of: the DLL's own folder, the
-// program's (python.exe's) folder, torch's added folders, System32, the Windows folder, PATH. The
-// imports of every DLL found outside Windows' own folders are followed the same way.
+// program's (python.exe's) folder, torch's added folders, System32, the Windows folder, PATH —
+// after Windows' known DLLs, found before any folder. The imports of every DLL found outside
+// Windows' own folders are followed the same way.
 #include <deque>
 #include <map>
 #include <optional>
@@ -19,6 +20,25 @@ namespace dlready {
 namespace {
 
 constexpr size_t kMaxDlls = 512;  // torch 2.x's torch\lib holds about 60; its CUDA DLLs a few more
+
+// Windows' "known DLLs" are found before any folder is searched (Microsoft's "Search Path Used by
+// Windows to Locate a DLL"): the values of HKLM\...\Session Manager\KnownDLLs, and ntdll.dll,
+// which every process has. Windows 10's list stands in when the key cannot be read (a capture
+// that did not record it).
+std::set<std::string> known_dlls(const WindowsApi& api) {
+  std::set<std::string> known = {"ntdll.dll"};
+  for (const auto& [name, dll] :
+       api.registry_text_values(RegistryHive::local_machine, "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs"))
+    known.insert(to_lower(dll));
+  if (known.size() == 1)
+    for (const char* dll : {"advapi32.dll", "clbcatq.dll", "combase.dll", "comdlg32.dll", "coml2.dll", "gdi32.dll",
+                            "gdiplus.dll", "imagehlp.dll", "imm32.dll", "kernel32.dll", "msctf.dll", "msvcrt.dll",
+                            "normaliz.dll", "nsi.dll", "ole32.dll", "oleaut32.dll", "psapi.dll", "rpcrt4.dll",
+                            "sechost.dll", "setupapi.dll", "shcore.dll", "shell32.dll", "shlwapi.dll", "user32.dll",
+                            "wldap32.dll", "ws2_32.dll"})
+      known.insert(dll);
+  return known;
+}
 
 // Each folder's file names (lower case), read once for every PyTorch found (System32 and PATH's
 // folders are searched for each); nullopt for a folder that is not there.
@@ -116,7 +136,8 @@ const Folder* holder(const std::vector<Folder>& folders, const std::string& lowe
 
 // Every DLL in torch\lib and, through their imports, every DLL they bring in from outside Windows'
 // folders; API sets (api-ms-*, ext-ms-*) are the loader's own names, not files.
-void follow_imports(const WindowsApi& api, TorchDllCheck& check, const std::vector<Folder>& folders) {
+void follow_imports(const WindowsApi& api, TorchDllCheck& check, const std::vector<Folder>& folders,
+                    const std::set<std::string>& known) {
   struct Load { std::string path, root; };
   std::deque<Load> todo;
   std::set<std::string> seen;  // lower-case file names already placed
@@ -136,7 +157,8 @@ void follow_imports(const WindowsApi& api, TorchDllCheck& check, const std::vect
       check.torch_machine = pe_machine_name(pe.image->machine);
     for (const auto& name : pe.image->imports) {
       std::string lower = to_lower(name);
-      if (starts_with(lower, "api-ms-") || starts_with(lower, "ext-ms-") || !seen.insert(lower).second) continue;
+      if (starts_with(lower, "api-ms-") || starts_with(lower, "ext-ms-") || known.count(lower) || !seen.insert(lower).second)
+        continue;
       const Folder* f = holder(folders, lower);
       if (!f) check.missing.push_back({name, load.path, check.torch_lib + "\\" + load.root});
       else if (!f->windows_own) todo.push_back({f->path + "\\" + name, load.root});
@@ -149,6 +171,7 @@ void follow_imports(const WindowsApi& api, TorchDllCheck& check, const std::vect
 std::vector<TorchDllCheck> probe_torch_dlls(const WindowsApi& api, const PythonFacts& python, const std::map<std::string, std::string>& env) {
   std::vector<TorchDllCheck> out;
   Listings listings;
+  std::set<std::string> known;
   for (const auto& e : python.envs)
     for (const auto& t : e.torch) {
       TorchDllCheck check;
@@ -162,7 +185,8 @@ std::vector<TorchDllCheck> probe_torch_dlls(const WindowsApi& api, const PythonF
         check.python_exe = exe;
         if (auto pe = parse_pe(api.file_ranges(exe)); pe.image) check.python_machine = pe_machine_name(pe.image->machine);
       }
-      follow_imports(api, check, folders);
+      if (known.empty()) known = known_dlls(api);
+      follow_imports(api, check, folders, known);
       out.push_back(std::move(check));
     }
   return out;

@@ -1,5 +1,6 @@
 // The Windows questions answered from a record: the recording that `dlready capture` wraps around
 // the live machine, and the replay of a capture's answers on any build (probe/windows/windows_api.hpp).
+#include <cstdint>
 #include <memory>
 
 #include "probe/windows/windows_api.hpp"
@@ -71,6 +72,22 @@ auto recorded(const Map& map, const Key& key, typename Map::mapped_type fallback
   return it == map.end() ? fallback : it->second;
 }
 
+// A read no capture recorded as such, served from what it holds: the whole file, or a recorded
+// read that covers it (one that came back short ended at the file's end, so the part after it is
+// the end here too). A capture written by hand gives a DLL's bytes once, at offset 0.
+std::optional<std::string> read_within(const std::map<std::pair<uint64_t, uint64_t>, std::optional<std::string>>* ranges,
+                                       const std::optional<std::string>& whole, uint64_t offset, size_t len) {
+  if (whole) return offset >= whole->size() ? std::string() : whole->substr(offset, len);
+  if (!ranges) return std::nullopt;
+  for (const auto& [at, bytes] : *ranges) {
+    if (!bytes || at.first > offset || offset - at.first > bytes->size()) continue;
+    std::string part = bytes->substr(offset - at.first, len);
+    bool at_end = bytes->size() < at.second;  // that read reached the end of the file
+    if (part.size() == len || at_end) return part;
+  }
+  return std::nullopt;
+}
+
 // A capture's answers; a question the machine was never asked is answered "unknown" (nothing there).
 class ReplayedWindows final : public WindowsApi {
  public:
@@ -91,16 +108,23 @@ class ReplayedWindows final : public WindowsApi {
   }
   bool path_exists(const std::string& path) const override { return recorded(a_.exists, path, false); }
   bool is_file(const std::string& path) const override { return recorded(a_.is_file, path, false); }
+  // The read as recorded; else the file's bytes read with another limit, when they fit this one (a
+  // capture written by hand gives each file once).
   std::optional<std::string> read_file(const std::string& path, size_t limit) const override {
-    return recorded(a_.files, std::make_pair(path, uint64_t{limit}), std::nullopt);
+    if (auto it = a_.files.find({path, uint64_t{limit}}); it != a_.files.end()) return it->second;
+    for (auto it = a_.files.lower_bound({path, 0}); it != a_.files.end() && it->first.first == path; ++it)
+      if (it->second && it->second->size() <= limit) return it->second;
+    return std::nullopt;
   }
   std::vector<std::string> list_dir(const std::string& dir) const override { return recorded(a_.listings, dir, {}); }
   ByteReader file_ranges(const std::string& path) const override {
     auto it = a_.ranges.find(path);
     const auto* ranges = it == a_.ranges.end() ? nullptr : &it->second;
-    return [ranges](uint64_t offset, size_t len) -> std::optional<std::string> {
-      if (!ranges) return std::nullopt;
-      return recorded(*ranges, std::make_pair(offset, uint64_t{len}), std::nullopt);
+    std::optional<std::string> whole = read_file(path, SIZE_MAX);
+    return [ranges, whole](uint64_t offset, size_t len) -> std::optional<std::string> {
+      if (ranges)
+        if (auto exact = ranges->find({offset, uint64_t{len}}); exact != ranges->end()) return exact->second;
+      return read_within(ranges, whole, offset, len);
     };
   }
   bool on_network(const std::string& path) const override { return recorded(a_.on_network, path, false); }
