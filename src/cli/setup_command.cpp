@@ -53,14 +53,14 @@ ExitCode run_setup(const SetupArgs& a) {
   }
   PlanMachine m;
   std::vector<std::string> seen;
-  if (auto err = plan_machine(a, m, seen); !err.empty()) {
-    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+  if (Status planned = plan_machine(a, m, seen); !planned.ok()) {
+    std::fprintf(stderr, "dlready setup: %s\n", planned.error().c_str());
     return ExitCode::usage;
   }
   // The dry run refuses what the install would refuse, with the same line and status, before any plan.
   if (a.conda.empty() && !plans_another_machine(a))
-    if (auto why = refuse_target(a.env_dir, m.python); !why.empty()) {
-      std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
+    if (Status target = check_target(a.env_dir, m.python); !target.ok()) {
+      std::fprintf(stderr, "dlready setup: %s\n", target.error().c_str());
       return ExitCode::usage;
     }
   auto plan = plan_install(m);

@@ -17,10 +17,10 @@ namespace {
 
 // This Mac as the doctor reads it: its macOS, its processor, the active environment's Python (else
 // the first found).
-std::string mac_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
+Status mac_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
   auto e = examine_this_machine();
-  if (!e.error.empty()) return e.error;
-  if (!e.facts.macos) return "this machine was not read as a Mac";
+  if (!e.error.empty()) return Status::failure(e.error);
+  if (!e.facts.macos) return Status::failure("this machine was not read as a Mac");
   const MacosFacts& mac = *e.facts.macos;
   m.macos = effective_macos_version(mac).value_or("");
   m.platform = mac.apple_silicon == false ? "macos-x86_64" : "macos-arm64";
@@ -28,7 +28,7 @@ std::string mac_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std:
     if (env.python_version && (python.empty() || env.active)) python = *env.python_version;
   seen.push_back("this Mac: " + m.platform.substr(6) + ", macOS " + (m.macos.empty() ? "unknown" : m.macos) +
                  (mac.translated == true ? " (this shell runs under Rosetta: the plan is for the native arm64)" : ""));
-  return "";
+  return {};
 }
 
 }  // namespace
@@ -59,20 +59,22 @@ ExitCode run_macos_setup(const MacosSetupArgs& a) {
   m.torch = a.torch;
   m.index_url = a.index_url;
   std::vector<std::string> seen;
-  std::string python = a.python, err;
+  std::string python = a.python;
+  Status machine;
   if (!a.platform.empty() || !a.macos.empty()) {
     // Checked as the Linux build checks it: the value is printed in the plan.
-    err = a.macos.empty() ? "--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5" : macos_flag_error(a.macos);
+    machine = a.macos.empty() ? Status::failure("--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5")
+                              : check_macos_version(a.macos);
     m.platform = a.platform.empty() ? "macos-arm64" : a.platform;
     m.macos = a.macos;
     seen.push_back("the Mac given: " + m.platform.substr(6) + ", macOS " + a.macos);
   } else {
-    err = mac_from_doctor(m, seen, python);
+    machine = mac_from_doctor(m, seen, python);
   }
   // The same checks as every platform's setup (install_plan.hpp): the commands are quoted for the shell.
-  if (err.empty()) err = plan_flags_error(python, a.with, "Homebrew, python.org, conda, venvs", a.index_url);
-  if (!err.empty()) {
-    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+  if (machine.ok()) machine = check_plan_flags(python, a.with, "Homebrew, python.org, conda, venvs", a.index_url);
+  if (!machine.ok()) {
+    std::fprintf(stderr, "dlready setup: %s\n", machine.error().c_str());
     return ExitCode::usage;
   }
   m.python = python;

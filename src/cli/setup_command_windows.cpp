@@ -22,14 +22,14 @@ std::string powershell_quote(const std::string& s) {
 }
 
 // This machine as the doctor sees it: the driver, each GPU's compute capability, the Python.
-std::string machine_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
+Status machine_from_doctor(PlanMachine& m, std::vector<std::string>& seen, std::string& python) {
   auto e = examine_this_machine();
-  if (!e.error.empty()) return e.error;
+  if (!e.error.empty()) return Status::failure(e.error);
   const Facts& f = e.facts;
-  if (auto err = machine_from_facts(f, m, seen); !err.empty()) return err;
+  if (Status err = machine_from_facts(f, m, seen); !err.ok()) return err;
   for (const auto& env : f.python.envs)  // the active environment first, then the order found
     if (env.python_version && (python.empty() || env.active)) python = *env.python_version;
-  return "";
+  return {};
 }
 
 std::vector<std::string> powershell_commands(const InstallPlan& p, const WindowsSetupArgs& a, const PlanMachine& m) {
@@ -78,12 +78,12 @@ ExitCode run_windows_setup(const WindowsSetupArgs& a) {
   std::string python = a.python;
   bool another = !a.driver.empty() || !a.gpus.empty() || a.no_gpu;
   std::string found_python;
-  std::string err = another ? machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen)
+  Status machine = another ? machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen)
                             : machine_from_doctor(m, seen, found_python);
   if (python.empty()) python = found_python;
-  if (err.empty()) err = plan_flags_error(python, a.with, "py launcher, conda, venvs");
-  if (!err.empty()) {
-    std::fprintf(stderr, "dlready setup: %s\n", err.c_str());
+  if (machine.ok()) machine = check_plan_flags(python, a.with, "py launcher, conda, venvs");
+  if (!machine.ok()) {
+    std::fprintf(stderr, "dlready setup: %s\n", machine.error().c_str());
     return ExitCode::usage;
   }
   m.python = python;

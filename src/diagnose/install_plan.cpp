@@ -159,8 +159,8 @@ std::optional<std::string> driver_floor(const PlanMachine& m, const std::string&
   return m.platform == "win-amd64" ? min_windows_driver_for_cuda(cuda) : min_driver_for_cuda(cuda);
 }
 
-// Why a variant cannot serve this machine ("" when it can).
-std::string variant_misfit(const TorchVariant& v, const PlanMachine& m) {
+// Why a variant cannot serve this machine; nullopt when it can.
+std::optional<std::string> variant_misfit(const TorchVariant& v, const PlanMachine& m) {
   if (m.driver)
     if (auto need = driver_floor(m, v.cuda); need && compare_versions(*m.driver, *need) < 0)
       return v.variant + " needs driver >= " + *need;
@@ -168,7 +168,7 @@ std::string variant_misfit(const TorchVariant& v, const PlanMachine& m) {
   for (const auto& g : m.gpus)
     if (!arch_list_covers(v.arch_list, g.first, g.second)) missing.push_back(sm(g));
   if (!missing.empty()) return v.variant + " has no kernels for " + join(missing, ", ") + " (" + v.arch_list + ")";
-  return "";
+  return std::nullopt;
 }
 
 // The one line the plan gives for a machine no single build fits: what each GPU alone would take.
@@ -286,26 +286,26 @@ std::optional<std::pair<int, int>> parse_compute_capability(const std::string& t
 
 namespace {
 
-// Why the machine cannot be planned for at all ("" when it can).
-std::string refuse_machine(const PlanMachine& m) {
+// Whether the machine can be planned for at all, else why not.
+Status check_plannable(const PlanMachine& m) {
   for (const auto& g : m.gpus)
     if (m.platform == "linux-aarch64" && g == std::pair<int, int>{8, 7})
-      return "sm_87 is Jetson Orin's integrated GPU, which runs only the wheels built for its JetPack: plan with "
-             "--jetpack (6.1, 6.2) instead of --gpu/--driver";
+      return Status::failure("sm_87 is Jetson Orin's integrated GPU, which runs only the wheels built for its JetPack: plan with "
+             "--jetpack (6.1, 6.2) instead of --gpu/--driver");
   // win-amd64: PyTorch builds its Windows wheels from the same CUDA variants as linux-x86_64 (uv's
   // torch backend plans both from one list, with Windows' own driver floors).
   if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64" && m.platform != "win-amd64")
-    return "unknown platform " + m.platform + " (linux-x86_64, linux-aarch64 or win-amd64)";
+    return Status::failure("unknown platform " + m.platform + " (linux-x86_64, linux-aarch64 or win-amd64)");
   // A driver newer than a GPU's last branch does not drive it: no wheel helps that machine.
   if (m.driver)
     for (const auto& [major, minor] : m.gpus)
       if (auto limit = last_driver_branch(major, minor))
         if (auto branch = parse_int(m.driver->substr(0, m.driver->find('.'))); branch && *branch > limit->last_branch)
-          return "driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch + "): R" +
+          return Status::failure("driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch + "): R" +
                  std::to_string(limit->last_branch) + " is the last driver branch for it; install a " +
                  std::to_string(limit->last_branch) + ".x driver and plan with --driver " +
-                 std::to_string(limit->last_branch) + ".x";
-  return "";
+                 std::to_string(limit->last_branch) + ".x");
+  return {};
 }
 
 // The newest variant of `release` that serves this machine, into p; each misfit of the first
@@ -321,8 +321,8 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
   auto variants = plannable_variants(m, release, missing);
   if (first) misfits.insert(misfits.end(), missing.begin(), missing.end());
   for (const auto& v : variants) {
-    if (std::string misfit = variant_misfit(v, m); !misfit.empty()) {
-      if (first) misfits.push_back(misfit);
+    if (auto misfit = variant_misfit(v, m)) {
+      if (first) misfits.push_back(*misfit);
       continue;
     }
     p.ok = true, p.release = release, p.variant = v.variant, p.cuda = v.cuda;
@@ -391,7 +391,10 @@ InstallPlan plan_install(const PlanMachine& m) {
   if (starts_with(m.platform, "macos-")) return plan_mac_install(m);
   if (!m.jetpack.empty() && !starts_with(m.jetpack, "7")) return plan_jetson(m);
   InstallPlan p;
-  if (p.error = refuse_machine(m); !p.error.empty()) return p;
+  if (Status plannable = check_plannable(m); !plannable.ok()) {
+    p.error = plannable.error();
+    return p;
+  }
   std::vector<std::string> releases;
   auto known = candidate_releases(m);
   if (known.empty()) {  // only an index can list nothing
@@ -450,38 +453,38 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"commands", commands}};
 }
 
-std::string macos_flag_error(const std::string& macos) {
+Status check_macos_version(const std::string& macos) {
   std::string bad = "--macos " + printable(macos, 40) + " is not a macOS version (14.5)";
   auto parts = split(macos, '.');
   for (const auto& p : parts)
-    if (!parse_int(p) || p.size() > 3) return bad;
-  if (parts.empty() || parts.size() > 3 || *parse_int(parts[0]) < 10 || *parse_int(parts[0]) > 99) return bad;
-  return "";
+    if (!parse_int(p) || p.size() > 3) return Status::failure(bad);
+  if (parts.empty() || parts.size() > 3 || *parse_int(parts[0]) < 10 || *parse_int(parts[0]) > 99) return Status::failure(bad);
+  return {};
 }
 
-std::string refuse_flag_value(const std::string& flag, const std::string& value) {
+Status check_flag_value(const std::string& flag, const std::string& value) {
   for (unsigned char c : value)
     if (c <= ' ' || c == '"' || c == '\'' || c == '`' || c == '\\' || c == 0x7f)
-      return flag + " '" + printable(value, 80) + "' has a space, a quote or a control character";
-  return "";
+      return Status::failure(flag + " '" + printable(value, 80) + "' has a space, a quote or a control character");
+  return {};
 }
 
-std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
+Status check_plan_flags(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
                              const std::string& index_url) {
-  if (python.empty()) return "no Python found (" + where_found + "): give its version with --python X.Y";
+  if (python.empty()) return Status::failure("no Python found (" + where_found + "): give its version with --python X.Y");
   auto parts = split(python, '.');
-  if (parts.size() != 2 || !parse_int(parts[0]) || !parse_int(parts[1])) return "--python " + printable(python, 40) + " is not X.Y (3.12)";
+  if (parts.size() != 2 || !parse_int(parts[0]) || !parse_int(parts[1])) return Status::failure("--python " + printable(python, 40) + " is not X.Y (3.12)");
   for (const auto& w : with) {
-    if (w.empty()) return "--with '' is not a package name";
-    if (auto why = refuse_flag_value("--with", w); !why.empty()) return why;
+    if (w.empty()) return Status::failure("--with '' is not a package name");
+    if (Status s = check_flag_value("--with", w); !s.ok()) return s;
   }
-  return refuse_flag_value("--index-url", index_url);
+  return check_flag_value("--index-url", index_url);
 }
 
-std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
+Status machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
                                PlanMachine& m, std::vector<std::string>& seen) {
-  if (no_gpu && (!gpus.empty() || !driver.empty())) return "--no-gpu goes with neither --gpu nor --driver";
-  if (!no_gpu && gpus.empty()) return "--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)";
+  if (no_gpu && (!gpus.empty() || !driver.empty())) return Status::failure("--no-gpu goes with neither --gpu nor --driver");
+  if (!no_gpu && gpus.empty()) return Status::failure("--driver needs --gpu sm_XY[,sm_XY] (or --no-gpu for a CPU-only machine)");
   std::vector<std::string> named;
   for (const auto& g : gpus) {
     for (const auto& one : split(g, ',')) {
@@ -492,9 +495,9 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
         std::set<std::pair<int, int>> ccs;
         for (const auto& k : known) ccs.insert({k.cc_major, k.cc_minor});
         if (known.empty())
-          return "--gpu '" + printable(one, 80) + "' is neither a compute capability (sm_61, 8.6 or 90) nor a GPU in dlready's table "
-                 "(H100, \"RTX 4090\", GH200, A100, ...)";
-        if (ccs.size() > 1) return "--gpu " + printable(one, 80) + " names GPUs of different compute capabilities: give sm_XY";
+          return Status::failure("--gpu '" + printable(one, 80) + "' is neither a compute capability (sm_61, 8.6 or 90) nor a GPU in dlready's table "
+                 "(H100, \"RTX 4090\", GH200, A100, ...)");
+        if (ccs.size() > 1) return Status::failure("--gpu " + printable(one, 80) + " names GPUs of different compute capabilities: give sm_XY");
         cc = *ccs.begin();
         named.push_back(one + " = " + known.front().name + ", sm_" + std::to_string(cc->first) + std::to_string(cc->second) +
                         " (data/gpus.tsv)");
@@ -504,15 +507,15 @@ std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus
   }
   for (const auto& n : named) seen.push_back(n);
   if (!driver.empty()) {
-    if (!parse_int(split(driver, '.').front())) return "--driver '" + printable(driver, 80) + "' is not a driver version (550.54.15)";
+    if (!parse_int(split(driver, '.').front())) return Status::failure("--driver '" + printable(driver, 80) + "' is not a driver version (550.54.15)");
     m.driver = driver;
   }
   seen.push_back("the machine given: " + (no_gpu ? std::string("no GPU") : "GPUs " + join(gpus, ",")) +
                  (driver.empty() ? "" : ", driver " + driver));
-  return "";
+  return {};
 }
 
-std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen) {
+Status machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen) {
   Derived d = derive(f);
   if (f.arm && f.arm->tegra && f.arm->jetpack) {
     m.jetpack = *f.arm->jetpack;
@@ -525,10 +528,10 @@ std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::
                    " (" + g.source + ")");
   }
   if (d.gpu_evidence && d.gpu_archs.empty())
-    return "an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY";
+    return Status::failure("an NVIDIA GPU is here but its compute capability is unknown (see dlready doctor); plan with --gpu sm_XY");
   seen.push_back(m.gpus.empty() ? "this machine: no NVIDIA GPU (dlready doctor)"
                                 : "this machine: driver " + d.driver_version.value_or("unknown"));
-  return "";
+  return {};
 }
 
 }  // namespace dlready

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status.hpp"
 #include "facts/facts.hpp"
 
 namespace dlready {
@@ -61,26 +62,26 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
                                  const std::vector<std::string>& commands);
 
 // Another machine as `setup --gpu/--driver/--no-gpu` give it, into `m` (and a line for `seen`);
-// "" when the flags describe one, else what is wrong with them (a usage error).
-std::string machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
+// fails with what is wrong with the flags (a usage error).
+[[nodiscard]] Status machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
                                PlanMachine& m, std::vector<std::string>& seen);
 
 // This machine as the doctor's facts describe it: the driver and each GPU's compute capability,
-// into `m` (with what was seen); "" when the plan can go on, else why not.
-std::string machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen);
+// into `m` (with what was seen); fails with why the plan cannot go on.
+[[nodiscard]] Status machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen);
 
 // What is wrong with setup's Python and --with values in the builds that only print commands
 // (Windows', macOS'): "" when nothing, else the usage error. `where_found` names where Python was
 // looked for when none was given or found.
 // The one check of a setup flag's value on every platform: a value printed in the plan's commands
 // (each quoted for its shell: POSIX sh, PowerShell) and written into pip's argument list and
-// environment.yml has no space, quote, backtick, backslash or control character ("" = accepted).
-std::string refuse_flag_value(const std::string& flag, const std::string& value);
-std::string plan_flags_error(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
+// environment.yml has no space, quote, backtick, backslash or control character.
+[[nodiscard]] Status check_flag_value(const std::string& flag, const std::string& value);
+[[nodiscard]] Status check_plan_flags(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
                              const std::string& index_url = "");
 
-// What is wrong with a --macos value ("" when it is a macOS version: 14, 14.5, 10.15.7).
-std::string macos_flag_error(const std::string& macos);
+// A --macos value is a macOS version (14, 14.5, 10.15.7), else fails saying so.
+[[nodiscard]] Status check_macos_version(const std::string& macos);
 
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);

@@ -90,23 +90,23 @@ bool on_path(const std::string& program) {
 
 }  // namespace
 
-std::string refuse_target(const std::string& dir, const std::string& python) {
+Status check_target(const std::string& dir, const std::string& python) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return "";
-  if (!fs::is_directory(dir, ec)) return dir + " is not a folder";
+  if (!fs::exists(dir, ec)) return {};
+  if (!fs::is_directory(dir, ec)) return Status::failure(dir + " is not a folder");
   if (std::string cfg_path = (fs::path(dir) / "pyvenv.cfg").string(); fs::exists(cfg_path, ec)) {
     auto cfg = read_regular_file(cfg_path, 64 << 10, "a pyvenv.cfg");  // a FIFO or /dev/zero is refused
-    if (!cfg.bytes) return cfg.error;
+    if (!cfg.bytes) return Status::failure(cfg.error);
     for (const char* key : {"version", "version_info"})  // python -m venv's, uv's
       if (auto v = find_assignment(*cfg.bytes, key); v && !starts_with(*v + ".", python + "."))
-        return dir + " is a virtual environment of Python " + *v + ", not " + python +
-               ": give --python " + v->substr(0, v->rfind('.')) + ", or another folder";
-    return "";
+        return Status::failure(dir + " is a virtual environment of Python " + *v + ", not " + python +
+               ": give --python " + v->substr(0, v->rfind('.')) + ", or another folder");
+    return {};
   }
-  if (fs::is_empty(dir, ec)) return "";
-  return dir + " is not a virtual environment (no pyvenv.cfg) and not empty: dlready setup never installs into a "
+  if (fs::is_empty(dir, ec)) return {};
+  return Status::failure(dir + " is not a virtual environment (no pyvenv.cfg) and not empty: dlready setup never installs into a "
                "system Python or its global site-packages (pip would change what the system's own tools use); "
-               "give a new folder, e.g. dlready setup ~/venvs/torch";
+               "give a new folder, e.g. dlready setup ~/venvs/torch");
 }
 
 namespace {
@@ -275,8 +275,8 @@ bool satisfies(const std::string& installed, const InstallPlan& plan) {
 }
 
 ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
-  if (auto why = refuse_target(req.env_dir, req.python); !why.empty()) {
-    std::fprintf(stderr, "dlready setup: %s\n", why.c_str());
+  if (Status target = check_target(req.env_dir, req.python); !target.ok()) {
+    std::fprintf(stderr, "dlready setup: %s\n", target.error().c_str());
     return ExitCode::usage;
   }
   std::string tool = req.tool == "auto" ? (on_path("uv") ? "uv" : "pip") : req.tool;

@@ -24,9 +24,9 @@ struct InstallRequest {
 
 // Carries out `plan` (ok) for `req`, printing each step; the command's exit status.
 ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req);
-// Why the folder cannot take the install ("" when it can): a virtual environment of that Python, or a
+// Whether the folder can take the install (else why not): a virtual environment of that Python, or a
 // new or empty folder — never a Python installation's own prefix. The dry run asks it too.
-std::string refuse_target(const std::string& dir, const std::string& python);
+[[nodiscard]] Status check_target(const std::string& dir, const std::string& python);
 
 // --conda NAME: writes ./environment.yml for the plan (pip inside conda: PyTorch publishes no conda
 // packages after 2.5), then `conda env update` (mamba's when there) and the proof through

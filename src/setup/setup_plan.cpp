@@ -47,29 +47,29 @@ bool plans_another_machine(const SetupRequest& a) {
 namespace {
 
 // A Mac from another machine: its macOS and Python as flags; CUDA's flags do not apply there.
-std::string mac_from_flags(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
-  if (!a.gpus.empty() || !a.driver.empty()) return "--gpu and --driver describe NVIDIA GPUs: CUDA does not exist on macOS";
-  if (a.macos.empty()) return "--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5";
-  if (auto why = macos_flag_error(a.macos); !why.empty()) return why;
-  if (a.python.empty()) return "--platform " + a.platform + " needs the Mac's Python version: --python 3.12";
+Status mac_from_flags(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
+  if (!a.gpus.empty() || !a.driver.empty()) return Status::failure("--gpu and --driver describe NVIDIA GPUs: CUDA does not exist on macOS");
+  if (a.macos.empty()) return Status::failure("--platform " + a.platform + " needs the Mac's macOS version: --macos 14.5");
+  if (Status why = check_macos_version(a.macos); !why.ok()) return why;
+  if (a.python.empty()) return Status::failure("--platform " + a.platform + " needs the Mac's Python version: --python 3.12");
   m.macos = a.macos;
   seen.push_back("the Mac given: " + a.platform.substr(6) + ", macOS " + a.macos + ", Python " + a.python);
-  return "";
+  return {};
 }
 
-// The machine to plan for: the flags', or this one as the doctor sees it. "" when it can be read.
-std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
+// The machine to plan for: the flags', or this one as the doctor sees it; fails with why it cannot be read.
+Status machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
   if (starts_with(a.platform, "macos-")) return mac_from_flags(a, m, seen);
-  if (!a.macos.empty()) return "--macos goes with --platform macos-arm64 or macos-x86_64";
+  if (!a.macos.empty()) return Status::failure("--macos goes with --platform macos-arm64 or macos-x86_64");
   if (!a.jetpack.empty()) {
-    if (!a.gpus.empty() || !a.driver.empty() || a.no_gpu) return "--jetpack describes a Jetson: without --gpu, --driver or --no-gpu";
-    if (!a.platform.empty() && a.platform != "linux-aarch64") return "--jetpack goes with --platform linux-aarch64";
+    if (!a.gpus.empty() || !a.driver.empty() || a.no_gpu) return Status::failure("--jetpack describes a Jetson: without --gpu, --driver or --no-gpu");
+    if (!a.platform.empty() && a.platform != "linux-aarch64") return Status::failure("--jetpack goes with --platform linux-aarch64");
     auto parts = split(a.jetpack, '.');
     if (parts.empty() || parts.size() > 3 || !parse_int(parts[0]) || a.jetpack.size() > 8)
-      return "--jetpack " + printable(a.jetpack, 40) + " is not a JetPack version (6.1)";
+      return Status::failure("--jetpack " + printable(a.jetpack, 40) + " is not a JetPack version (6.1)");
     m.jetpack = a.jetpack;
     seen.push_back("the Jetson given: JetPack " + a.jetpack);
-    return "";
+    return {};
   }
   if (plans_another_machine(a)) return machine_from_flags(a.no_gpu, a.gpus, a.driver, m, seen);
   GatherOptions opt;
@@ -77,7 +77,7 @@ std::string machine_of(const SetupRequest& a, PlanMachine& m, std::vector<std::s
   opt.load_root_drivers = a.load_root_drivers;
   opt.env = process_environment();
   auto e = examine(opt);
-  if (!e.error.empty()) return e.error;
+  if (!e.error.empty()) return Status::failure(e.error);
   return machine_from_facts(e.facts, m, seen);
 }
 
@@ -107,21 +107,21 @@ std::vector<std::string> commands_of(const InstallPlan& p, const SetupRequest& a
           "VIRTUAL_ENV=" + shell_quote(a.env_dir) + " dlready doctor"};
 }
 
-std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
+Status plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std::string>& seen) {
   std::vector<std::pair<std::string, std::string>> values{{"--index-url", a.index_url}, {"--torch-index", a.torch_index},
                                                           {"--torch", a.torch}, {"--python", a.python}};
   for (const auto& w : a.with) values.push_back({"--with", w});
   for (char c : a.env_dir)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return "ENV " + printable(a.env_dir, 200) + " holds a control character: choose a plain folder name";
+      return Status::failure("ENV " + printable(a.env_dir, 200) + " holds a control character: choose a plain folder name");
     }
   for (const auto& [flag, v] : values)
-    if (auto why = refuse_flag_value(flag, v); !why.empty()) return why;
-  if (auto err = machine_of(a, m, seen); !err.empty()) return err;
+    if (Status why = check_flag_value(flag, v); !why.ok()) return why;
+  if (Status err = machine_of(a, m, seen); !err.ok()) return err;
   m.python = a.python.empty() ? path_python_version() : a.python;
-  if (m.python.empty()) return "no python3 on PATH: give the environment's version with --python X.Y";
+  if (m.python.empty()) return Status::failure("no python3 on PATH: give the environment's version with --python X.Y");
   if (split(m.python, '.').size() != 2 || !parse_int(split(m.python, '.')[0]) || !parse_int(split(m.python, '.')[1]))
-    return "--python '" + printable(m.python, 80) + "' is not X.Y (3.11)";
+    return Status::failure("--python '" + printable(m.python, 80) + "' is not X.Y (3.11)");
   m.platform = !a.platform.empty() ? a.platform : !m.jetpack.empty() ? "linux-aarch64" : this_platform();
   m.torch = a.torch;
   m.index_url = a.index_url;
@@ -136,7 +136,7 @@ std::string plan_machine(const SetupRequest& a, PlanMachine& m, std::vector<std:
   else if (!m.jetpack.empty() && !starts_with(m.jetpack, "7")) m.index_note = "a Jetson's plan is its JetPack's index";
   else if (!a.offline) m.index = read_torch_indexes(m, m.index_note);
   else m.index_note = "--offline";
-  return "";
+  return {};
 }
 
 }  // namespace dlready

@@ -35,8 +35,8 @@ struct SetupRequest {
 
 // The machine to plan for from the request (its flags, else this machine as the doctor sees it),
 // the environment's Python, the indexes (read once a day unless offline); `seen` says what was
-// read. "" when it could be, else why not (a usage error).
-std::string plan_machine(const SetupRequest& request, PlanMachine& m, std::vector<std::string>& seen);
+// read; fails with why it could not be (a usage error).
+[[nodiscard]] Status plan_machine(const SetupRequest& request, PlanMachine& m, std::vector<std::string>& seen);
 bool plans_another_machine(const SetupRequest& request);
 nlohmann::json plan_json(const InstallPlan& p, const PlanMachine& m, const SetupRequest& request,
                          const std::vector<std::string>& seen, const std::vector<std::string>& commands);
