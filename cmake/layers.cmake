@@ -108,7 +108,7 @@ dlready_platform_layer(dlready_diagnose diagnose
   src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp src/diagnose/rules_devices.cpp
   src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_services.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/mac_wheels.cpp src/diagnose/rules_arm.cpp
-  src/diagnose/gpu_code.cpp
+  src/diagnose/gpu_code.cpp src/diagnose/error_signatures.cpp
   src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/install_plan_macos.cpp src/diagnose/idle_threads.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
 target_link_libraries(dlready_diagnose PUBLIC dlready_facts dlready_platform)
 dlready_platform_layer(dlready_report report
@@ -133,7 +133,7 @@ target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose dlready_os)
 dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/main.cpp src/cli/command_table.cpp linux:src/cli/front_end_linux.cpp windows:src/cli/front_end_windows.cpp
   macos:src/cli/front_end_macos.cpp
-  src/cli/doctor_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
+  src/cli/doctor_command.cpp src/cli/explain_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
   linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
   linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
   linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp src/cli/capture_command.cpp

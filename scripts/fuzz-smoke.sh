@@ -5,13 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-15}
 targets=(ld_cache text_parsers root_files idx elf sealed audit_log pickle json node_message safetensors checkpoint pe
-         capture_manifest index_page macho)
+         capture_manifest index_page macho error_signatures)
 cmake --preset fuzz >/dev/null
 # Only the fuzz targets (and the layers they link): the CLI is not built a second time here.
 cmake --build --preset fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >/dev/null
 # The readers of long untrusted text are given 1 MB inputs (issue 57: a long line once overflowed
 # the stack of a regex); the others keep libFuzzer's default length.
-declare -A max_len=([text_parsers]=1048576 [root_files]=1048576)
+declare -A max_len=([text_parsers]=1048576 [root_files]=1048576 [error_signatures]=1048576)
 for t in "${targets[@]}"; do
   bin=build/fuzz/tests/fuzz/fuzz_$t
   len=()

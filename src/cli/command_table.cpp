@@ -15,6 +15,10 @@ constexpr CommandInfo kCommands[] = {
     {"doctor",
      "Probe the GPU deep-learning stack, diagnose it, recommend fixes",
      kEveryPlatform, ""},
+    {"explain",
+     "The cause and the fix of an error message or traceback (its text, --from FILE, or piped in); "
+     "explain ID: a finding's entry",
+     kEveryPlatform, ""},
     {"train",
      "Train the tutorials' reference job (MNIST-format data) on LibTorch",
      kLinux, kNeedsLinuxTorch},

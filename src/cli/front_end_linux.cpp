@@ -5,6 +5,7 @@
 #include "cli/capture_command.hpp"
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
+#include "cli/explain_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/launch_command.hpp"
 #include "setup/lock_hashes.hpp"
@@ -96,6 +97,7 @@ std::optional<int> start_process(int, char**) { return std::nullopt; }
 
 std::vector<CommandGroup> platform_commands() {
   return {doctor_command_group(),
+          explain_command_group(),
           single_command<TrainOptions>("train", add_train_command, run_train),
           single_command<VerifyOptions>("verify", add_verify_command, run_verify),
           single_command<BenchOptions>("bench", add_bench_command, run_bench),

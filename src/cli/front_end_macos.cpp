@@ -3,6 +3,7 @@
 #include "cli/capture_command.hpp"
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
+#include "cli/explain_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/setup_command_macos.hpp"
 #include "cli/snapshot_command.hpp"
@@ -26,7 +27,7 @@ std::optional<int> start_process(int argc, char** argv) {
 }
 
 std::vector<CommandGroup> platform_commands() {
-  return {doctor_command_group(), snapshot_command_group(),
+  return {doctor_command_group(), explain_command_group(), snapshot_command_group(),
           single_command<MacosSetupArgs>("setup", add_macos_setup_command, run_macos_setup),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture)};
 }

@@ -10,6 +10,7 @@
 #include "cli/capture_command.hpp"
 #include "cli/command_table.hpp"
 #include "cli/doctor_command.hpp"
+#include "cli/explain_command.hpp"
 #include "cli/front_end.hpp"
 #include "cli/setup_command_windows.hpp"
 #include "cli/snapshot_command.hpp"
@@ -36,7 +37,7 @@ std::optional<int> start_process(int argc, char** argv) {
 }
 
 std::vector<CommandGroup> platform_commands() {
-  return {doctor_command_group(), snapshot_command_group(),
+  return {doctor_command_group(), explain_command_group(), snapshot_command_group(),
           single_command<WindowsSetupArgs>("setup", add_windows_setup_command, run_windows_setup),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture)};
 }

@@ -3,6 +3,7 @@
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/compat.hpp"
+#include "diagnose/error_signatures.hpp"
 #include "report/render.hpp"
 
 namespace dlready {
@@ -225,6 +226,10 @@ std::string render_findings_catalogue_markdown() {
         header = true;
       }
       out += std::string("### `") + e.id + "` (" + to_string(e.severity) + ")\n\n**" + e.title + ".** " + e.meaning + "\n\n";
+      // The messages that point to it (dlready explain recognises them).
+      for (const auto* s : signatures_for_finding(e.id))
+        out += "- message: `" + readable_pattern(*s) + "` (" + s->printed_by + ")\n";
+      if (!signatures_for_finding(e.id).empty()) out += "\n";
     }
   }
   return out;

@@ -1,0 +1,244 @@
+#include "cli/explain_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include "cli/usage_hints.hpp"
+#include "core/json_text.hpp"
+#include "core/scan.hpp"
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/error_signatures.hpp"
+#include "doctor/examine.hpp"
+#include "os/bounded_file.hpp"
+#include "os/terminal.hpp"
+#include "platform/platform_record.hpp"
+
+namespace dlready {
+
+void add_explain_command(CLI::App& app, ExplainArgs& a) {
+  auto* cmd = app.get_subcommand("explain");
+  cmd->add_option("text", a.text,
+                  "The error message (quoted), - for standard input, or a finding id (dlready explain arch-not-supported)");
+  cmd->add_option("--from", a.from, "Read the message or traceback from FILE");
+  cmd->add_flag("--json", a.json, "Machine-readable (schema dlready.explain/1 in docs/json-schema.md)");
+  cmd->add_flag("--no-examine", a.no_examine,
+                "Explain from the message alone (it came from another machine); by default the doctor examines this one");
+  if (!this_platform().reads_roots) return;
+  cmd->add_option("--root", a.root, "Examine the machine under DIR (a capture, a mounted system) instead of this one")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--load-root-drivers", a.load_root_drivers, kLoadRootDriversHelp);
+}
+
+namespace {
+
+constexpr uint64_t kMaxText = 16u << 20;  // a traceback with its log: a few hundred KiB
+
+void say_error(const std::string& what) { std::fprintf(stderr, "dlready explain: %s\n", what.c_str()); }
+
+const char* mark(Severity s) { return s == Severity::error ? "✗" : s == Severity::warning ? "!" : "i"; }
+
+// Standard input, at most kMaxText bytes; nullopt with `error` beyond.
+std::optional<std::string> read_stdin(std::string& error) {
+  std::string text;
+  char buf[65536];
+  while (size_t n = std::fread(buf, 1, sizeof buf, stdin)) {
+    text.append(buf, n);
+    if (text.size() > kMaxText) {
+      error = "standard input holds more than 16 MiB: give the error and its traceback only";
+      return std::nullopt;
+    }
+  }
+  return text;
+}
+
+// The text to explain: the arguments, --from's file, or standard input when it is not a terminal.
+std::optional<std::string> text_of(const ExplainArgs& a, std::string& error) {
+  if (!a.from.empty()) {
+    if (!a.text.empty()) {
+      error = "give the message as arguments or with --from, not both";
+      return std::nullopt;
+    }
+    FileBytes f = read_regular_file(a.from, kMaxText, "a message or traceback");
+    if (!f.bytes) error = printable(f.error, 400);
+    return f.bytes;
+  }
+  if (a.text.size() == 1 && a.text[0] == "-") return read_stdin(error);
+  if (!a.text.empty()) return join(a.text, " ");
+  if (is_terminal(0)) {
+    error = "give the error message: dlready explain 'MESSAGE', --from FILE, or pipe it (python train.py 2>&1 | dlready "
+            "explain)";
+    return std::nullopt;
+  }
+  return read_stdin(error);
+}
+
+// The site-packages folders whose torch a traceback's paths name (".../site-packages/torch/...",
+// "...\\Lib\\site-packages\\torch\\..."), in the order they appear.
+std::vector<std::string> traceback_site_packages(std::string_view text) {
+  std::vector<std::string> out;
+  for (const char* marker : {"site-packages", "dist-packages"}) {
+    LinearFinder finder(marker);
+    for (size_t at = finder.find(text, 0); at != std::string_view::npos; at = finder.find(text, at + 1)) {
+      size_t end = at + std::string_view(marker).size();
+      if (text.substr(end + 1, 5) != "torch" || (text[end] != '/' && text[end] != '\\')) continue;
+      size_t start = text.find_last_of(" \t\n\"'(`", at);
+      start = start == std::string_view::npos ? 0 : start + 1;
+      std::string folder = printable(std::string(text.substr(start, end - start)), 400);
+      if (std::find(out.begin(), out.end(), folder) == out.end()) out.push_back(folder);
+    }
+  }
+  return out;
+}
+
+// A line for each torch the message shows that the examination did not read: the cause may be
+// in that environment, not in the ones examined.
+std::string other_environments(std::string_view text, const Examination& e) {
+  std::string out;
+  for (const auto& shown : traceback_site_packages(text)) {
+    bool examined = false;
+    for (const auto& env : e.facts.python.envs)
+      for (const auto& sp : env.site_packages) examined |= sp == shown;
+    if (examined) continue;
+    size_t lib = shown.rfind("/lib/python");
+    size_t win = shown.rfind("\\Lib\\site-packages");
+    std::string prefix = lib != std::string::npos ? shown.substr(0, lib) : win != std::string::npos ? shown.substr(0, win) : shown;
+    // In the examined machine's shell: export on Linux and macOS, PowerShell's $env: on Windows.
+    const PlatformRecord& shell = platform_of(e.facts);
+    bool posix = shell.platform != Platform::windows;
+    out += "The message's torch is in " + shown + ", which this examination did not read: examine that environment with " +
+           set_variable(shell, "VIRTUAL_ENV", posix ? shell_quote(prefix) : prefix) + "; dlready doctor (CONDA_PREFIX " +
+           "for a conda environment).\n";
+  }
+  return out;
+}
+
+struct Cause {
+  std::string id;
+  bool confirmed = false;
+  Finding finding;  // the doctor's (confirmed), else the catalogue's
+};
+
+// The findings the messages point to, each confirmed by this machine's examination or not.
+std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const Examination* e) {
+  std::vector<Cause> out;
+  std::set<std::string> seen;
+  for (const auto& m : matches)
+    for (const auto& id : m.signature->findings) {
+      if (!seen.insert(id).second) continue;
+      Cause c{id, false, make_finding(id)};
+      if (e)
+        for (const auto& f : e->report.findings)
+          if (f.id == id) c.confirmed = true, c.finding = f;
+      out.push_back(c);
+    }
+  // Confirmed causes first; among the rest, the table's order (most likely first).
+  std::stable_partition(out.begin(), out.end(), [](const Cause& c) { return c.confirmed; });
+  return out;
+}
+
+std::string text_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined,
+                        const std::string& elsewhere) {
+  std::string out = "dlready explain — " + std::to_string(matches.size()) + " known message" +
+                    (matches.size() == 1 ? "" : "s") + "\n";
+  for (const auto& m : matches) {
+    out += "\n  line " + std::to_string(m.line_number) + ": " + m.line + "\n";
+    out += "    printed by " + m.signature->printed_by + "\n";
+    out += "    → " + signature_advice(m) + "\n";
+  }
+  bool any_confirmed = false;
+  out += "\nCauses\n";
+  for (const auto& c : causes) {
+    any_confirmed |= c.confirmed;
+    out += std::string(mark(c.finding.severity)) + " " + c.finding.title + "  [" + c.id + "] — " +
+           (c.confirmed ? "confirmed on this machine" : examined ? "possible (this machine does not show it)" : "likely") +
+           "\n";
+    if (c.confirmed) {
+      for (const auto& ev : c.finding.evidence) out += "    · " + ev + "\n";
+      for (const auto& fx : c.finding.fix) out += "    → " + fx + "\n";
+    } else {
+      out += "    " + std::string(catalogue_entry(c.id).meaning) + "\n";
+    }
+  }
+  if (!elsewhere.empty()) out += "\n" + elsewhere;
+  if (examined && !any_confirmed && elsewhere.empty())
+    out += "\nThis machine shows none of these causes: the message may come from another machine or environment; "
+           "run dlready doctor there (with VIRTUAL_ENV or CONDA_PREFIX of the environment that failed).\n";
+  if (!examined) out += "\nFrom the message alone: dlready doctor on the machine that printed it confirms the cause.\n";
+  return out;
+}
+
+nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined) {
+  nlohmann::json messages = nlohmann::json::array(), findings = nlohmann::json::array();
+  for (const auto& m : matches)
+    messages.push_back({{"signature", m.signature->id}, {"line", m.line_number}, {"text", m.line},
+                        {"printed_by", m.signature->printed_by}, {"values", m.values}, {"advice", signature_advice(m)},
+                        {"findings", m.signature->findings}, {"seen_in", m.signature->seen_in}});
+  for (const auto& c : causes)
+    findings.push_back({{"id", c.id}, {"severity", to_string(c.finding.severity)}, {"title", c.finding.title},
+                        {"confidence", c.confirmed ? "confirmed" : "likely"}, {"evidence", c.finding.evidence},
+                        {"fix", c.finding.fix}});
+  return {{"schema", "dlready.explain/1"}, {"examined", examined}, {"messages", messages}, {"findings", findings}};
+}
+
+// `dlready explain ID`: the finding's entry and the messages that point to it.
+std::string finding_entry(const CatalogueEntry& e) {
+  std::string out = std::string(mark(e.severity)) + " " + e.id + " (" + to_string(e.severity) + "): " + e.title + "\n\n" +
+                    e.meaning + "\n";
+  auto signatures = signatures_for_finding(e.id);
+  if (!signatures.empty()) out += "\nMessages that point to it:\n";
+  for (const auto* s : signatures) out += "  \"" + readable_pattern(*s) + "\" (" + s->printed_by + ")\n";
+  out += "\nOn this machine: dlready doctor (it says whether " + std::string(e.id) + " applies, with the evidence and the fix)\n";
+  return out;
+}
+
+const CatalogueEntry* entry_named(const std::vector<std::string>& text) {
+  if (text.size() != 1) return nullptr;
+  for (const auto& e : catalogue())
+    if (text[0] == e.id) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+CommandGroup explain_command_group() { return single_command<ExplainArgs>("explain", add_explain_command, run_explain); }
+
+ExitCode run_explain(const ExplainArgs& a) {
+  if (const CatalogueEntry* e = entry_named(a.text)) {
+    std::fputs(finding_entry(*e).c_str(), stdout);
+    return ExitCode::ok;
+  }
+  std::string error;
+  auto text = text_of(a, error);
+  if (!text) {
+    say_error(error);
+    return ExitCode::usage;
+  }
+  auto matches = match_error_signatures(*text);
+  std::optional<Examination> e;
+  if (!matches.empty() && !a.no_examine) {
+    GatherOptions opt;
+    opt.root = a.root;
+    opt.env = process_environment();
+    opt.load_root_drivers = a.load_root_drivers;
+    complete_live_options(opt, a.root == "/");  // a root's scans are not cached
+    e = examine(opt);
+    if (!e->error.empty()) {
+      say_error(e->error);
+      return ExitCode::usage;
+    }
+  }
+  bool examined = e && e->error.empty();
+  auto causes = causes_of(matches, examined ? &*e : nullptr);
+  std::string out = a.json ? json_text(json_report(matches, causes, examined), 2) + "\n"
+                  : matches.empty()
+                      ? "dlready explain: no message dlready knows in the text (" + std::to_string(lines(*text).size()) +
+                            (lines(*text).size() == 1 ? " line" : " lines") +
+                            "): run dlready doctor on the machine that printed it\n"
+                      : text_report(matches, causes, examined, examined ? other_environments(*text, *e) : "");
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return matches.empty() ? ExitCode::failed : ExitCode::ok;
+}
+
+}  // namespace dlready

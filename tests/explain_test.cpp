@@ -1,0 +1,194 @@
+// `dlready explain` through the binary: every error signature recognises the message a public report
+// quotes (data/error_signatures.tsv names the report), the causes are confirmed on a fixture
+// machine or said to be likely, a finding's entry is printed by id, and a stranger's text gets one
+// line and the right exit status.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/error_signatures.hpp"
+#include "fixture.hpp"
+
+namespace dlready::test {
+namespace {
+
+CommandRun explain(const std::string& args, const std::string& stdin_text = "", const std::string& env = "") {
+  Fixture in;
+  in.write("/in.txt", stdin_text);
+  return run_command(env + " " + DLREADY_BINARY + " explain " + args + " < " + in.root + "/in.txt 2>&1");
+}
+
+nlohmann::json explained(const std::string& message) {
+  auto run = explain("--no-examine --json -", message);
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << run.out;
+  return j;
+}
+
+// Each signature with a message as a public report quotes it (the row's `seen in`), and the values
+// it must read from it.
+struct RealMessage {
+  const char* signature;
+  const char* message;
+  std::map<std::string, std::string> values;
+};
+
+const std::vector<RealMessage>& real_messages() {
+  static const std::vector<RealMessage> m = {
+      {"arch-not-compatible",
+       "/usr/lib/python3.11/site-packages/torch/cuda/__init__.py:209: UserWarning:\nNVIDIA GeForce RTX 5090 with CUDA "
+       "capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports "
+       "CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+       {{"gpu", "NVIDIA GeForce RTX 5090"}, {"cc", "120"}}},
+      {"no-kernel-image", "RuntimeError: CUDA error: no kernel image is available for execution on the device", {}},
+      {"driver-too-old",
+       "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
+       "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+       {{"driver", "11040"}, {"driver_cuda", "11.4"}}},
+      {"not-compiled-with-cuda", "    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch "
+                                 "not compiled with CUDA enabled", {}},
+      {"undefined-symbol-versioned",
+       "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: "
+       "undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+       {{"library", "/usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12"},
+        {"symbol", "__nvJitLinkAddData_12_1"},
+        {"version", "libnvJitLink.so.12"}}},
+      {"undefined-symbol",
+       "ImportError: /root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined "
+       "symbol: ncclCommRegister",
+       {{"library", "/root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so"},
+        {"symbol", "ncclCommRegister"}}},
+      {"cannot-open-shared-object",
+       "    from torch._C import *  # noqa: F403\nImportError: libcudnn.so.8: cannot open shared object file: No such file "
+       "or directory",
+       {{"library", "libcudnn.so.8"}}},
+      {"winerror-126",
+       "OSError: [WinError 126] The specified module could not be found. Error loading "
+       "\"C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+       {{"dll", "C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"},
+        {"reason", "The specified module could not be found."}}},
+      {"nvml-version-mismatch", "Failed to initialize NVML: Driver/library version mismatch", {}},
+      {"numpy2-abi", "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.", {}},
+      {"numpy-array-api",
+       "<stdin>:1: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered internally at "
+       "..\\torch\\csrc\\utils\\tensor_numpy.cpp:84.)",
+       {}},
+      {"expandable-segment-assert",
+       "RuntimeError: !block->expandable_segment_ INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp\":2814, "
+       "please report a bug to PyTorch.",
+       {}},
+      {"no-cuda-gpus", "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available", {}},
+  };
+  return m;
+}
+
+TEST(Explain, EverySignatureRecognisesTheMessageAPublicReportQuotes) {
+  std::set<std::string> tested;
+  for (const auto& r : real_messages()) {
+    tested.insert(r.signature);
+    auto j = explained(r.message);
+    ASSERT_FALSE(j.is_discarded());
+    ASSERT_EQ(j["messages"].size(), 1u) << r.signature << ": " << j.dump(1);
+    const auto& m = j["messages"][0];
+    EXPECT_EQ(m["signature"], r.signature) << j.dump(1);
+    for (const auto& [name, value] : r.values) EXPECT_EQ(m["values"].value(name, ""), value) << r.signature << " " << name;
+    EXPECT_FALSE(j["findings"].empty()) << r.signature;
+    for (const auto& f : j["findings"]) EXPECT_EQ(f["confidence"], "likely") << "nothing was examined";
+    EXPECT_EQ(m["advice"].get<std::string>().find("{"), std::string::npos) << "every {value} filled: " << m["advice"];
+  }
+  // The table and the catalogue agree: every signature is tested here, every finding it names exists.
+  std::set<std::string> ids;
+  for (const auto& e : catalogue()) ids.insert(e.id);
+  for (const auto& s : error_signatures()) {
+    EXPECT_TRUE(tested.count(s.id)) << s.id << " has no real message in this test";
+    EXPECT_TRUE(starts_with(s.seen_in, "https://")) << s.id << ": a public report quoting the message";
+    for (const auto& f : s.findings) EXPECT_TRUE(ids.count(f)) << s.id << " names " << f << ", not in the catalogue";
+  }
+}
+
+// The message on this machine (a fixture root): the doctor confirms the cause and gives its fix.
+TEST(Explain, ACauseIsConfirmedOnTheMachineWithTheDoctorsFix) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_torch_venv(f, "/home/alice/venv2", TorchSpec{"2.11.0+cpu", "", {}, {}});
+  std::string traceback =
+      "Traceback (most recent call last):\n  File \"/home/alice/venv2/lib/python3.11/site-packages/torch/cuda/__init__.py\", "
+      "line 310, in _lazy_init\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not "
+      "compiled with CUDA enabled\n";
+  auto run = explain("--load-root-drivers --root " + f.root, traceback, f.env_command());
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("[torch-cpu-only] — confirmed on this machine"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("download.pytorch.org/whl/cu"), std::string::npos) << "the doctor's fix: " << run.out;
+  EXPECT_EQ(run.out.find("which this examination did not read"), std::string::npos) << run.out;
+  auto j = nlohmann::json::parse(explain("--json --load-root-drivers --root " + f.root, traceback, f.env_command()).out,
+                                 nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["examined"], true);
+  EXPECT_EQ(j["findings"][0]["id"], "torch-cpu-only");
+  EXPECT_EQ(j["findings"][0]["confidence"], "confirmed");
+}
+
+// A traceback from an environment the doctor did not read: said, with the command that reads it.
+TEST(Explain, ATracebackFromAnotherEnvironmentIsNamed) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  std::string traceback =
+      "  File \"/home/bob/envs/old/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n"
+      "    from torch._C import *  # noqa: F403\nImportError: libcudnn.so.8: cannot open shared object file: No such file "
+      "or directory\n";
+  auto run = explain("--load-root-drivers --root " + f.root, traceback, f.env_command());
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("The message's torch is in /home/bob/envs/old/lib/python3.10/site-packages, which this "
+                         "examination did not read: examine that environment with export VIRTUAL_ENV=/home/bob/envs/old; "
+                         "dlready doctor"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("[cuda-lib-unresolvable] — possible (this machine does not show it)"), std::string::npos) << run.out;
+}
+
+TEST(Explain, AFindingIdPrintsItsEntryAndTheMessagesThatPointToIt) {
+  auto run = explain("driver-too-old");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_NE(run.out.find("driver-too-old (error): The NVIDIA driver is too old for the installed PyTorch"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("\"The NVIDIA driver on your system is too old (found version {driver}\" (PyTorch"),
+            std::string::npos)
+      << run.out;
+}
+
+// A stranger's text: one line, the right status, nothing hangs or reaches the terminal raw.
+TEST(Explain, AStrangersTextGetsOneLineAndTheRightStatus) {
+  auto none = explain("-", "all good here\nno error at all\n");
+  EXPECT_EQ(none.status, 1) << none.out;
+  EXPECT_NE(none.out.find("no message dlready knows in the text (2 lines)"), std::string::npos) << none.out;
+  Fixture files;
+  auto missing = explain("--from " + files.root + "/nope.txt");
+  EXPECT_EQ(missing.status, 2) << missing.out;
+  EXPECT_NE(missing.out.find("dlready explain: " + files.root + "/nope.txt: cannot open"), std::string::npos) << missing.out;
+  ASSERT_EQ(::mkfifo((files.root + "/fifo").c_str(), 0644), 0);
+  auto fifo = explain("--from " + files.root + "/fifo");
+  EXPECT_EQ(fifo.status, 2) << fifo.out;
+  EXPECT_EQ(std::count(fifo.out.begin(), fifo.out.end(), '\n'), 1) << fifo.out;
+  auto both = explain("--from " + files.root + "/x 'Torch not compiled with CUDA enabled'");
+  EXPECT_EQ(both.status, 2) << both.out;
+  // A value carrying a terminal escape, on a line of a megabyte: escaped, recognised, quick.
+  std::string hostile = std::string(1 << 20, 'a') + "\nImportError: lib\x1b[2Jx.so: undefined symbol: f\x07oo\n";
+  auto j = explained(hostile);
+  ASSERT_EQ(j["messages"].size(), 1u) << j.dump(1);
+  EXPECT_EQ(j["messages"][0]["values"]["library"], "lib\\x1b[2Jx.so");
+  auto text = explain("--no-examine -", hostile);
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "an escape reached the terminal";
+  // More than 16 MiB on standard input is refused, not read without end.
+  auto big = run_command("head -c 17000000 /dev/zero | " + std::string(DLREADY_BINARY) + " explain - 2>&1");
+  EXPECT_EQ(big.status, 2) << big.out.substr(0, 200);
+  EXPECT_NE(big.out.find("more than 16 MiB"), std::string::npos) << big.out.substr(0, 200);
+}
+
+}  // namespace
+}  // namespace dlready::test
