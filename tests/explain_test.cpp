@@ -23,6 +23,11 @@ CommandRun explain(const std::string& args, const std::string& stdin_text = "", 
   return run_command(env + " " + DLREADY_BINARY + " explain " + args + " < " + in.root + "/in.txt 2>&1");
 }
 
+// On the fixture machine, in its user's environment.
+CommandRun explain_on(const Fixture& f, const std::string& args, const std::string& text) {
+  return explain(args + " --load-root-drivers --root " + f.root, text, f.env_command());
+}
+
 nlohmann::json explained(const std::string& message) {
   auto run = explain("--no-examine --json -", message);
   auto j = nlohmann::json::parse(run.out, nullptr, false);
@@ -120,13 +125,12 @@ TEST(Explain, ACauseIsConfirmedOnTheMachineWithTheDoctorsFix) {
       "Traceback (most recent call last):\n  File \"/home/alice/venv2/lib/python3.11/site-packages/torch/cuda/__init__.py\", "
       "line 310, in _lazy_init\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not "
       "compiled with CUDA enabled\n";
-  auto run = explain("--load-root-drivers --root " + f.root, traceback, f.env_command());
+  auto run = explain_on(f, "", traceback);
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("[torch-cpu-only] — confirmed on this machine"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("download.pytorch.org/whl/cu"), std::string::npos) << "the doctor's fix: " << run.out;
   EXPECT_EQ(run.out.find("which this examination did not read"), std::string::npos) << run.out;
-  auto j = nlohmann::json::parse(explain("--json --load-root-drivers --root " + f.root, traceback, f.env_command()).out,
-                                 nullptr, false);
+  auto j = nlohmann::json::parse(explain_on(f, "--json", traceback).out, nullptr, false);
   ASSERT_FALSE(j.is_discarded());
   EXPECT_EQ(j["examined"], true);
   EXPECT_EQ(j["findings"][0]["id"], "torch-cpu-only");
@@ -141,7 +145,7 @@ TEST(Explain, ATracebackFromAnotherEnvironmentIsNamed) {
       "  File \"/home/bob/envs/old/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n"
       "    from torch._C import *  # noqa: F403\nImportError: libcudnn.so.8: cannot open shared object file: No such file "
       "or directory\n";
-  auto run = explain("--load-root-drivers --root " + f.root, traceback, f.env_command());
+  auto run = explain_on(f, "", traceback);
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("The message's torch is in /home/bob/envs/old/lib/python3.10/site-packages, which this "
                          "examination did not read: examine that environment with export VIRTUAL_ENV=/home/bob/envs/old; "

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "core/scan.hpp"
 #include "core/text.hpp"
 
 namespace dlready {
@@ -38,19 +37,19 @@ std::vector<Piece> pieces_of(const std::string& pattern) {
   return out;
 }
 
+// A pattern's pieces, split once. Fixed texts are found with string_view::find (memchr on the
+// first byte, then a compare): at most a pattern's length of work per byte of the line, linear in
+// the text for the catalogue's short texts, and several times faster than a byte-at-a-time scan.
 struct CompiledSignature {
   const ErrorSignature* signature;
   std::vector<Piece> pieces;
-  std::vector<LinearFinder> finders;  // one per piece (empty needle for values)
 };
 
 const std::vector<CompiledSignature>& compiled() {
   static const std::vector<CompiledSignature> all = [] {
     std::vector<CompiledSignature> out;
     for (const auto& s : error_signatures()) {
-      CompiledSignature c{&s, pieces_of(s.pattern), {}};
-      for (const auto& p : c.pieces) c.finders.emplace_back(p.value ? std::string_view() : std::string_view(p.text));
-      out.push_back(std::move(c));
+      out.push_back({&s, pieces_of(s.pattern)});
     }
     return out;
   }();
@@ -81,7 +80,7 @@ std::optional<std::map<std::string, std::string>> match_line(const CompiledSigna
   size_t first = 0;
   while (first < c.pieces.size() && c.pieces[first].value) ++first;
   if (first == c.pieces.size()) return std::nullopt;  // a pattern of values alone recognises nothing
-  size_t at = c.finders[first].find(line, 0);
+  size_t at = line.find(c.pieces[first].text);
   if (at == std::string_view::npos) return std::nullopt;
   for (size_t i = 0; i < first; ++i) values[c.pieces[i].text] = leading_value(line.substr(0, at), c.pieces[i].word);
   at += c.pieces[first].text.size();
@@ -93,7 +92,7 @@ std::optional<std::map<std::string, std::string>> match_line(const CompiledSigna
       continue;
     }
     bool last = i + 1 == c.pieces.size();
-    size_t end = p.word ? line.find_first_of(" \t", at) : last ? line.size() : c.finders[i + 1].find(line, at);
+    size_t end = p.word ? line.find_first_of(" \t", at) : last ? line.size() : line.find(c.pieces[i + 1].text, at);
     if (end == std::string_view::npos) {
       if (!p.word) return std::nullopt;
       end = line.size();
