@@ -88,6 +88,30 @@ const std::vector<RealMessage>& real_messages() {
        "please report a bug to PyTorch.",
        {}},
       {"no-cuda-gpus", "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available", {}},
+      {"glibcxx-version-not-found",
+       "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by "
+       "/home/user/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
+       {{"provider", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"},
+        {"version", "GLIBCXX_3.4.30"},
+        {"library", "/home/user/lib/python3.10/site-packages/torch/lib/libtorch_python.so"}}},
+      {"dataloader-bus-error",
+       "RuntimeError: DataLoader worker (pid 11011) is killed by signal: Bus error. It is possible that dataloader's "
+       "workers are out of shared memory. Please try to raise your shared memory limit.",
+       {{"pid", "11011"}}},
+      {"found-no-nvidia-driver",
+       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+       "driver from http://www.nvidia.com/Download/index.aspx",
+       {}},
+      {"nvidia-smi-no-driver",
+       "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+       "driver is installed and running.",
+       {}},
+      {"mps-needs-newer-macos", "RuntimeError: The MPS backend is supported on MacOS 12.3+.Current OS version can be queried "
+                                "using `sw_vers`",
+       {{"macos", "12.3"}}},
+      {"mps-needs-newer-macos-lower",
+       "RuntimeError: The MPS backend is supported on macOS 14.0+. Current OS version can be queried using `sw_vers`",
+       {{"macos", "14.0"}}},
   };
   return m;
 }

@@ -1,5 +1,6 @@
 #include "diagnose/error_signatures.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "core/text.hpp"
@@ -92,7 +93,9 @@ std::optional<std::map<std::string, std::string>> match_line(const CompiledSigna
       continue;
     }
     bool last = i + 1 == c.pieces.size();
-    size_t end = p.word ? line.find_first_of(" \t", at) : last ? line.size() : line.find(c.pieces[i + 1].text, at);
+    size_t next = last ? std::string_view::npos : line.find(c.pieces[i + 1].text, at);
+    size_t end = last && !p.word ? line.size() : next;
+    if (p.word) end = std::min(line.find_first_of(" \t", at), next);  // a word ends at a space or at what follows it
     if (end == std::string_view::npos) {
       if (!p.word) return std::nullopt;
       end = line.size();
