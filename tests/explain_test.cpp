@@ -212,6 +212,11 @@ TEST(Explain, AStrangersTextGetsOneLineAndTheRightStatus) {
   EXPECT_EQ(j["messages"][0]["values"]["library"], "lib\\x1b[2Jx.so");
   auto text = explain("--no-examine -", hostile);
   EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "an escape reached the terminal";
+  // As Markdown to post: no escape, no HTML a stranger's text could open.
+  auto markdown = explain("--no-examine --markdown -", "ImportError: <img src=x>.so: undefined symbol: foo\n");
+  EXPECT_EQ(markdown.status, 0) << markdown.out;
+  EXPECT_NE(markdown.out.find("**The causes**"), std::string::npos) << markdown.out;
+  EXPECT_NE(markdown.out.find("&lt;img src=x>.so was built against"), std::string::npos) << markdown.out;
   // More than 16 MiB on standard input is refused, not read without end.
   auto big = run_command("head -c 17000000 /dev/zero | " + std::string(DLREADY_BINARY) + " explain - 2>&1");
   EXPECT_EQ(big.status, 2) << big.out.substr(0, 200);

@@ -14,6 +14,7 @@
 #include "os/bounded_file.hpp"
 #include "os/terminal.hpp"
 #include "platform/platform_record.hpp"
+#include "report/render.hpp"
 
 namespace dlready {
 
@@ -22,7 +23,8 @@ void add_explain_command(CLI::App& app, ExplainArgs& a) {
   cmd->add_option("text", a.text,
                   "The error message (quoted), - for standard input, or a finding id (dlready explain arch-not-supported)");
   cmd->add_option("--from", a.from, "Read the message or traceback from FILE");
-  cmd->add_flag("--json", a.json, "Machine-readable (schema dlready.explain/1 in docs/json-schema.md)");
+  auto* j = cmd->add_flag("--json", a.json, "Machine-readable (schema dlready.explain/1 in docs/json-schema.md)");
+  cmd->add_flag("--markdown", a.markdown, "Markdown, ready to post as the answer to an issue")->excludes(j);
   cmd->add_flag("--no-examine", a.no_examine,
                 "Explain from the message alone (it came from another machine); by default the doctor examines this one");
   if (!this_platform().reads_roots) return;
@@ -169,6 +171,28 @@ std::string text_report(const std::vector<SignatureMatch>& matches, const std::v
   return out;
 }
 
+// The same as Markdown, to post as the answer to an issue.
+std::string markdown_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined,
+                            const std::string& elsewhere) {
+  std::string out = "### dlready explain\n\n**The messages**\n\n";
+  for (const auto& m : matches)
+    out += "- line " + std::to_string(m.line_number) + ": " + md_code_span(m.line) + " — printed by " +
+           md_prose(m.signature->printed_by) + "\n  - " + md_prose(signature_advice(m)) + "\n";
+  out += "\n**The causes**\n\n";
+  for (const auto& c : causes) {
+    out += "- " + std::string(mark(c.finding.severity)) + " **" + md_prose(c.finding.title) + "** (" + md_code_span(c.id) +
+           ") — " + (c.confirmed ? "confirmed on the machine" : examined ? "possible (the machine does not show it)" : "likely") +
+           "\n";
+    for (const auto& ev : c.finding.evidence) out += "  - " + md_prose(ev) + "\n";
+    for (const auto& fx : c.finding.fix) out += "  - fix: " + md_fix(fx) + "\n";
+    if (!c.confirmed) out += "  - " + md_prose(catalogue_entry(c.id).meaning) + "\n";
+  }
+  for (const auto& line : lines(elsewhere))
+    if (!line.empty()) out += "\n" + md_prose(line) + "\n";
+  if (!examined) out += "\n`dlready doctor` on the machine that printed the message confirms the cause.\n";
+  return out;
+}
+
 nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined) {
   nlohmann::json messages = nlohmann::json::array(), findings = nlohmann::json::array();
   for (const auto& m : matches)
@@ -231,12 +255,14 @@ ExitCode run_explain(const ExplainArgs& a) {
   }
   bool examined = e && e->error.empty();
   auto causes = causes_of(matches, examined ? &*e : nullptr);
+  std::string elsewhere = examined ? other_environments(*text, *e) : "";
   std::string out = a.json ? json_text(json_report(matches, causes, examined), 2) + "\n"
+                  : a.markdown && !matches.empty() ? markdown_report(matches, causes, examined, elsewhere)
                   : matches.empty()
                       ? "dlready explain: no message dlready knows in the text (" + std::to_string(lines(*text).size()) +
                             (lines(*text).size() == 1 ? " line" : " lines") +
                             "): run dlready doctor on the machine that printed it\n"
-                      : text_report(matches, causes, examined, examined ? other_environments(*text, *e) : "");
+                      : text_report(matches, causes, examined, elsewhere);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return matches.empty() ? ExitCode::failed : ExitCode::ok;
 }

@@ -22,6 +22,12 @@ nlohmann::json report_json(const Facts& f, const Report& r);  // schema dlready.
 std::string render_markdown(const Facts& f, const Report& r, const std::string& redacted = "");
 // docs/findings.md content, generated from the catalogue.
 std::string render_findings_catalogue_markdown();
+// The Markdown pieces every Markdown report is made of (text_report.cpp): text read from a machine
+// or a stranger as prose (escaped, cut at 4 KiB), a code span that holds any text, a fix (its
+// commands in code spans).
+std::string md_prose(const std::string& text);
+std::string md_code_span(const std::string& text);
+std::string md_fix(const std::string& fix);
 
 // How a platform's plan says where it installs: ", win_amd64" after the variant, " (PowerShell)"
 // after "commands"; empty on Linux.

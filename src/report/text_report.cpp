@@ -106,6 +106,10 @@ std::string markdown_fix(const std::string& fix) {
 
 }  // namespace
 
+std::string md_prose(const std::string& text) { return md_text(text, 4096); }
+std::string md_code_span(const std::string& text) { return md_code(text); }
+std::string md_fix(const std::string& fix) { return markdown_fix(fix); }
+
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style) {
   Paint p{style.color};
   std::string out = p("1", "dlready doctor") + (f.root == "/" ? "" : "  (root " + f.root + ")") +
