@@ -364,6 +364,14 @@ TEST(Capture, AHandWrittenWindowsCaptureOfWinError126) {
   w["registry"].push_back({{"hive", "HKLM"}, {"key", "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\KnownDLLs"},
                            {"text_values", nlohmann::json::array({nlohmann::json::array({"user32", "user32.dll"})})}});
   capture.write("/.dlready-capture/capture.json", manifest.dump(2));
+  // A capture that gives the files alone — no existence checks, no listing of torch\lib: what the
+  // capture holds answers them (a DLL's bytes mean it exists; torch\lib lists what is below it).
+  w["exists"] = nlohmann::json::object();
+  w["listings"].erase(sp + "\\torch\\lib");
+  capture.write("/.dlready-capture/capture.json", manifest.dump(2));
+  auto files_only = nlohmann::json::parse(run("", "doctor --json --root " + capture.root).out, nullptr, false);
+  ASSERT_FALSE(files_only.is_discarded());
+  EXPECT_EQ(files_only["facts"]["windows"]["torch_dlls"][0]["missing"].size(), 2u) << files_only["facts"]["windows"].dump(1);
   auto own_run = run("", "doctor --json --root " + capture.root);
   auto own = nlohmann::json::parse(own_run.out, nullptr, false);
   ASSERT_FALSE(own.is_discarded()) << own_run.out;

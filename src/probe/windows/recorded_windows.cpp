@@ -2,6 +2,7 @@
 // the live machine, and the replay of a capture's answers on any build (probe/windows/windows_api.hpp).
 #include <cstdint>
 #include <memory>
+#include <set>
 
 #include "probe/windows/windows_api.hpp"
 
@@ -106,8 +107,18 @@ class ReplayedWindows final : public WindowsApi {
   std::vector<std::pair<std::string, std::string>> registry_text_values(RegistryHive h, const std::string& key) const override {
     return recorded(a_.registry_text_values, WindowsAnswers::RegistryKey{hive_name(h), key}, {});
   }
-  bool path_exists(const std::string& path) const override { return recorded(a_.exists, path, false); }
-  bool is_file(const std::string& path) const override { return recorded(a_.is_file, path, false); }
+  // A question a capture holds no answer to is answered from what it holds: a path whose bytes or
+  // listing are recorded exists, and so do the folders above it (a capture written by hand need not
+  // answer every existence check; a capture made by dlready answers each one as asked).
+  bool path_exists(const std::string& path) const override {
+    if (auto it = a_.exists.find(path); it != a_.exists.end()) return it->second;
+    return is_file(path) || a_.listings.count(path) || !children_of(path).empty();
+  }
+  bool is_file(const std::string& path) const override {
+    if (auto it = a_.is_file.find(path); it != a_.is_file.end()) return it->second;
+    auto file = a_.files.lower_bound({path, 0});
+    return (file != a_.files.end() && file->first.first == path && file->second) || a_.ranges.count(path);
+  }
   // The read as recorded; else the file's bytes read with another limit, when they fit this one (a
   // capture written by hand gives each file once).
   std::optional<std::string> read_file(const std::string& path, size_t limit) const override {
@@ -116,7 +127,11 @@ class ReplayedWindows final : public WindowsApi {
       if (it->second && it->second->size() <= limit) return it->second;
     return std::nullopt;
   }
-  std::vector<std::string> list_dir(const std::string& dir) const override { return recorded(a_.listings, dir, {}); }
+  std::vector<std::string> list_dir(const std::string& dir) const override {
+    if (auto it = a_.listings.find(dir); it != a_.listings.end()) return it->second;
+    auto names = children_of(dir);
+    return {names.begin(), names.end()};
+  }
   ByteReader file_ranges(const std::string& path) const override {
     auto it = a_.ranges.find(path);
     const auto* ranges = it == a_.ranges.end() ? nullptr : &it->second;
@@ -148,6 +163,20 @@ class ReplayedWindows final : public WindowsApi {
   }
 
  private:
+  // The names right below `dir` among the paths whose bytes or listings the capture holds.
+  std::set<std::string> children_of(const std::string& dir) const {
+    std::set<std::string> names;
+    const std::string prefix = dir + "\\";
+    auto add = [&](const std::string& path) {
+      if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return;
+      names.insert(path.substr(prefix.size(), path.find('\\', prefix.size()) - prefix.size()));
+    };
+    for (const auto& [q, bytes] : a_.files) add(q.first);
+    for (const auto& [path, reads] : a_.ranges) add(path);
+    for (const auto& [path, names_there] : a_.listings) add(path);
+    return names;
+  }
+
   const WindowsAnswers& a_;
   const std::map<std::string, ChildAnswer>& children_;
 };
