@@ -101,7 +101,9 @@ module_kit() {  # zig target -> prints the folder
   cp cmake/layers.cmake cmake/module_only.cmake cmake/torch_wheel.cmake cmake/torch_layers.cmake cmake/vendored_libs.cmake \
     "$kit/cmake/"
   cp -r data "$kit/"
-  tar -c --exclude=src/probe/windows src | tar -x -C "$kit"
+  # The whole tree: src/probe/windows/ too, whose `all:` files (a Windows capture's replay) every
+  # build compiles.
+  tar -c src | tar -x -C "$kit"
   cp -r third_party/gloo-headers "$kit/third_party/"
   cp -r /usr/include/nlohmann "$kit/kit/include/"
   cp -r "$portable/$target/include/." "$kit/kit/include/"
