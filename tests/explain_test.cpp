@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -177,6 +178,28 @@ TEST(Explain, ATracebackFromAnotherEnvironmentIsNamed) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("[cuda-lib-unresolvable] — possible (this machine does not show it)"), std::string::npos) << run.out;
+}
+
+// A Windows user's message, explained against their machine's capture on Linux (the wine laptop of
+// tests/machines): WinError 126 on c10.dll is confirmed as the missing Visual C++ runtime.
+TEST(Explain, AWindowsMessageIsConfirmedOnTheMachinesCapture) {
+  Fixture unpacked;
+  ASSERT_EQ(std::system(("tar -xzf " + std::string(DLREADY_SOURCE_DIR) + "/tests/machines/wine-laptop-win10.tar.gz -C " +
+                         unpacked.root)
+                            .c_str()),
+            0);
+  auto run = explain("--json --root " + unpacked.root,
+                     "OSError: [WinError 126] The specified module could not be found. Error loading "
+                     "\"C:\\Python312\\Lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n");
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << run.out;
+  EXPECT_EQ(j["examined"], true);
+  ASSERT_GE(j["findings"].size(), 2u) << j.dump(1);
+  EXPECT_EQ(j["findings"][0]["id"], "windows-vc-runtime-missing");
+  EXPECT_EQ(j["findings"][0]["confidence"], "confirmed");
+  bool redist = false;
+  for (const auto& fix : j["findings"][0]["fix"]) redist |= fix.get<std::string>().find("vc_redist.x64.exe") != std::string::npos;
+  EXPECT_TRUE(redist) << j["findings"][0].dump(1);
 }
 
 TEST(Explain, AFindingIdPrintsItsEntryAndTheMessagesThatPointToIt) {
