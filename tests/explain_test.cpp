@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 
 #include "core/text.hpp"
@@ -200,6 +201,50 @@ TEST(Explain, AWindowsMessageIsConfirmedOnTheMachinesCapture) {
   bool redist = false;
   for (const auto& fix : j["findings"][0]["fix"]) redist |= fix.get<std::string>().find("vc_redist.x64.exe") != std::string::npos;
   EXPECT_TRUE(redist) << j["findings"][0].dump(1);
+}
+
+// A report someone pasted (tests/explain/: collect_env's output as issues carry it, in Markdown
+// fences and <details>): its facts, not this machine's, run through the doctor's rules.
+nlohmann::json explained_report(const std::string& file) {
+  auto run = explain("--json --report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/" + file);
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << run.out;
+  return j;
+}
+
+std::map<std::string, std::string> confidence_by_id(const nlohmann::json& j) {
+  std::map<std::string, std::string> out;
+  for (const auto& f : j["findings"]) out[f["id"]] = f["confidence"];
+  return out;
+}
+
+TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
+  // The RTX 5090 on torch 2.2.0+cu121 with NumPy 2: the message and the report agree.
+  auto rtx = explained_report("rtx5090_torch22_numpy2.md");
+  EXPECT_EQ(rtx["examined"], false) << "this machine is not examined";
+  auto c = confidence_by_id(rtx);
+  EXPECT_EQ(c["arch-not-supported"], "confirmed") << rtx.dump(1);
+  EXPECT_EQ(c["torch-needs-numpy1"], "confirmed") << rtx.dump(1);
+  EXPECT_EQ(rtx["findings"][0]["evidence"][0], "cuda:0 NVIDIA GeForce RTX 5090 is sm_120");
+  auto read = rtx["report"]["read"].dump();
+  EXPECT_NE(read.find("driver 570.86.16"), std::string::npos) << read;
+  // No message at all: a CPU build on an RTX 4090 (Windows) is the cause the report shows.
+  auto cpu = explained_report("cpu_build_on_4090.txt");
+  EXPECT_EQ(confidence_by_id(cpu)["torch-cpu-only"], "confirmed") << cpu.dump(1);
+  EXPECT_TRUE(cpu["messages"].empty());
+  // The driver of the report against the CUDA of its torch.
+  auto old = explained_report("old_driver_cu121.txt");
+  EXPECT_EQ(confidence_by_id(old)["driver-too-old"], "confirmed") << old.dump(1);
+  // A report that cannot decide: no cause invented (a torch of unknown build is not a CPU build),
+  // and what it lacks is said.
+  auto undecided = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/undecided.txt");
+  EXPECT_EQ(undecided.status, 1) << undecided.out;
+  EXPECT_NE(undecided.out.find("no cause in the report"), std::string::npos) << undecided.out;
+  EXPECT_NE(undecided.out.find("The report lacks whether this torch is a CUDA build"), std::string::npos) << undecided.out;
+  EXPECT_NE(undecided.out.find("the driver version"), std::string::npos) << undecided.out;
+  auto text = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/rtx5090_torch22_numpy2.md");
+  EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;
 }
 
 TEST(Explain, AFindingIdPrintsItsEntryAndTheMessagesThatPointToIt) {

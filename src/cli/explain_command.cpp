@@ -10,6 +10,8 @@
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/error_signatures.hpp"
+#include "diagnose/pasted_report.hpp"
+#include "diagnose/rules.hpp"
 #include "doctor/examine.hpp"
 #include "os/bounded_file.hpp"
 #include "os/terminal.hpp"
@@ -23,6 +25,9 @@ void add_explain_command(CLI::App& app, ExplainArgs& a) {
   cmd->add_option("text", a.text,
                   "The error message (quoted), - for standard input, or a finding id (dlready explain arch-not-supported)");
   cmd->add_option("--from", a.from, "Read the message or traceback from FILE");
+  cmd->add_option("--report", a.reports,
+                  "A report someone pasted (python -m torch.utils.collect_env's output, with the error): its facts, "
+                  "not this machine's, confirm the causes (repeatable)");
   auto* j = cmd->add_flag("--json", a.json, "Machine-readable (schema dlready.explain/1 in docs/json-schema.md)");
   cmd->add_flag("--markdown", a.markdown, "Markdown, ready to post as the answer to an issue")->excludes(j);
   cmd->add_flag("--no-examine", a.no_examine,
@@ -55,8 +60,23 @@ std::optional<std::string> read_stdin(std::string& error) {
   return text;
 }
 
+// The pasted reports, one after the other; nullopt with `error` for one that cannot be read.
+std::optional<std::string> reports_of(const ExplainArgs& a, std::string& error) {
+  std::string text;
+  for (const auto& file : a.reports) {
+    FileBytes f = read_regular_file(file, kMaxText, "a pasted report");
+    if (!f.bytes) {
+      error = printable(f.error, 400);
+      return std::nullopt;
+    }
+    text += *f.bytes + "\n";
+  }
+  return text;
+}
+
 // The text to explain: the arguments, --from's file, or standard input when it is not a terminal.
 std::optional<std::string> text_of(const ExplainArgs& a, std::string& error) {
+  if (!a.reports.empty() && a.from.empty() && a.text.empty()) return reports_of(a, error);
   if (!a.from.empty()) {
     if (!a.text.empty()) {
       error = "give the message as arguments or with --from, not both";
@@ -122,25 +142,44 @@ struct Cause {
   Finding finding;  // the doctor's (confirmed), else the catalogue's
 };
 
-// The findings the messages point to, each confirmed by this machine's examination or not.
-std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const Examination* e) {
+// What confirms a cause: the doctor's examination of this machine, the facts of a pasted report,
+// or nothing (the message alone).
+struct Judge {
+  const Report* report = nullptr;
+  std::string confirmed = "likely", unseen = "likely";  // the words for a cause it shows, and one it does not
+  bool adds_its_own = false;  // a report's own findings are causes even when no message points to them
+  std::vector<std::string> read, missing;  // a report's: what it gave, what it lacks
+};
+
+// The findings the messages point to, each confirmed by the judge or not; a report's own findings too.
+std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const Judge& judge) {
   std::vector<Cause> out;
   std::set<std::string> seen;
+  auto add = [&](const std::string& id) {
+    if (!seen.insert(id).second) return;
+    Cause c{id, false, make_finding(id)};
+    if (judge.report)
+      for (const auto& f : judge.report->findings)
+        if (f.id == id) c.confirmed = true, c.finding = f;
+    out.push_back(c);
+  };
   for (const auto& m : matches)
-    for (const auto& id : m.signature->findings) {
-      if (!seen.insert(id).second) continue;
-      Cause c{id, false, make_finding(id)};
-      if (e)
-        for (const auto& f : e->report.findings)
-          if (f.id == id) c.confirmed = true, c.finding = f;
-      out.push_back(c);
-    }
+    for (const auto& id : m.signature->findings) add(id);
+  if (judge.adds_its_own)
+    for (const auto& f : judge.report->findings) add(f.id);
   // Confirmed causes first; among the rest, the table's order (most likely first).
   std::stable_partition(out.begin(), out.end(), [](const Cause& c) { return c.confirmed; });
   return out;
 }
 
-std::string text_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined,
+std::string report_lines(const Judge& judge) {
+  std::string out;
+  if (!judge.read.empty()) out += "From the report: " + join(judge.read, "; ") + "\n";
+  if (!judge.missing.empty()) out += "The report lacks " + join(judge.missing, "; ") + "\n";
+  return out;
+}
+
+std::string text_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, const Judge& judge,
                         const std::string& elsewhere) {
   std::string out = "dlready explain — " + std::to_string(matches.size()) + " known message" +
                     (matches.size() == 1 ? "" : "s") + "\n";
@@ -154,8 +193,7 @@ std::string text_report(const std::vector<SignatureMatch>& matches, const std::v
   for (const auto& c : causes) {
     any_confirmed |= c.confirmed;
     out += std::string(mark(c.finding.severity)) + " " + c.finding.title + "  [" + c.id + "] — " +
-           (c.confirmed ? "confirmed on this machine" : examined ? "possible (this machine does not show it)" : "likely") +
-           "\n";
+           (c.confirmed ? judge.confirmed : judge.unseen) + "\n";
     if (c.confirmed) {
       for (const auto& ev : c.finding.evidence) out += "    · " + ev + "\n";
       for (const auto& fx : c.finding.fix) out += "    → " + fx + "\n";
@@ -163,16 +201,19 @@ std::string text_report(const std::vector<SignatureMatch>& matches, const std::v
       out += "    " + std::string(catalogue_entry(c.id).meaning) + "\n";
     }
   }
+  if (causes.empty()) out += "none that the report shows\n";
+  std::string about_report = report_lines(judge);
+  if (!about_report.empty()) out += "\n" + about_report;
   if (!elsewhere.empty()) out += "\n" + elsewhere;
-  if (examined && !any_confirmed && elsewhere.empty())
+  if (judge.report && !judge.adds_its_own && !any_confirmed && elsewhere.empty())
     out += "\nThis machine shows none of these causes: the message may come from another machine or environment; "
            "run dlready doctor there (with VIRTUAL_ENV or CONDA_PREFIX of the environment that failed).\n";
-  if (!examined) out += "\nFrom the message alone: dlready doctor on the machine that printed it confirms the cause.\n";
+  if (!judge.report) out += "\nFrom the message alone: dlready doctor on the machine that printed it confirms the cause.\n";
   return out;
 }
 
 // The same as Markdown, to post as the answer to an issue.
-std::string markdown_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined,
+std::string markdown_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, const Judge& judge,
                             const std::string& elsewhere) {
   std::string out = "### dlready explain\n\n**The messages**\n\n";
   for (const auto& m : matches)
@@ -181,19 +222,18 @@ std::string markdown_report(const std::vector<SignatureMatch>& matches, const st
   out += "\n**The causes**\n\n";
   for (const auto& c : causes) {
     out += "- " + std::string(mark(c.finding.severity)) + " **" + md_prose(c.finding.title) + "** (" + md_code_span(c.id) +
-           ") — " + (c.confirmed ? "confirmed on the machine" : examined ? "possible (the machine does not show it)" : "likely") +
-           "\n";
+           ") — " + md_prose(c.confirmed ? judge.confirmed : judge.unseen) + "\n";
     for (const auto& ev : c.finding.evidence) out += "  - " + md_prose(ev) + "\n";
     for (const auto& fx : c.finding.fix) out += "  - fix: " + md_fix(fx) + "\n";
     if (!c.confirmed) out += "  - " + md_prose(catalogue_entry(c.id).meaning) + "\n";
   }
-  for (const auto& line : lines(elsewhere))
+  for (const auto& line : lines(report_lines(judge) + elsewhere))
     if (!line.empty()) out += "\n" + md_prose(line) + "\n";
-  if (!examined) out += "\n`dlready doctor` on the machine that printed the message confirms the cause.\n";
+  if (!judge.report) out += "\n`dlready doctor` on the machine that printed the message confirms the cause.\n";
   return out;
 }
 
-nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, bool examined) {
+nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std::vector<Cause>& causes, const Judge& judge) {
   nlohmann::json messages = nlohmann::json::array(), findings = nlohmann::json::array();
   for (const auto& m : matches)
     messages.push_back({{"signature", m.signature->id}, {"line", m.line_number}, {"text", m.line},
@@ -203,7 +243,10 @@ nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std
     findings.push_back({{"id", c.id}, {"severity", to_string(c.finding.severity)}, {"title", c.finding.title},
                         {"confidence", c.confirmed ? "confirmed" : "likely"}, {"evidence", c.finding.evidence},
                         {"fix", c.finding.fix}});
-  return {{"schema", "dlready.explain/1"}, {"examined", examined}, {"messages", messages}, {"findings", findings}};
+  nlohmann::json j = {{"schema", "dlready.explain/1"}, {"examined", judge.report && !judge.adds_its_own},
+                      {"messages", messages}, {"findings", findings}};
+  if (judge.adds_its_own) j["report"] = {{"read", judge.read}, {"missing", judge.missing}};
+  return j;
 }
 
 // `dlready explain ID`: the finding's entry and the messages that point to it.
@@ -224,6 +267,28 @@ const CatalogueEntry* entry_named(const std::vector<std::string>& text) {
   return nullptr;
 }
 
+// The findings a pasted report can decide: those whose facts collect_env gives (the torch and its
+// CUDA, the driver, the GPUs, the packages). The doctor's other rules read files a paste does not
+// hold (device nodes, libraries, the loader's cache) and would speak of their absence.
+Report paste_decidable(Report r) {
+  static const std::set<std::string> kDecidable = {"torch-cpu-only", "driver-too-old", "arch-not-supported", "ptx-jit-only",
+                                                   "torch-needs-numpy1", "jetson-torch-needs-numpy1",
+                                                   "mac-intel-no-new-torch", "wsl1-no-gpu"};
+  std::vector<Finding> kept;
+  for (auto& f : r.findings)
+    if (kDecidable.count(f.id)) kept.push_back(std::move(f));
+  r.findings = std::move(kept);
+  return r;
+}
+
+std::string nothing_known(const std::string& text, const Judge& judge) {
+  size_t n = lines(text).size();
+  std::string out = "dlready explain: no message dlready knows in the text (" + std::to_string(n) +
+                    (n == 1 ? " line" : " lines") + ")";
+  if (judge.adds_its_own) return out + ", and no cause in the report\n" + report_lines(judge);
+  return out + ": run dlready doctor on the machine that printed it\n";
+}
+
 }  // namespace
 
 CommandGroup explain_command_group() { return single_command<ExplainArgs>("explain", add_explain_command, run_explain); }
@@ -235,13 +300,23 @@ ExitCode run_explain(const ExplainArgs& a) {
   }
   std::string error;
   auto text = text_of(a, error);
-  if (!text) {
+  auto pasted_text = a.reports.empty() || (a.from.empty() && a.text.empty()) ? text : reports_of(a, error);
+  if (!text || !pasted_text) {
     say_error(error);
     return ExitCode::usage;
   }
-  auto matches = match_error_signatures(*text);
+  auto matches = match_error_signatures(*text + (pasted_text != text ? "\n" + *pasted_text : ""));
+  Judge judge;
   std::optional<Examination> e;
-  if (!matches.empty() && !a.no_examine) {
+  PastedReport pasted;
+  Report from_report;
+  if (!a.reports.empty()) {
+    pasted = read_pasted_report(*pasted_text);
+    from_report = paste_decidable(diagnose(pasted.facts));
+    judge = {&from_report, "confirmed by the report", "possible (the report does not show it)", true, pasted.read,
+             pasted.missing};
+    if (!pasted.recognised) judge.missing = {"python -m torch.utils.collect_env's output (none in the report)"};
+  } else if (!matches.empty() && !a.no_examine) {
     GatherOptions opt;
     opt.root = a.root;
     opt.env = process_environment();
@@ -252,19 +327,17 @@ ExitCode run_explain(const ExplainArgs& a) {
       say_error(e->error);
       return ExitCode::usage;
     }
+    judge = {&e->report, "confirmed on this machine", "possible (this machine does not show it)", false, {}, {}};
   }
-  bool examined = e && e->error.empty();
-  auto causes = causes_of(matches, examined ? &*e : nullptr);
-  std::string elsewhere = examined ? other_environments(*text, *e) : "";
-  std::string out = a.json ? json_text(json_report(matches, causes, examined), 2) + "\n"
-                  : a.markdown && !matches.empty() ? markdown_report(matches, causes, examined, elsewhere)
-                  : matches.empty()
-                      ? "dlready explain: no message dlready knows in the text (" + std::to_string(lines(*text).size()) +
-                            (lines(*text).size() == 1 ? " line" : " lines") +
-                            "): run dlready doctor on the machine that printed it\n"
-                      : text_report(matches, causes, examined, elsewhere);
+  auto causes = causes_of(matches, judge);
+  bool named = !causes.empty();
+  std::string elsewhere = e ? other_environments(*text, *e) : "";
+  std::string out = a.json       ? json_text(json_report(matches, causes, judge), 2) + "\n"
+                    : !named     ? nothing_known(*text, judge)
+                    : a.markdown ? markdown_report(matches, causes, judge, elsewhere)
+                                 : text_report(matches, causes, judge, elsewhere);
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return matches.empty() ? ExitCode::failed : ExitCode::ok;
+  return named ? ExitCode::ok : ExitCode::failed;
 }
 
 }  // namespace dlready

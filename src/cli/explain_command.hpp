@@ -17,6 +17,7 @@ namespace dlready {
 struct ExplainArgs {
   std::vector<std::string> text;  // the message's words, or "-" for standard input, or a finding id
   std::string from;               // --from FILE
+  std::vector<std::string> reports;  // --report FILE: a pasted collect_env (and its error), this machine not examined
   bool json = false, markdown = false, no_examine = false;
   std::string root = "/";         // as doctor --root (the test seam; a capture replayed)
   bool load_root_drivers = false;

@@ -1,10 +1,14 @@
-// Fuzzes `dlready explain`'s reading of a stranger's text (diagnose/error_signatures): any bytes
-// give matches whose lines and values are printable and bounded, and the advice fills in.
+// Fuzzes `dlready explain`'s reading of a stranger's text: the error signatures
+// (diagnose/error_signatures) and a pasted collect_env report (diagnose/pasted_report). Any bytes
+// give matches whose lines and values are printable and bounded; a report's facts go through the
+// doctor's rules without a crash, and what it says it read is printable.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "diagnose/error_signatures.hpp"
+#include "diagnose/pasted_report.hpp"
+#include "diagnose/rules.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
@@ -19,5 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     (void)dlready::signature_advice(m);
   }
+  auto pasted = dlready::read_pasted_report(text);
+  for (const auto& line : pasted.read)
+    for (unsigned char c : line)
+      if (c < 0x20 || c == 0x7f) __builtin_trap();
+  if (pasted.recognised) (void)dlready::diagnose(pasted.facts);
   return 0;
 }

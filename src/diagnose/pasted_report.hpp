@@ -1,0 +1,24 @@
+// A report a user pasted (`dlready explain --report FILE`): `python -m torch.utils.collect_env`'s
+// output — its "Key: value" lines and its "[pip3] name==version" / "[conda] name version build
+// channel" library lines — read into the doctor's facts, as a source of facts that examines no
+// machine (pure: the GPU table names each GPU's compute capability). Lines it does not know are skipped (a paste holds Markdown, tracebacks, prose); what
+// decides a cause and is not there is said by the caller.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/facts.hpp"
+
+namespace dlready {
+
+struct PastedReport {
+  Facts facts;
+  std::vector<std::string> read;     // what the paste gave ("PyTorch 2.2.0+cu121", "driver 470.86", "GPU 0: ...")
+  std::vector<std::string> missing;  // what it lacks that would decide more ("the driver version", ...)
+  bool recognised = false;           // it holds collect_env's lines at all
+};
+
+[[nodiscard]] PastedReport read_pasted_report(std::string_view text);
+
+}  // namespace dlready
