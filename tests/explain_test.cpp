@@ -242,6 +242,18 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   EXPECT_NE(undecided.out.find("no cause in the report"), std::string::npos) << undecided.out;
   EXPECT_NE(undecided.out.find("The report lacks whether this torch is a CUDA build"), std::string::npos) << undecided.out;
   EXPECT_NE(undecided.out.find("the driver version"), std::string::npos) << undecided.out;
+  // nvidia-smi's table and pip list, no collect_env: the driver, the GPU and a +cpu torch.
+  auto smi = explained_report("nvidia_smi_and_pip_list.txt");
+  EXPECT_EQ(confidence_by_id(smi)["torch-cpu-only"], "confirmed") << smi.dump(1);
+  EXPECT_NE(smi["report"]["read"].dump().find("GPU 0: NVIDIA GeForce RTX 3090 (sm_86)"), std::string::npos) << smi.dump(1);
+  EXPECT_NE(smi["report"]["read"].dump().find("driver 535.104.05"), std::string::npos) << smi.dump(1);
+  EXPECT_EQ(smi["report"]["read"].dump().find("N/A"), std::string::npos) << "a process row is no GPU: " << smi.dump(1);
+  // conda list: conda's CPU build, with conda's fix (pip's would reinstall the CPU build). No GPU
+  // in the paste: the CPU build is not a cause it can show, and the GPU is what it lacks.
+  auto conda = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/conda_list_cpuonly.txt");
+  EXPECT_EQ(conda.status, 1) << conda.out;
+  EXPECT_NE(conda.out.find("From the report: PyTorch 2.1.0; a CPU build"), std::string::npos) << conda.out;
+  EXPECT_NE(conda.out.find("the GPU (collect_env's"), std::string::npos) << conda.out;
   auto text = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/rtx5090_torch22_numpy2.md");
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;

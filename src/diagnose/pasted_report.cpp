@@ -1,7 +1,9 @@
 #include "diagnose/pasted_report.hpp"
 
+#include <algorithm>
 #include <set>
 
+#include "core/scan.hpp"
 #include "core/text.hpp"
 #include "diagnose/compat.hpp"
 
@@ -60,15 +62,16 @@ void read_os(PastedReport& r, const std::string& v) {
   }
 }
 
-// "GPU 0: NVIDIA GeForce RTX 5090" (one per line after the key, or on it): a device whose compute
-// capability the GPU table knows, as if the driver had named it.
-void read_gpu(PastedReport& r, std::string line) {
-  line = trim(line);
-  if (!starts_with(line, "GPU ")) return;
-  auto colon = line.find(": ");
-  if (colon == std::string::npos) return;
-  std::string name = trim(line.substr(colon + 2));
-  name = name.substr(0, name.find(" (UUID"));
+// What the reader carries from line to line: which block it is in, and what collect_env said of
+// torch's CUDA build.
+struct ReadState {
+  bool in_gpus = false, in_pip_list = false, in_conda_list = false;
+  std::string cuda_said;
+};
+
+// A GPU by the name a report gives: a device whose compute capability the GPU table knows, as if
+// the driver had named it.
+void add_gpu(PastedReport& r, const std::string& label, const std::string& name) {
   CudaDevice dev;
   dev.index = static_cast<int>(r.facts.driver.devices.size());
   dev.name = printable(name, 120);
@@ -78,58 +81,125 @@ void read_gpu(PastedReport& r, std::string line) {
   r.facts.driver.devices.push_back(dev);
   r.facts.driver.status = ProbeStatus::ok;
   r.facts.driver.device_count = static_cast<int>(r.facts.driver.devices.size());
-  r.read.push_back(line.substr(0, colon) + ": " + *dev.name +
+  r.read.push_back(label + ": " + *dev.name +
                    (dev.cc_major ? " (sm_" + std::to_string(*dev.cc_major) + std::to_string(*dev.cc_minor) + ")" : ""));
 }
 
-// "[pip3] numpy==1.26.4", "[conda] pytorch 2.1.0 py3.11_cuda12.1_cudnn8.9.2_0 pytorch".
-void read_library(PastedReport& r, const std::string& line) {
-  if (starts_with(line, "[pip3] ") || starts_with(line, "[pip] ")) {
-    std::string spec = trim(line.substr(line.find(' ') + 1));
-    auto eq = spec.find("==");
-    if (eq == std::string::npos) return;
-    std::string name = to_lower(spec.substr(0, eq)), version = spec.substr(eq + 2);
-    reporter_env(r).distributions[name] = version;
-    if (name == "torch" && !reporter_torch(r).version) reporter_torch(r).version = version;
-    return;
-  }
-  if (!starts_with(line, "[conda] ")) return;
-  auto f = split(trim(line.substr(8)), ' ', true);
-  std::vector<std::string> words;
-  for (const auto& w : f)
-    if (!w.empty()) words.push_back(w);
-  if (words.size() < 2) return;
-  CondaPackage p{words[0], words[1], words.size() > 2 ? words[2] : "", words.size() > 3 ? words[3] : "", {}};
-  reporter_env(r).conda_packages.push_back(p);
+// collect_env's "GPU 0: NVIDIA GeForce RTX 5090" (on the key's line, or one per line after it).
+void read_gpu(PastedReport& r, std::string line) {
+  line = trim(line);
+  auto colon = line.find(": ");
+  if (!starts_with(line, "GPU ") || colon == std::string::npos) return;
+  std::string name = trim(line.substr(colon + 2));
+  add_gpu(r, line.substr(0, colon), name.substr(0, name.find(" (UUID")));
 }
 
-void read_line(PastedReport& r, const std::string& raw, bool& in_gpus, std::string& cuda_said) {
+void set_driver(PastedReport& r, const std::string& version) {
+  if (r.facts.kernel.loaded_version || version.empty()) return;
+  r.facts.kernel.loaded_version = printable(version, 40);
+  r.read.push_back("driver " + *r.facts.kernel.loaded_version);
+}
+
+// nvidia-smi's table: "| NVIDIA-SMI 470.86   Driver Version: 470.86   CUDA Version: 11.4 |" and a
+// row per GPU, "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |  Off |".
+bool read_nvidia_smi(PastedReport& r, const std::string& line) {
+  auto at = line.find("Driver Version: ");
+  if (starts_with(line, "| NVIDIA-SMI ") && at != std::string::npos) {
+    std::string rest = line.substr(at + 16);
+    set_driver(r, rest.substr(0, rest.find(' ')));
+    r.recognised = true;
+    return true;
+  }
+  if (!starts_with(line, "|") || line.size() < 8) return false;
+  std::string row = trim(line.substr(1));
+  size_t digits = row.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string::npos || row.compare(digits, 2, "  ") != 0) return false;
+  std::string name = trim(row.substr(digits));
+  name = trim(name.substr(0, std::min(name.find("  "), name.find('|'))));
+  for (const char* tail : {" Off", " On"})
+    if (ends_with(name, tail)) name = trim(name.substr(0, name.size() - std::string(tail).size()));
+  // A process row ("|    0   N/A  N/A   1234   C   python   900MiB |") names no GPU.
+  if (name.empty() || !is_ascii_alpha(name[0]) || starts_with(name, "N/A") || name.find("MiB") != std::string::npos)
+    return false;
+  add_gpu(r, "GPU " + row.substr(0, digits), name);
+  return true;
+}
+
+// A package and its version, from any listing: numpy's decides torch-needs-numpy1, torch's is the
+// torch when collect_env did not say.
+void add_package(PastedReport& r, std::string name, const std::string& version) {
+  name = to_lower(name);
+  reporter_env(r).distributions[name] = printable(version, 60);
+  if ((name == "torch" || name == "pytorch") && !reporter_torch(r).version) {
+    reporter_torch(r).version = printable(version, 60);
+    r.read.push_back("PyTorch " + *reporter_torch(r).version);
+  }
+}
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> out;
+  for (const auto& w : split(line, ' '))
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+// "[pip3] numpy==1.26.4", pip freeze's "numpy==1.26.4", pip list's "numpy   1.26.4" (under its
+// header), "[conda] pytorch 2.1.0 py3.11_cuda12.1_cudnn8.9.2_0 pytorch" and conda list's rows (under
+// its "# Name" header; pytorch's build string says cpu or cudaX.Y).
+void read_library(PastedReport& r, const std::string& line, ReadState& st) {
+  bool pip3 = starts_with(line, "[pip3] ") || starts_with(line, "[pip] ");
+  std::string spec = pip3 ? trim(line.substr(line.find(' ') + 1)) : line;
+  auto eq = spec.find("==");
+  if (eq != std::string::npos && eq > 0 && spec.find(' ') == std::string::npos)
+    return add_package(r, spec.substr(0, eq), spec.substr(eq + 2));
+  bool conda_line = starts_with(line, "[conda] ");
+  auto w = words_of(conda_line ? line.substr(8) : line);
+  bool conda = conda_line || st.in_conda_list;
+  if (w.size() < 2 || !(conda || st.in_pip_list) || !is_ascii_digit(w[1][0])) return;
+  add_package(r, w[0], w[1]);
+  if (!conda || w.size() < 3) return;
+  CondaPackage p{w[0], w[1], w[2], w.size() > 3 ? w[3] : "", {}};
+  reporter_env(r).conda_packages.push_back(p);
+  if (w[0] != "pytorch" || !st.cuda_said.empty()) return;
+  auto cuda = w[2].find("cuda");
+  if (w[2].find("cpu") != std::string::npos) st.cuda_said = "None";
+  else if (cuda != std::string::npos) st.cuda_said = w[2].substr(cuda + 4, w[2].find('_', cuda) - cuda - 4);
+}
+
+// The blocks whose rows carry no key of their own: pip list's and conda list's rows.
+void enter_block(const std::string& line, ReadState& st) {
+  auto w = words_of(line);
+  if (w.size() >= 2 && w[0] == "Package" && w[1] == "Version") st.in_pip_list = true;
+  if (starts_with(line, "# Name") || starts_with(line, "# packages in environment")) st.in_conda_list = true;
+}
+
+void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
   std::string v;
-  if (in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
-  in_gpus = false;
+  if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
+  st.in_gpus = false;
   if (key_value(line, "PyTorch version", v) && !unknown(v)) {
     reporter_torch(r).version = v, r.recognised = true;
     r.read.push_back("PyTorch " + printable(v, 60));
   } else if (key_value(line, "CUDA used to build PyTorch", v)) {
     r.recognised = true;
-    cuda_said = v;
+    st.cuda_said = v;
   } else if (key_value(line, "OS", v) && !unknown(v)) {
     read_os(r, v);
   } else if (key_value(line, "Python version", v) && !unknown(v)) {
     auto parts = split(v.substr(0, v.find(' ')), '.');
     if (parts.size() >= 2) reporter_env(r).python_version = parts[0] + "." + parts[1];
   } else if (key_value(line, "Nvidia driver version", v) && !unknown(v)) {
-    r.facts.kernel.loaded_version = printable(v, 40);
-    r.read.push_back("driver " + *r.facts.kernel.loaded_version);
+    set_driver(r, v);
   } else if (key_value(line, "GPU models and configuration", v)) {
-    in_gpus = true;
+    st.in_gpus = true;
     if (!unknown(v)) read_gpu(r, v);
   } else if (key_value(line, "Python platform", v)) {
     std::string lower = to_lower(v);
     if (lower.find("microsoft") != std::string::npos) r.facts.os.wsl = true, r.facts.os.wsl_dxg = lower.find("wsl2") != std::string::npos;
-  } else {
-    read_library(r, line);
+  } else if (!read_nvidia_smi(r, line)) {
+    enter_block(line, st);
+    read_library(r, line, st);
   }
 }
 
@@ -160,11 +230,12 @@ void settle_cuda_build(PastedReport& r, const std::string& said) {
 
 PastedReport read_pasted_report(std::string_view text) {
   PastedReport r;
-  bool in_gpus = false;
-  std::string cuda_said;
-  for (const auto& line : lines(text.substr(0, 16u << 20))) read_line(r, printable(line, 2000), in_gpus, cuda_said);
+  ReadState st;
+  for (const auto& line : lines(text.substr(0, 16u << 20))) read_line(r, printable(line, 2000), st);
+  // A listing alone (pip list, conda list, nvidia-smi with pip freeze) is a report too when it names torch.
+  if (!r.facts.python.envs.empty() && !r.facts.python.envs.front().torch.empty()) r.recognised = true;
   if (!r.recognised) return r;
-  settle_cuda_build(r, cuda_said);
+  settle_cuda_build(r, st.cuda_said);
   if (!r.facts.kernel.loaded_version) r.missing.push_back("the driver version (collect_env's \"Nvidia driver version\", or nvidia-smi's first lines)");
   if (r.facts.driver.devices.empty()) r.missing.push_back("the GPU (collect_env's \"GPU models and configuration\")");
   for (const auto& d : r.facts.driver.devices)
