@@ -254,6 +254,13 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   EXPECT_EQ(conda.status, 1) << conda.out;
   EXPECT_NE(conda.out.find("From the report: PyTorch 2.1.0; a CPU build"), std::string::npos) << conda.out;
   EXPECT_NE(conda.out.find("the GPU (collect_env's"), std::string::npos) << conda.out;
+  // --report takes one file each time (repeatable), so the message can follow it.
+  const std::string dir = std::string(DLREADY_SOURCE_DIR) + "/tests/explain/";
+  auto two = explain("--report " + dir + "nvidia_smi_and_pip_list.txt --report " + dir + "conda_list_cpuonly.txt "
+                     "'AssertionError: Torch not compiled with CUDA enabled'");
+  EXPECT_EQ(two.status, 0) << two.out;
+  EXPECT_NE(two.out.find("line 1: AssertionError: Torch not compiled with CUDA enabled"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("[torch-cpu-only] — confirmed by the report"), std::string::npos) << two.out;
   auto text = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/rtx5090_torch22_numpy2.md");
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;

@@ -27,7 +27,10 @@ void add_explain_command(CLI::App& app, ExplainArgs& a) {
   cmd->add_option("--from", a.from, "Read the message or traceback from FILE");
   cmd->add_option("--report", a.reports,
                   "A report someone pasted (python -m torch.utils.collect_env's output, with the error): its facts, "
-                  "not this machine's, confirm the causes (repeatable)");
+                  "not this machine's, confirm the causes (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);  // one file per --report: the message may follow it
   auto* j = cmd->add_flag("--json", a.json, "Machine-readable (schema dlready.explain/1 in docs/json-schema.md)");
   cmd->add_flag("--markdown", a.markdown, "Markdown, ready to post as the answer to an issue")->excludes(j);
   cmd->add_flag("--no-examine", a.no_examine,
