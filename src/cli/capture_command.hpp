@@ -1,5 +1,7 @@
 // `dlready capture OUT.tar.gz`: what the doctor read on this machine, as a folder (or its tarball)
-// that `dlready doctor --root` replays offline — for a bug report (capture/capture_tree.hpp).
+// that `dlready doctor --root` replays offline — for a bug report. Written once for every platform;
+// each platform's twin writes it (cli/capture_output.hpp: the capture tree on Linux and macOS,
+// Windows' recorded answers in a folder on Windows).
 #pragma once
 #include <CLI/CLI.hpp>
 
