@@ -205,8 +205,10 @@ TEST(Explain, AWindowsMessageIsConfirmedOnTheMachinesCapture) {
 
 // A report someone pasted (tests/explain/: collect_env's output as issues carry it, in Markdown
 // fences and <details>): its facts, not this machine's, run through the doctor's rules.
+std::string pasted(const std::string& file) { return std::string(DLREADY_SOURCE_DIR) + "/tests/explain/" + file; }
+
 nlohmann::json explained_report(const std::string& file) {
-  auto run = explain("--json --report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/" + file);
+  auto run = explain("--json --report " + pasted(file));
   auto j = nlohmann::json::parse(run.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << run.out;
   return j;
@@ -237,7 +239,7 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   EXPECT_EQ(confidence_by_id(old)["driver-too-old"], "confirmed") << old.dump(1);
   // A report that cannot decide: no cause invented (a torch of unknown build is not a CPU build),
   // and what it lacks is said.
-  auto undecided = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/undecided.txt");
+  auto undecided = explain("--report " + pasted("undecided.txt"));
   EXPECT_EQ(undecided.status, 1) << undecided.out;
   EXPECT_NE(undecided.out.find("no cause in the report"), std::string::npos) << undecided.out;
   EXPECT_NE(undecided.out.find("The report lacks whether this torch is a CUDA build"), std::string::npos) << undecided.out;
@@ -250,18 +252,17 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   EXPECT_EQ(smi["report"]["read"].dump().find("N/A"), std::string::npos) << "a process row is no GPU: " << smi.dump(1);
   // conda list: conda's CPU build, with conda's fix (pip's would reinstall the CPU build). No GPU
   // in the paste: the CPU build is not a cause it can show, and the GPU is what it lacks.
-  auto conda = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/conda_list_cpuonly.txt");
+  auto conda = explain("--report " + pasted("conda_list_cpuonly.txt"));
   EXPECT_EQ(conda.status, 1) << conda.out;
   EXPECT_NE(conda.out.find("From the report: PyTorch 2.1.0; a CPU build"), std::string::npos) << conda.out;
   EXPECT_NE(conda.out.find("the GPU (collect_env's"), std::string::npos) << conda.out;
   // --report takes one file each time (repeatable), so the message can follow it.
-  const std::string dir = std::string(DLREADY_SOURCE_DIR) + "/tests/explain/";
-  auto two = explain("--report " + dir + "nvidia_smi_and_pip_list.txt --report " + dir + "conda_list_cpuonly.txt "
-                     "'AssertionError: Torch not compiled with CUDA enabled'");
+  auto two = explain("--report " + pasted("nvidia_smi_and_pip_list.txt") + " --report " + pasted("conda_list_cpuonly.txt") +
+                     " 'AssertionError: Torch not compiled with CUDA enabled'");
   EXPECT_EQ(two.status, 0) << two.out;
   EXPECT_NE(two.out.find("line 1: AssertionError: Torch not compiled with CUDA enabled"), std::string::npos) << two.out;
   EXPECT_NE(two.out.find("[torch-cpu-only] — confirmed by the report"), std::string::npos) << two.out;
-  auto text = explain("--report " + std::string(DLREADY_SOURCE_DIR) + "/tests/explain/rtx5090_torch22_numpy2.md");
+  auto text = explain("--report " + pasted("rtx5090_torch22_numpy2.md"));
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;
 }

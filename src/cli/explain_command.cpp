@@ -79,7 +79,7 @@ std::optional<std::string> reports_of(const ExplainArgs& a, std::string& error) 
 
 // The text to explain: the arguments, --from's file, or standard input when it is not a terminal.
 std::optional<std::string> text_of(const ExplainArgs& a, std::string& error) {
-  if (!a.reports.empty() && a.from.empty() && a.text.empty()) return reports_of(a, error);
+  if (!a.reports.empty() && a.from.empty() && a.text.empty()) return std::string();  // the reports carry the message
   if (!a.from.empty()) {
     if (!a.text.empty()) {
       error = "give the message as arguments or with --from, not both";
@@ -302,13 +302,17 @@ ExitCode run_explain(const ExplainArgs& a) {
     return ExitCode::ok;
   }
   std::string error;
-  auto text = text_of(a, error);
-  auto pasted_text = a.reports.empty() || (a.from.empty() && a.text.empty()) ? text : reports_of(a, error);
-  if (!text || !pasted_text) {
+  auto message = text_of(a, error);
+  auto pasted_text = message ? reports_of(a, error) : std::nullopt;
+  if (!message || !pasted_text) {
     say_error(error);
     return ExitCode::usage;
   }
-  auto matches = match_error_signatures(*text + (pasted_text != text ? "\n" + *pasted_text : ""));
+  // The message and the reports it came with: one text, each line read once.
+  const std::string text = message->empty()       ? *pasted_text
+                           : pasted_text->empty() ? *message
+                                                  : *message + "\n" + *pasted_text;
+  auto matches = match_error_signatures(text);
   Judge judge;
   std::optional<Examination> e;
   PastedReport pasted;
@@ -334,9 +338,9 @@ ExitCode run_explain(const ExplainArgs& a) {
   }
   auto causes = causes_of(matches, judge);
   bool named = !causes.empty();
-  std::string elsewhere = e ? other_environments(*text, *e) : "";
+  std::string elsewhere = e ? other_environments(text, *e) : "";
   std::string out = a.json       ? json_text(json_report(matches, causes, judge), 2) + "\n"
-                    : !named     ? nothing_known(*text, judge)
+                    : !named     ? nothing_known(text, judge)
                     : a.markdown ? markdown_report(matches, causes, judge, elsewhere)
                                  : text_report(matches, causes, judge, elsewhere);
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kPrefix = "<env>";
 constexpr const char* kSitePackages = "<env>/site-packages";
 
-// "Key: value" of collect_env's line, with its key; nullopt for another line.
+// collect_env's "Key: value" line: true with its value when `line` is `key`'s.
 bool key_value(std::string_view line, std::string_view key, std::string& value) {
   if (line.substr(0, key.size()) != key || line.substr(key.size(), 1) != ":") return false;
   value = trim(std::string(line.substr(key.size() + 1, 400)));

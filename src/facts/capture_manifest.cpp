@@ -314,8 +314,6 @@ WindowsSystemInfo system_from(const json& j) {
   return s;
 }
 
-json bool_map_json(const std::map<std::string, bool>& m) { return m.empty() ? json::object() : json(m); }
-
 std::map<std::string, bool> bool_map_from(const json& j, const char* key) {
   std::map<std::string, bool> out;
   for (const auto& [path, v] : object_field(j, "windows.", key).items()) {
@@ -356,8 +354,7 @@ json windows_ranges_json(const WindowsAnswers& a) {
 }
 
 json windows_json(const WindowsAnswers& a) {
-  json j = {{"registry", registry_json(a)}, {"exists", bool_map_json(a.exists)}, {"is_file", bool_map_json(a.is_file)},
-            {"on_network", bool_map_json(a.on_network)}, {"listings", json::object()}, {"files", windows_files_json(a)},
+  json j = {{"registry", registry_json(a)}, {"exists", a.exists}, {"is_file", a.is_file}, {"on_network", a.on_network}, {"listings", json::object()}, {"files", windows_files_json(a)},
             {"ranges", windows_ranges_json(a)}, {"file_versions", json::object()}, {"system", system_json(a.system)}};
   for (const auto& [dir, names] : a.listings) j["listings"][dir] = names;
   for (const auto& [path, v] : a.file_versions) j["file_versions"][path] = optional_json(v);

@@ -231,9 +231,9 @@ std::string render_findings_catalogue_markdown() {
       }
       out += std::string("### `") + e.id + "` (" + to_string(e.severity) + ")\n\n**" + e.title + ".** " + e.meaning + "\n\n";
       // The messages that point to it (dlready explain recognises them).
-      for (const auto* s : signatures_for_finding(e.id))
-        out += "- message: `" + readable_pattern(*s) + "` (" + s->printed_by + ")\n";
-      if (!signatures_for_finding(e.id).empty()) out += "\n";
+      auto signatures = signatures_for_finding(e.id);
+      for (const auto* s : signatures) out += "- message: `" + readable_pattern(*s) + "` (" + s->printed_by + ")\n";
+      if (!signatures.empty()) out += "\n";
     }
   }
   return out;

@@ -116,16 +116,13 @@ class ReplayedWindows final : public WindowsApi {
   }
   bool is_file(const std::string& path) const override {
     if (auto it = a_.is_file.find(path); it != a_.is_file.end()) return it->second;
-    auto file = a_.files.lower_bound({path, 0});
-    return (file != a_.files.end() && file->first.first == path && file->second) || a_.ranges.count(path);
+    return recorded_bytes(path, SIZE_MAX) || a_.ranges.count(path);
   }
   // The read as recorded; else the file's bytes read with another limit, when they fit this one (a
   // capture written by hand gives each file once).
   std::optional<std::string> read_file(const std::string& path, size_t limit) const override {
     if (auto it = a_.files.find({path, uint64_t{limit}}); it != a_.files.end()) return it->second;
-    for (auto it = a_.files.lower_bound({path, 0}); it != a_.files.end() && it->first.first == path; ++it)
-      if (it->second && it->second->size() <= limit) return it->second;
-    return std::nullopt;
+    return recorded_bytes(path, limit);
   }
   std::vector<std::string> list_dir(const std::string& dir) const override {
     if (auto it = a_.listings.find(dir); it != a_.listings.end()) return it->second;
@@ -163,6 +160,13 @@ class ReplayedWindows final : public WindowsApi {
   }
 
  private:
+  // The bytes of `path` the capture holds, read with any limit, when they fit `limit`.
+  std::optional<std::string> recorded_bytes(const std::string& path, size_t limit) const {
+    for (auto it = a_.files.lower_bound({path, 0}); it != a_.files.end() && it->first.first == path; ++it)
+      if (it->second && it->second->size() <= limit) return it->second;
+    return std::nullopt;
+  }
+
   // The names right below `dir` among the paths whose bytes or listings the capture holds.
   std::set<std::string> children_of(const std::string& dir) const {
     std::set<std::string> names;
