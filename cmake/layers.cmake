@@ -60,6 +60,11 @@ dlready_platform_layer(dlready_facts facts
   src/facts/facts_libraries.cpp src/facts/facts_driver.cpp src/facts/facts_python.cpp src/facts/facts_loader.cpp
   src/facts/facts_index.cpp src/facts/facts_windows.cpp src/facts/facts_macos.cpp src/facts/facts_arm.cpp)
 target_link_libraries(dlready_facts PUBLIC dlready_core)
+# The compatibility tables, each row with its source (data/*.tsv compiled in): drivers and CUDA,
+# PyTorch's wheels and their architectures, GPUs, macOS wheels, Jetson indexes.
+dlready_platform_layer(dlready_compat compat src/compat/compat.cpp src/compat/mac_wheels.cpp
+  "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
+target_link_libraries(dlready_compat PUBLIC dlready_core)
 # The platforms, one record each: what differs by platform, looked up by every layer above.
 dlready_platform_layer(dlready_platform platform src/platform/platform_record.cpp)
 target_link_libraries(dlready_platform PUBLIC dlready_facts)
@@ -104,13 +109,17 @@ target_link_libraries(dlready_probe PUBLIC dlready_os dlready_binfmt dlready_pla
 if(WIN32)
   target_link_libraries(dlready_probe PUBLIC version uuid)  # file version resources, DXGI's interface ids
 endif()
+# Which PyTorch build fits a machine (pure: the machine in, the plan out), for setup and the
+# doctor's recommendations alike.
+dlready_platform_layer(dlready_planner planner src/planner/install_plan.cpp src/planner/install_plan_macos.cpp)
+target_link_libraries(dlready_planner PUBLIC dlready_compat dlready_facts)
 dlready_platform_layer(dlready_diagnose diagnose
-  src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/compat.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
+  src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp src/diagnose/rules_devices.cpp
-  src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_services.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/mac_wheels.cpp src/diagnose/rules_arm.cpp
+  src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_services.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/rules_arm.cpp
   src/diagnose/gpu_code.cpp src/diagnose/error_signatures.cpp src/diagnose/pasted_report.cpp
-  src/diagnose/verdict.cpp src/diagnose/install_plan.cpp src/diagnose/install_plan_macos.cpp src/diagnose/idle_threads.cpp "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
-target_link_libraries(dlready_diagnose PUBLIC dlready_facts dlready_platform)
+  src/diagnose/verdict.cpp src/diagnose/idle_threads.cpp)
+target_link_libraries(dlready_diagnose PUBLIC dlready_facts dlready_platform dlready_compat dlready_planner)
 dlready_platform_layer(dlready_report report
   src/report/section_facts.cpp src/report/text_report.cpp src/report/json_report.cpp src/report/collect_env_fields.cpp
   src/report/plan_text.cpp)
@@ -126,15 +135,26 @@ endif()
 dlready_platform_layer(dlready_snapshot snapshot src/snapshot/stack.cpp src/snapshot/diff.cpp src/snapshot/diff_report.cpp
   src/snapshot/export.cpp src/snapshot/node_compare.cpp)
 target_link_libraries(dlready_snapshot PUBLIC dlready_diagnose dlready_os)
+# dlready setup on every platform: the plan's inputs (flags, this machine, the indexes), its commands
+# in the shell of the platform planned for; the Linux build's installing and proving.
+dlready_platform_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_run.cpp src/setup/plan_inputs.cpp
+  src/setup/plan_commands.cpp posix:src/setup/this_target_posix.cpp windows:src/setup/this_target_windows.cpp
+  posix:src/setup/setup_index.cpp posix:src/setup/index_fetch.cpp windows:src/setup/setup_index_windows.cpp
+  linux:src/setup/setup_install.cpp linux:src/setup/logged_run.cpp linux:src/setup/module_build.cpp
+  linux:src/setup/lock_hashes.cpp)
+target_link_libraries(dlready_setup PUBLIC dlready_doctor dlready_report dlready_snapshot)
+if(TARGET nlohmann_json::nlohmann_json)
+  target_link_libraries(dlready_setup PUBLIC nlohmann_json::nlohmann_json)
+endif()
 
 # The front end's sources, every platform's (cli/main.cpp; cli/front_end_<platform>.cpp wires the
-# commands a platform runs); the commands only the Linux build has (the LibTorch module, setup's
-# installs, launch, capture, the sealed files) are tagged.
+# commands a platform runs); the commands only the Linux build has (the LibTorch module, launch,
+# the sealed files) are tagged.
 dlready_platform_sources(DLREADY_CLI_SOURCES
   src/cli/main.cpp src/cli/command_table.cpp linux:src/cli/front_end_linux.cpp windows:src/cli/front_end_windows.cpp
   macos:src/cli/front_end_macos.cpp
-  src/cli/doctor_command.cpp src/cli/explain_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp windows:src/cli/setup_command_windows.cpp macos:src/cli/setup_command_macos.cpp
-  linux:src/cli/setup_command.cpp linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
+  src/cli/doctor_command.cpp src/cli/explain_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp src/cli/setup_command.cpp
+  linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
   linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
   linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp src/cli/capture_command.cpp
   posix:src/cli/capture_output_posix.cpp windows:src/cli/capture_output_windows.cpp
@@ -156,10 +176,6 @@ target_link_libraries(dlready_secure PUBLIC dlready_os ${DLREADY_SODIUM})
 target_include_directories(dlready_secure PUBLIC "${DLREADY_SODIUM_INCLUDE}")
 dlready_platform_layer(dlready_module_api module_api src/module_api/options.cpp)
 target_link_libraries(dlready_module_api PUBLIC dlready_core)
-# dlready setup: the plan's inputs (flags, this machine, the indexes), installing and proving.
-dlready_platform_layer(dlready_setup setup src/setup/setup_plan.cpp src/setup/setup_index.cpp src/setup/setup_install.cpp
-  src/setup/logged_run.cpp src/setup/module_build.cpp src/setup/index_fetch.cpp src/setup/lock_hashes.cpp)
-target_link_libraries(dlready_setup PUBLIC dlready_doctor dlready_snapshot nlohmann_json::nlohmann_json)
 # File formats read and written without LibTorch (so the fuzz build reaches them).
 dlready_platform_layer(dlready_formats formats src/formats/pickle_state_dict.cpp src/formats/metrics.cpp
   src/formats/tensorboard_events.cpp src/formats/curves_svg.cpp src/formats/confusion.cpp src/formats/safetensors.cpp

@@ -28,7 +28,7 @@ add_executable(dlready ${DLREADY_CLI_SOURCES})
 file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/layers/cli")
 file(CREATE_LINK "${PROJECT_SOURCE_DIR}/src/cli" "${PROJECT_BINARY_DIR}/layers/cli/cli" SYMBOLIC)
 target_include_directories(dlready PRIVATE "${PROJECT_BINARY_DIR}/layers/cli")
-target_link_libraries(dlready PRIVATE dlready_doctor dlready_report dlready_snapshot)
+target_link_libraries(dlready PRIVATE dlready_doctor dlready_report dlready_snapshot dlready_setup)
 target_compile_definitions(dlready PRIVATE DLREADY_VERSION="${PROJECT_VERSION}" DLREADY_BUILD_TARGET="windows-x86_64")
 # Everything in the .exe: libstdc++, libgcc and winpthread linked statically.
 target_link_options(dlready PRIVATE -static -static-libgcc -static-libstdc++)

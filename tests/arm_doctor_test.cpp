@@ -13,8 +13,8 @@
 
 #include "diagnose/catalogue.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
-#include "diagnose/install_plan.hpp"
+#include "compat/compat.hpp"
+#include "planner/install_plan.hpp"
 #include "diagnose/rules.hpp"
 #include "arm_fixture.hpp"
 #include "probe/requirement_markers.hpp"

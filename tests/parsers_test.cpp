@@ -11,7 +11,7 @@
 
 #include "os/root_fs.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
 #include "probe/linux/ld_cache.hpp"

@@ -4,8 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "diagnose/compat.hpp"
-#include "diagnose/install_plan.hpp"
+#include "compat/compat.hpp"
+#include "planner/install_plan.hpp"
+#include "setup/plan_inputs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "package_index.hpp"
@@ -283,6 +284,35 @@ TEST(SetupCli, PlansForAMacFromAnotherMachine) {
   }
   auto install = command_output(bin + " setup --platform macos-arm64 --macos 14.5 --python 3.12 2>&1; echo rc=$?");
   EXPECT_NE(install.find("add --dry-run"), std::string::npos) << install;
+}
+
+// Issue 58 item 3: one planner for every platform. From Linux, a Windows machine given by flags gets
+// Windows' driver floors and PowerShell's commands; a Windows machine's capture under --root (the
+// wine laptop: an RTX 4060 Laptop GPU, driver 560.94, Python 3.12) is planned as the Windows build
+// plans it, and never installed here.
+TEST(SetupCli, PlansForAWindowsMachineFromLinuxByFlagsOrItsCapture) {
+  std::string bin = DLREADY_BINARY;
+  auto j = nlohmann::json::parse(command_output(
+      bin + " setup --dry-run --json --offline --platform win-amd64 --gpu sm_89 --driver 527.41 --python 3.12"));
+  EXPECT_EQ(j["machine"]["platform"], "win-amd64");
+  EXPECT_EQ(j["variant"], "cu118") << "527.41 runs CUDA 12 on Linux's floor (525.60.13), not on Windows' (528.33)";
+  EXPECT_EQ(j["commands"][0], "py -3.12 -m venv '.venv'");
+  EXPECT_NE(j["commands"][1].get<std::string>().find("& '.venv\\Scripts\\python.exe' -m pip install 'torch=="),
+            std::string::npos) << j.dump(1);
+  Fixture f;
+  ASSERT_EQ(std::system(("tar -xzf " + shell_quote(std::string(DLREADY_SOURCE_DIR) + "/tests/machines/wine-laptop-win10.tar.gz") +
+                         " -C " + shell_quote(f.root)).c_str()), 0);
+  auto plan = command_output(bin + " setup --dry-run --offline --root " + shell_quote(f.root) + " 2>&1; echo rc=$?");
+  EXPECT_NE(plan.find("seen: cuda:0 NVIDIA GeForce RTX 4060 Laptop GPU: compute capability 8.9 (driver)"), std::string::npos) << plan;
+  EXPECT_NE(plan.find(", win_amd64) from https://download.pytorch.org/whl/cu12"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("commands (PowerShell):\n    py -3.12 -m venv '.venv'"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("rc=0"), std::string::npos) << plan;
+  auto install = command_output(bin + " setup --offline --root " + shell_quote(f.root) + " 2>&1; echo rc=$?");
+  EXPECT_NE(install.find("dlready setup: the machine read is a Windows machine (win-amd64): add --dry-run"), std::string::npos)
+      << install;
+  EXPECT_NE(install.find("rc=2"), std::string::npos) << install;
+  auto bad = command_output(bin + " setup --dry-run --platform freebsd-amd64 --no-gpu --python 3.12 2>&1; echo rc=$?");
+  EXPECT_NE(bad.find("rc=2"), std::string::npos) << bad;
 }
 
 TEST(SetupCli, PlansForThisMachineFromItsFiles) {

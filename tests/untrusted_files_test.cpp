@@ -23,7 +23,7 @@
 #include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "data/idx.hpp"
-#include "diagnose/install_plan.hpp"
+#include "planner/install_plan.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
 #include "binfmt/elf_reader.hpp"

@@ -9,10 +9,11 @@
 #include "cli/front_end.hpp"
 #include "cli/launch_command.hpp"
 #include "setup/lock_hashes.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "cli/module_command.hpp"
 #include "cli/security_command.hpp"
 #include "cli/setup_command.hpp"
+#include "setup/setup_install.hpp"
 #include "cli/shell_completion.hpp"
 #include "cli/snapshot_command.hpp"
 #include "cli/torch_module.hpp"
@@ -105,7 +106,7 @@ std::vector<CommandGroup> platform_commands() {
           launch_command(),
           snapshot_command_group(find_lock_hashes),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture),
-          single_command<SetupArgs>("setup", add_setup_command, run_setup),
+          single_command<SetupArgs>("setup", add_setup_command, [](const SetupArgs& a) { return run_setup(a, venv_installer()); }),
           shared_args<SecurityArgs>(add_security_commands, run_security_command),
           shared_args<ModuleArgs>(add_module_commands, run_module_command),
           shell_commands()};

@@ -5,7 +5,7 @@
 #include "cli/doctor_command.hpp"
 #include "cli/explain_command.hpp"
 #include "cli/front_end.hpp"
-#include "cli/setup_command_macos.hpp"
+#include "cli/setup_command.hpp"
 #include "cli/snapshot_command.hpp"
 #include "probe/macos/macos_probes.hpp"
 
@@ -28,7 +28,7 @@ std::optional<int> start_process(int argc, char** argv) {
 
 std::vector<CommandGroup> platform_commands() {
   return {doctor_command_group(), explain_command_group(), snapshot_command_group(),
-          single_command<MacosSetupArgs>("setup", add_macos_setup_command, run_macos_setup),
+          single_command<SetupArgs>("setup", add_setup_command, [](const SetupArgs& a) { return run_setup(a, Installer{}); }),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture)};
 }
 

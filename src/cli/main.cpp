@@ -13,7 +13,7 @@
 #include "cli/usage_hints.hpp"
 #include "core/exit_code.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "os/terminal.hpp"
 #include "platform/platform_record.hpp"
 

@@ -243,7 +243,12 @@ std::string man_page(const CLI::App& app, const std::string& version, const std:
     for (const auto& o : c.options) {
       if (o.names.front() == "--help") continue;
       s += ".TP\n.B " + roff(join(o.names, ", "));
-      if (o.takes_value) s += " \\fI" + roff(o.type) + "\\fR";
+      // A list of choices may break after each comma (troff's \: is a break point that prints nothing).
+      if (o.takes_value) {
+        s += " \\fI";
+        for (char ch : roff(o.type)) s += ch == ',' ? std::string(",\\:") : std::string(1, ch);
+        s += "\\fR";
+      }
       s += "\n" + roff(o.description) + (o.default_value.empty() ? "" : " (default: " + roff(o.default_value) + ")") + "\n";
     }
   }

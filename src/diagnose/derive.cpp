@@ -1,7 +1,7 @@
 #include <cstdlib>
 
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {

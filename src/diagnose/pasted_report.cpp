@@ -5,7 +5,7 @@
 
 #include "core/scan.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 
 namespace dlready {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "facts/facts.hpp"
 #include "facts/findings.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 
 namespace dlready {
 
@@ -38,9 +38,6 @@ Derived derive(const Facts& f);
 // torch on an aarch64 server; the Jetson and Grace rules.
 std::optional<Derived::GpuArch> tegra_gpu(const ArmFacts& a);
 std::vector<std::string> aarch64_cuda_fix();
-// The index of the wheels built for a Jetson's JetPack (Jetson AI Lab's jp6/cu126 for JetPack 6;
-// JetPack 7's Thor runs server wheels); "" where dlready knows none (JetPack 5: NVIDIA's own wheels).
-std::string jetson_index(const std::string& jetpack);
 // An Orin on JetPack 7.2 or later (L4T R39): it runs SBSA wheels, and whether their sm_80 code runs
 // on its 8.7 is not established (torch's own table says no, one public log says yes).
 bool orin_on_sbsa(const Facts& f);

@@ -3,7 +3,7 @@
 // NVIDIA's open kernel modules, and PyPI's aarch64 torch was a CPU build up to 2.10.
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -221,9 +221,6 @@ void grace_rules(const Facts& f, const ArmFacts& a, std::vector<Finding>& out) {
 
 }  // namespace
 
-std::string jetson_index(const std::string& jetpack) {
-  return starts_with(jetpack, "6") ? "https://pypi.jetson-ai-lab.io/jp6/cu126" : "";
-}
 
 bool orin_on_sbsa(const Facts& f) {
   if (!f.arm || !f.arm->tegra || !f.arm->l4t_release || compare_versions(*f.arm->l4t_release, "39") < 0) return false;

@@ -2,7 +2,7 @@
 // and its age against the installed PyTorch (what NVML says of each GPU is rules_devices').
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 #include "platform/platform_record.hpp"
 #include "core/cuda_error_codes.hpp"

@@ -7,7 +7,7 @@
 
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/mac_wheels.hpp"
+#include "compat/mac_wheels.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {

@@ -2,7 +2,7 @@
 // own module, the CUDA toolkit, LibTorch, BLAS.
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {

@@ -5,7 +5,7 @@
 #include "core/path_text.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {

@@ -1,8 +1,8 @@
 #include <algorithm>
 
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
-#include "diagnose/install_plan.hpp"
+#include "compat/compat.hpp"
+#include "planner/install_plan.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {

@@ -10,7 +10,7 @@ const std::vector<PlatformRecord>& platform_records() {
        VerdictKind::linux_cuda, true, SectionStyle::linux,
        {}, {"kernel-driver", "device-nodes", "driver-library", "driver-api"}, {},
        "sudo ", "", true, "linux", "Linux",
-       "dlready setup ~/venvs/torch", true,
+       "dlready setup ~/venvs/torch", true, {"linux-x86_64", "linux-aarch64"}, true, "",
        "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
        ". ", "/bin/activate", true, "export ", "=", "", "unset "},
       // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
@@ -18,7 +18,7 @@ const std::vector<PlatformRecord>& platform_records() {
        VerdictKind::windows_cuda, false, SectionStyle::windows,
        {"kernel-driver", "device-nodes", "libtorch", "cpu-math"}, {"driver-library"}, {"driver-api"},
        "", " (in a terminal opened as administrator)", false, "win32", "Windows",
-       "dlready setup --dry-run", false,
+       "dlready setup --dry-run", false, {"win-amd64"}, false, "py launcher, conda, venvs",
        "or by hand: py -m venv $HOME\\venvs\\torch; $HOME\\venvs\\torch\\Scripts\\Activate.ps1",
        " (py launcher's registry, conda, venvs, VIRTUAL_ENV/CONDA_PREFIX)", "\\Scripts\\python.exe", "\\python.exe", "",
        "\\Scripts\\Activate.ps1", true, "$env:", " = \"", "\"", "Remove-Item Env:"},
@@ -26,7 +26,7 @@ const std::vector<PlatformRecord>& platform_records() {
       {Platform::macos, "macos", "macOS", kMacos, {RuleGroup::macos, RuleGroup::python}, VerdictKind::macos_mps, false, SectionStyle::macos,
        {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries", "libtorch", "cpu-math"},
        {}, {}, "sudo ", "", false, "darwin", "Darwin",
-       "dlready setup --dry-run", false,
+       "dlready setup --dry-run", false, {"macos-arm64", "macos-x86_64"}, false, "Homebrew, python.org, conda, venvs",
        "or by hand: python3 -m venv ~/.venvs/torch && . ~/.venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
        ". ", "/bin/activate", false, "export ", "=", "", "unset "},
   };
@@ -49,6 +49,21 @@ const PlatformRecord& platform_of(const Facts& f) {
   // Linux's source names the distribution ("ubuntu", "debian", ...) there, never "linux".
   const PlatformRecord* named = f.os.id ? platform_named(*f.os.id) : nullptr;
   return named ? *named : platform_record(Platform::linux);
+}
+
+const PlatformRecord* platform_of_setup_target(std::string_view target) {
+  for (const auto& r : platform_records())
+    for (auto t : r.setup_targets)
+      if (t == target) return &r;
+  return nullptr;
+}
+
+std::string setup_target_of(const Facts& f) {
+  const PlatformRecord& p = platform_of(f);
+  // A Mac under Rosetta still plans for Apple Silicon: the native arm64 is what a venv should run.
+  if (p.platform == Platform::macos) return std::string(p.setup_targets[f.macos && f.macos->apple_silicon == false ? 1 : 0]);
+  if (p.platform == Platform::linux) return std::string(p.setup_targets[f.os.arch.value_or("") == "aarch64" ? 1 : 0]);
+  return std::string(p.setup_targets.front());
 }
 
 std::string as_admin(const PlatformRecord& p, const std::string& command) {

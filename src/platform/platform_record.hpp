@@ -57,6 +57,12 @@ struct PlatformRecord {
   // interpreter under its prefix (a venv's, another's), a venv entered (before + prefix + after).
   std::string_view setup_command;
   bool setup_installs;
+  // setup's words for this platform's machines (--platform, the plan's `platform`), and where setup
+  // takes the environment's Python from when --python does not say: python3 on PATH (the one that
+  // makes the venv), else the doctor's environments (the active one first), named by setup_python_places.
+  std::vector<std::string_view> setup_targets;
+  bool setup_python_on_path;
+  std::string_view setup_python_places;
   std::string_view new_environment, python_places, venv_python, env_python, activate_before, activate_after;
   bool cuda_wheels;  // PyTorch publishes CUDA builds here: pip's index is chosen for the driver and GPUs
   // An environment variable set and unset in the platform's shell (POSIX sh, PowerShell):
@@ -71,6 +77,10 @@ struct PlatformRecord {
 [[nodiscard]] const PlatformRecord& platform_of(const Facts& f);
 // The record of a platform's name ("linux"...), nullptr for another word.
 [[nodiscard]] const PlatformRecord* platform_named(std::string_view name);
+// The record whose setup_targets hold `target` ("win-amd64"), nullptr for another word.
+[[nodiscard]] const PlatformRecord* platform_of_setup_target(std::string_view target);
+// The setup target of the machine these facts describe (linux-aarch64, macos-x86_64, win-amd64).
+[[nodiscard]] std::string setup_target_of(const Facts& f);
 // `command` as an administrator runs it there ("sudo nvidia-smi -pm 1").
 [[nodiscard]] std::string as_admin(const PlatformRecord& p, const std::string& command);
 // The shell's command that sets (export X=v; $env:X = "v") or removes a variable there.

@@ -2,7 +2,7 @@
 
 #include "core/json_text.hpp"
 #include "facts/fact_json.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "report/render.hpp"
 

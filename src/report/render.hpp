@@ -7,7 +7,7 @@
 
 #include "facts/facts.hpp"
 #include "facts/findings.hpp"
-#include "diagnose/install_plan.hpp"
+#include "planner/install_plan.hpp"
 
 namespace dlready {
 

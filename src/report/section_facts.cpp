@@ -2,7 +2,7 @@
 
 #include "core/path_text.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/gpu_code.hpp"
 #include "diagnose/rules.hpp"
 #include "platform/platform_record.hpp"

@@ -2,7 +2,7 @@
 
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/error_signatures.hpp"
 #include "report/render.hpp"
 

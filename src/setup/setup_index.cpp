@@ -1,6 +1,7 @@
 #include "setup/setup_index.hpp"
 
 #include "setup/index_fetch.hpp"
+#include "probe/index_pages.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "diagnose/install_plan.hpp"
-#include "probe/index_pages.hpp"
+#include "planner/install_plan.hpp"
+
 
 namespace dlready {
 

@@ -24,7 +24,7 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "setup/logged_run.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "doctor/examine.hpp"
 
 namespace dlready {
@@ -334,6 +334,19 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   std::printf("dlready setup: %s\n", proven ? ("ready: " + req.env_dir + "/bin/python").c_str()
                                             : "NOT READY: see the proof above");
   return proven ? ExitCode::ok : ExitCode::failed;
+}
+
+Installer venv_installer() {
+  Installer i;
+  i.check = [](const SetupRequest& a, const PlanMachine& m) { return check_target(a.env_dir, m.python); };
+  i.install = [](const SetupPlan& s, const SetupRequest& a) {
+    InstallRequest req;
+    req.env_dir = a.env_dir, req.python = s.machine.python, req.with = a.with, req.tool = a.tool, req.verify = !a.no_verify;
+    req.expect_gpu = !s.machine.gpus.empty();
+    req.conda_name = a.conda;
+    return a.conda.empty() ? carry_out(s.plan, req) : carry_out_conda(s.plan, req);
+  };
+  return i;
 }
 
 }  // namespace dlready

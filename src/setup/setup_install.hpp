@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "core/exit_code.hpp"
-#include "diagnose/install_plan.hpp"
+#include "planner/install_plan.hpp"
+#include "setup/setup_plan.hpp"
 
 namespace dlready {
 
@@ -32,6 +33,9 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req);
 // packages after 2.5), then `conda env update` (mamba's when there) and the proof through
 // `conda run`; without conda or mamba on PATH, the file and how to use it.
 ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req);
+
+// setup's installer on the build that installs: check_target, then carry_out (carry_out_conda with --conda).
+[[nodiscard]] Installer venv_installer();
 
 // The torch version a virtual environment holds, from its dist-info names ("" when none).
 std::string installed_torch(const std::string& env_dir);

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 
 namespace dlready {
 namespace {

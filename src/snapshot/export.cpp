@@ -8,7 +8,7 @@
 #include "os/atomic_file.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "snapshot/json_fields.hpp"
 #include "snapshot/stack.hpp"
 

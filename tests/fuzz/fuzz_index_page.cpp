@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "diagnose/install_plan.hpp"
+#include "planner/install_plan.hpp"
 #include "probe/index_pages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

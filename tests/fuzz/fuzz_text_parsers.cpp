@@ -6,7 +6,7 @@
 #include "core/redact.hpp"
 #include "core/scan.hpp"
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 #include "diagnose/rules.hpp"
 #include "probe/linux/probes.hpp"
 #include "snapshot/diff.hpp"

@@ -1,4 +1,4 @@
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 
 #include <cctype>
 
@@ -266,6 +266,10 @@ bool arch_list_covers(const std::string& list, int major, int minor) {
 
 std::string cuda_version_string(int encoded) {
   return std::to_string(encoded / 1000) + "." + std::to_string((encoded % 1000) / 10);
+}
+
+std::string jetson_index(const std::string& jetpack) {
+  return starts_with(jetpack, "6") ? "https://pypi.jetson-ai-lab.io/jp6/cu126" : "";
 }
 
 }  // namespace dlready

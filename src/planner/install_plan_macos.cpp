@@ -1,9 +1,9 @@
-// setup's plan for a Mac (diagnose/install_plan.hpp): PyPI's default index, never a CUDA one; the
+// setup's plan for a Mac (planner/install_plan.hpp): PyPI's default index, never a CUDA one; the
 // newest release whose wheels this CPU, this macOS and this Python can install and whose MPS works
 // on this macOS, else the newest that installs (on the CPU), and why — from mac_wheels' table.
 #include "core/text.hpp"
-#include "diagnose/install_plan.hpp"
-#include "diagnose/mac_wheels.hpp"
+#include "planner/install_plan.hpp"
+#include "compat/mac_wheels.hpp"
 
 namespace dlready {
 namespace {
@@ -88,20 +88,6 @@ InstallPlan plan_mac_install(const PlanMachine& m) {
   p.requirement = "torch==" + (exact ? m.torch : p.release + ".*");
   choose_mac_index(m, p);
   return p;
-}
-
-std::vector<std::string> mac_install_commands(const InstallPlan& p, const std::string& env_dir,
-                                              const std::vector<std::string>& with, const std::string& python) {
-  if (!p.ok) return {};
-  std::vector<std::string> install = {env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
-  install.insert(install.end(), with.begin(), with.end());
-  install.insert(install.end(), {"--index-url", p.index_url});
-  std::string py = shell_quote(env_dir + "/bin/python");
-  return {shell_join({"python" + python, "-m", "venv", env_dir}), shell_join(install),
-          py + " -c 'import torch; print(torch.__version__, torch.backends.mps.is_built(), "
-               "torch.backends.mps.is_available()); d = \"mps\" if torch.backends.mps.is_available() else \"cpu\"; "
-               "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))'",
-          "VIRTUAL_ENV=" + shell_quote(env_dir) + " dlready doctor"};
 }
 
 }  // namespace dlready

@@ -91,4 +91,8 @@ std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor);
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);
 
+// The index of the wheels built for a Jetson's JetPack (Jetson AI Lab's jp6/cu126 for JetPack 6;
+// JetPack 7's Thor runs server wheels); "" where dlready knows none (JetPack 5: NVIDIA's own wheels).
+std::string jetson_index(const std::string& jetpack);
+
 }  // namespace dlready

@@ -1,7 +1,7 @@
-#include "diagnose/mac_wheels.hpp"
+#include "compat/mac_wheels.hpp"
 
 #include "core/text.hpp"
-#include "diagnose/compat.hpp"
+#include "compat/compat.hpp"
 
 namespace dlready {
 namespace {

@@ -5,7 +5,6 @@
 // (a variant the driver runs can still have no kernels for an old or a new GPU). Pure: the facts
 // come in, the plan goes out.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,38 +50,6 @@ InstallPlan plan_install(const PlanMachine& m);
 // A Mac's plan (install_plan_macos.cpp; plan_install hands macos-* platforms to it): the variant is
 // "mps" or "cpu", the index PyPI.
 InstallPlan plan_mac_install(const PlanMachine& m);
-// The commands that make ENV with that Python, install the plan and prove it on a Mac (MPS, not CUDA).
-std::vector<std::string> mac_install_commands(const InstallPlan& p, const std::string& env_dir,
-                                              const std::vector<std::string>& with, const std::string& python);
-
-// The plan as `dlready setup --json` writes it (schema dlready.setup-plan/1): the machine and what
-// was seen of it, the build, why, and the commands for `environment`.
-nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, const std::string& environment,
-                                 const std::vector<std::string>& with, const std::vector<std::string>& seen,
-                                 const std::vector<std::string>& commands);
-
-// Another machine as `setup --gpu/--driver/--no-gpu` give it, into `m` (and a line for `seen`);
-// fails with what is wrong with the flags (a usage error).
-[[nodiscard]] Status machine_from_flags(bool no_gpu, const std::vector<std::string>& gpus, const std::string& driver,
-                               PlanMachine& m, std::vector<std::string>& seen);
-
-// This machine as the doctor's facts describe it: the driver and each GPU's compute capability,
-// into `m` (with what was seen); fails with why the plan cannot go on.
-[[nodiscard]] Status machine_from_facts(const Facts& f, PlanMachine& m, std::vector<std::string>& seen);
-
-// What is wrong with setup's Python and --with values in the builds that only print commands
-// (Windows', macOS'): "" when nothing, else the usage error. `where_found` names where Python was
-// looked for when none was given or found.
-// The one check of a setup flag's value on every platform: a value printed in the plan's commands
-// (each quoted for its shell: POSIX sh, PowerShell) and written into pip's argument list and
-// environment.yml has no space, quote, backtick, backslash or control character.
-[[nodiscard]] Status check_flag_value(const std::string& flag, const std::string& value);
-[[nodiscard]] Status check_plan_flags(const std::string& python, const std::vector<std::string>& with, const std::string& where_found,
-                             const std::string& index_url = "");
-
-// A --macos value is a macOS version (14, 14.5, 10.15.7), else fails saying so.
-[[nodiscard]] Status check_macos_version(const std::string& macos);
-
 // "sm_61" / "6.1" / "61" -> {6, 1}; nullopt when it is none of these.
 std::optional<std::pair<int, int>> parse_compute_capability(const std::string& text);
 

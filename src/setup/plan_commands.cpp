@@ -1,0 +1,97 @@
+#include "setup/plan_commands.hpp"
+
+#include "core/redact.hpp"
+#include "core/text.hpp"
+#include "report/render.hpp"
+
+namespace dlready {
+namespace {
+
+std::string sm(std::pair<int, int> cc) { return "sm_" + std::to_string(cc.first) + std::to_string(cc.second); }
+
+// The proof as the tutorials give it: version, CUDA, cuDNN, and a matmul on the GPU checked against
+// the CPU. No double quote inside (Windows PowerShell 5.1 drops them from a native program's arguments).
+constexpr const char* kCudaProof =
+    "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
+    "torch.backends.cudnn.version()); d = 'cuda' if torch.cuda.is_available() else 'cpu'; "
+    "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))";
+
+// A PowerShell string literal: single quotes take everything as written ('' is one quote).
+std::string powershell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> powershell_commands(const InstallPlan& p, const PlanMachine& m, const std::string& env_dir,
+                                             const std::vector<std::string>& with) {
+  const std::string py = powershell_quote(env_dir + "\\Scripts\\python.exe");
+  std::string install = "& " + py + " -m pip install " + powershell_quote(p.requirement);
+  for (const auto& w : with) install += " " + powershell_quote(w);
+  install += " --index-url " + powershell_quote(without_credentials(p.index_url));
+  return {"py -" + m.python + " -m venv " + powershell_quote(env_dir), install,
+          "& " + py + " -c \"" + kCudaProof + "\"",
+          "$env:VIRTUAL_ENV = " + powershell_quote(env_dir) + "; dlready.exe doctor"};
+}
+
+// Every argument quoted for the shell: a user copies these lines, and ENV or --with may hold
+// anything a shell would act on.
+std::vector<std::string> posix_commands(const InstallPlan& p, const PlanMachine& m, const std::string& env_dir,
+                                        const std::vector<std::string>& with) {
+  std::vector<std::string> install = {env_dir + "/bin/python", "-m", "pip", "install", p.requirement};
+  install.insert(install.end(), with.begin(), with.end());
+  // Printed for a user to copy: an index's user:password stays where the user keeps it.
+  install.insert(install.end(), {"--index-url", without_credentials(p.index_url)});
+  const bool mac = starts_with(m.platform, "macos-");
+  std::string proof = mac ? "import torch; print(torch.__version__, torch.backends.mps.is_built(), "
+                            "torch.backends.mps.is_available()); d = \"mps\" if torch.backends.mps.is_available() else \"cpu\"; "
+                            "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))"
+                          : "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
+                            "torch.backends.cudnn.version()); d = \"cuda\" if torch.cuda.is_available() else \"cpu\"; "
+                            "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))";
+  std::string py = shell_quote(env_dir + "/bin/python");
+  return {shell_join({"python" + m.python, "-m", "venv", env_dir}), shell_join(install), py + " -c '" + proof + "'",
+          "VIRTUAL_ENV=" + shell_quote(env_dir) + " dlready doctor"};
+}
+
+}  // namespace
+
+std::vector<std::string> install_commands(const InstallPlan& p, const PlanMachine& m, const std::string& env_dir,
+                                          const std::vector<std::string>& with) {
+  if (!p.ok) return {};
+  return m.platform == "win-amd64" ? powershell_commands(p, m, env_dir, with) : posix_commands(p, m, env_dir, with);
+}
+
+std::string plan_text(const InstallPlan& p, const PlanMachine& m, const std::vector<std::string>& seen,
+                      const std::vector<std::string>& commands, bool another_machine) {
+  PlanWording words;
+  if (m.platform == "win-amd64") words = {", win_amd64", " (PowerShell)"};
+  else if (starts_with(m.platform, "macos-")) words = {", " + m.platform, ""};
+  if (another_machine) words.machine = "the machine given";
+  return render_plan_text(p, seen, commands, words);
+}
+
+nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, const std::string& environment,
+                                 const std::vector<std::string>& with, const std::vector<std::string>& seen,
+                                 const std::vector<std::string>& commands) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back(sm(g));
+  return {{"schema", "dlready.setup-plan/1"},
+          {"ok", p.ok},
+          {"error", p.error},
+          {"machine", {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()}, {"gpus", gpus},
+                       {"python", m.python}, {"platform", m.platform},
+                       {"macos", m.macos.empty() ? nlohmann::json() : nlohmann::json(m.macos)}, {"seen", seen}}},
+          {"release", p.release},
+          {"variant", p.variant},
+          {"cuda", p.cuda},
+          {"requirement", p.requirement},
+          {"with", with},
+          {"index_url", without_credentials(p.index_url)},
+          {"environment", environment},
+          {"why", p.why},
+          {"warnings", p.warnings},
+          {"commands", commands}};
+}
+
+}  // namespace dlready

@@ -1,0 +1,29 @@
+// What a plan becomes for the user, for the platform it is for (linux-*, macos-*, win-amd64): the
+// commands that make the environment, install the build and prove it as the tutorials do, each in
+// that platform's shell (POSIX sh, PowerShell), the plan as text and as JSON.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "planner/install_plan.hpp"
+
+namespace dlready {
+
+// The commands that make ENV with the machine's Python, install the plan into it and prove it (CUDA
+// or, on a Mac, MPS); none when no build fits.
+std::vector<std::string> install_commands(const InstallPlan& p, const PlanMachine& m, const std::string& env_dir,
+                                          const std::vector<std::string>& with);
+
+// The plan as `dlready setup` prints it: what was seen, the build and why, the commands (named by
+// their shell where it is not POSIX sh). `another_machine`: the flags described the machine.
+std::string plan_text(const InstallPlan& p, const PlanMachine& m, const std::vector<std::string>& seen,
+                      const std::vector<std::string>& commands, bool another_machine);
+
+// The plan as `dlready setup --json` writes it (schema dlready.setup-plan/1): the machine and what
+// was seen of it, the build, why, and the commands for `environment`.
+nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, const std::string& environment,
+                                 const std::vector<std::string>& with, const std::vector<std::string>& seen,
+                                 const std::vector<std::string>& commands);
+
+}  // namespace dlready
