@@ -62,7 +62,7 @@ dlready_platform_layer(dlready_facts facts
 target_link_libraries(dlready_facts PUBLIC dlready_core)
 # The compatibility tables, each row with its source (data/*.tsv compiled in): drivers and CUDA,
 # PyTorch's wheels and their architectures, GPUs, macOS wheels, Jetson indexes.
-dlready_platform_layer(dlready_compat compat src/compat/compat.cpp src/compat/mac_wheels.cpp
+dlready_platform_layer(dlready_compat compat src/compat/compat.cpp src/compat/mac_wheels.cpp src/compat/gpu_peaks.cpp
   "${PROJECT_BINARY_DIR}/generated/compat_data.cpp")
 target_link_libraries(dlready_compat PUBLIC dlready_core)
 # The platforms, one record each: what differs by platform, looked up by every layer above.
@@ -114,7 +114,7 @@ endif()
 dlready_platform_layer(dlready_planner planner src/planner/install_plan.cpp src/planner/install_plan_macos.cpp)
 target_link_libraries(dlready_planner PUBLIC dlready_compat dlready_facts)
 dlready_platform_layer(dlready_diagnose diagnose
-  src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/derive.cpp src/diagnose/gpu_peaks.cpp
+  src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/derive.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp src/diagnose/rules_devices.cpp
   src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_services.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/rules_arm.cpp
   src/diagnose/gpu_code.cpp src/diagnose/error_signatures.cpp src/diagnose/pasted_report.cpp

@@ -48,72 +48,134 @@ struct RealMessage {
 const std::vector<RealMessage>& real_messages() {
   static const std::vector<RealMessage> m = {
       {"arch-not-compatible",
-       "/usr/lib/python3.11/site-packages/torch/cuda/__init__.py:209: UserWarning:\nNVIDIA GeForce RTX 5090 with CUDA "
-       "capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports "
+       "/usr/lib/python3.11/site-packages/torch/cuda/__init__.py:209: UserWarning:\nNVIDIA GeForce "
+       "RTX 5090 with CUDA "
+       "capability sm_120 is not compatible with the current PyTorch installation.\nThe current "
+       "PyTorch install supports "
        "CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
        {{"gpu", "NVIDIA GeForce RTX 5090"}, {"cc", "120"}}},
-      {"no-kernel-image", "RuntimeError: CUDA error: no kernel image is available for execution on the device", {}},
+      {"no-kernel-image",
+       "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+       {}},
       {"driver-too-old",
-       "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
-       "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+       "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please "
+       "update your GPU driver by "
+       "downloading and installing a new version from the URL: "
+       "http://www.nvidia.com/Download/index.aspx",
        {{"driver", "11040"}, {"driver_cuda", "11.4"}}},
-      {"not-compiled-with-cuda", "    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch "
-                                 "not compiled with CUDA enabled", {}},
+      {"not-compiled-with-cuda",
+       "    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch "
+       "not compiled with CUDA enabled",
+       {}},
       {"undefined-symbol-versioned",
-       "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: "
+       "ImportError: "
+       "/usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/"
+       "libcusparse.so.12: "
        "undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
-       {{"library", "/usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12"},
+       {{"library",
+         "/usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/"
+         "libcusparse.so.12"},
         {"symbol", "__nvJitLinkAddData_12_1"},
         {"version", "libnvJitLink.so.12"}}},
       {"undefined-symbol",
-       "ImportError: /root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined "
+       "ImportError: "
+       "/root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: "
+       "undefined "
        "symbol: ncclCommRegister",
-       {{"library", "/root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so"},
+       {{"library",
+         "/root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so"},
         {"symbol", "ncclCommRegister"}}},
       {"cannot-open-shared-object",
-       "    from torch._C import *  # noqa: F403\nImportError: libcudnn.so.8: cannot open shared object file: No such file "
+       "    from torch._C import *  # noqa: F403\nImportError: libcudnn.so.8: cannot open shared "
+       "object file: No such file "
        "or directory",
        {{"library", "libcudnn.so.8"}}},
       {"winerror-126",
        "OSError: [WinError 126] The specified module could not be found. Error loading "
-       "\"C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.",
+       "\"C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its "
+       "dependencies.",
        {{"dll", "C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"},
         {"reason", "The specified module could not be found."}}},
       {"nvml-version-mismatch", "Failed to initialize NVML: Driver/library version mismatch", {}},
-      {"numpy2-abi", "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.", {}},
+      {"numpy2-abi",
+       "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
+       {}},
       {"numpy-array-api",
-       "<stdin>:1: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered internally at "
+       "<stdin>:1: UserWarning: Failed to initialize NumPy: _ARRAY_API not found (Triggered "
+       "internally at "
        "..\\torch\\csrc\\utils\\tensor_numpy.cpp:84.)",
        {}},
       {"expandable-segment-assert",
-       "RuntimeError: !block->expandable_segment_ INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp\":2814, "
+       "RuntimeError: !block->expandable_segment_ INTERNAL ASSERT FAILED at "
+       "\"../c10/cuda/CUDACachingAllocator.cpp\":2814, "
        "please report a bug to PyTorch.",
        {}},
       {"no-cuda-gpus", "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available", {}},
       {"glibcxx-version-not-found",
-       "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by "
+       "ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found "
+       "(required by "
        "/home/user/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
        {{"provider", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"},
         {"version", "GLIBCXX_3.4.30"},
         {"library", "/home/user/lib/python3.10/site-packages/torch/lib/libtorch_python.so"}}},
       {"dataloader-bus-error",
-       "RuntimeError: DataLoader worker (pid 11011) is killed by signal: Bus error. It is possible that dataloader's "
+       "RuntimeError: DataLoader worker (pid 11011) is killed by signal: Bus error. It is possible "
+       "that dataloader's "
        "workers are out of shared memory. Please try to raise your shared memory limit.",
        {{"pid", "11011"}}},
       {"found-no-nvidia-driver",
-       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+       "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+       "GPU and installed a "
        "driver from http://www.nvidia.com/Download/index.aspx",
        {}},
       {"nvidia-smi-no-driver",
-       "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA "
+       "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+       "that the latest NVIDIA "
        "driver is installed and running.",
        {}},
-      {"mps-needs-newer-macos", "RuntimeError: The MPS backend is supported on MacOS 12.3+.Current OS version can be queried "
-                                "using `sw_vers`",
+      {"mps-needs-newer-macos",
+       "RuntimeError: The MPS backend is supported on MacOS 12.3+.Current OS version can be "
+       "queried "
+       "using `sw_vers`",
        {{"macos", "12.3"}}},
       {"mps-needs-newer-macos-lower",
-       "RuntimeError: The MPS backend is supported on macOS 14.0+. Current OS version can be queried using `sw_vers`",
+       "RuntimeError: The MPS backend is supported on macOS 14.0+. Current OS version can be "
+       "queried using `sw_vers`",
        {{"macos", "14.0"}}},
+      {"cuda-out-of-memory",
+       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 22.78 GiB. GPU 0 has a total "
+       "capacity of 31.47 GiB "
+       "of which 12.73 GiB is free. Including non-PyTorch memory, this process has 18.73 GiB "
+       "memory in use.",
+       {{"size", "22.78"}, {"unit", "GiB"}}},
+      {"cublas-not-initialized",
+       "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling "
+       "`cublasCreate(handle)`",
+       {}},
+      {"nccl-unhandled-system-error",
+       "RuntimeError: NCCL error in ProcessGroupNCCL.cpp:290, unhandled system error",
+       {}},
+      {"cuda-system-not-initialized",
+       "RuntimeError: cuda runtime error (802) : system not yet initialized at "
+       "/opt/conda/conda-bld/pytorch_1579022034529/work/aten/src/THC/THCGeneral.cpp:50",
+       {}},
+      {"cuda-compat-unsupported",
+       "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+       "before calling "
+       "NumCudaDevices() that might have already set an error? Error 804: forward compatibility "
+       "was attempted on non "
+       "supported HW",
+       {}},
+      {"cuda-devices-busy",
+       "RuntimeError: cuda runtime error (46) : all CUDA-capable devices are busy or unavailable "
+       "at "
+       "/opt/conda/conda-bld/pytorch_1503970438496/work/torch/lib/THC/generic/THCStorage.cu:66",
+       {}},
+      {"cuda-driver-insufficient",
+       "RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA "
+       "runtime version at "
+       "/pytorch/torch/csrc/cuda/Module.cpp:34",
+       {}},
   };
   return m;
 }
@@ -207,8 +269,8 @@ TEST(Explain, AWindowsMessageIsConfirmedOnTheMachinesCapture) {
 // fences and <details>): its facts, not this machine's, run through the doctor's rules.
 std::string pasted(const std::string& file) { return std::string(DLREADY_SOURCE_DIR) + "/tests/explain/" + file; }
 
-nlohmann::json explained_report(const std::string& file) {
-  auto run = explain("--json --report " + pasted(file));
+nlohmann::json explained_report(const std::string& file, const std::string& message = "") {
+  auto run = explain("--json --report " + pasted(file) + (message.empty() ? "" : " " + message));
   auto j = nlohmann::json::parse(run.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << run.out;
   return j;
@@ -262,6 +324,22 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   EXPECT_EQ(two.status, 0) << two.out;
   EXPECT_NE(two.out.find("line 1: AssertionError: Torch not compiled with CUDA enabled"), std::string::npos) << two.out;
   EXPECT_NE(two.out.find("[torch-cpu-only] — confirmed by the report"), std::string::npos) << two.out;
+  // nvidia-smi -q (a GPU's memory and compute mode) and variables as `echo $X` and env print them:
+  // the OOM is the memory another process holds, in a compute mode that admits one process.
+  auto oom =
+      explained_report("nvidia_smi_q_exclusive_oom.txt",
+                       "'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.'");
+  auto oc = confidence_by_id(oom);
+  EXPECT_EQ(oc["gpu-memory-busy"], "confirmed") << oom.dump(1);
+  EXPECT_EQ(oc["compute-mode-exclusive"], "confirmed") << oom.dump(1);
+  EXPECT_EQ(oc["nccl-variables-set"], "confirmed") << oom.dump(1);
+  auto oom_read = oom["report"]["read"].dump();
+  for (const char* said : {"driver 550.90.07", "GPU 0: NVIDIA H100 80GB HBM3 (sm_90)",
+                           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "NCCL_P2P_DISABLE=1",
+                           "PyTorch 2.6.0+cu124"})
+    EXPECT_NE(oom_read.find(said), std::string::npos) << said << ": " << oom_read;
+  EXPECT_EQ(oom_read.find("BAR1"), std::string::npos)
+      << "BAR1's Total/Used are not the GPU's memory: " << oom_read;
   auto text = explain("--report " + pasted("rtx5090_torch22_numpy2.md"));
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;

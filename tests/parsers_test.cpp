@@ -1,19 +1,17 @@
 // Unit tests of the text/binary parsers and small pure helpers.
 #include <gtest/gtest.h>
 
-#include <optional>
-
-#include "core/crc32c.hpp"
-#include "diagnose/gpu_peaks.hpp"
-
 #include <cstdio>
 #include <memory>
+#include <optional>
 
-#include "os/root_fs.hpp"
-#include "core/text.hpp"
 #include "compat/compat.hpp"
+#include "compat/gpu_peaks.hpp"
+#include "core/crc32c.hpp"
+#include "core/text.hpp"
 #include "diagnose/rules.hpp"
 #include "fixture.hpp"
+#include "os/root_fs.hpp"
 #include "probe/linux/ld_cache.hpp"
 #include "probe/linux/library_locator.hpp"
 #include "probe/linux/probes.hpp"

@@ -505,6 +505,17 @@ TEST(SetupCli, GpuNamesAreAcceptedFromTheDoctorsTable) {
   auto unknown = plan("H1000");
   EXPECT_EQ(unknown.status, 2) << unknown.out;
   EXPECT_NE(unknown.out.find("--gpu 'H1000' is neither a compute capability"), std::string::npos) << unknown.out;
+  // The names drivers report (nvidia-smi, collect_env): the model, then the board.
+  for (const auto& [reported, sm] : std::vector<std::pair<std::string, std::string>>{
+           {"'NVIDIA H100 80GB HBM3'", "sm_90"},
+           {"'NVIDIA A100-SXM4-80GB'", "sm_80"},
+           {"'NVIDIA GeForce RTX 4060 Laptop GPU'", "sm_89"},
+           {"'NVIDIA H100 NVL'", "sm_90"}}) {
+    auto board = plan(reported);
+    EXPECT_NE(board.out.find(", " + sm + " (data/gpus.tsv)"), std::string::npos)
+        << reported << ": " << board.out;
+  }
+  EXPECT_EQ(plan("A1000").status, 2) << "a different GPU, not an A100 with a board";
 }
 
 }  // namespace

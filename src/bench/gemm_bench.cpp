@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "diagnose/gpu_peaks.hpp"
-#include "torch_runtime/numeric.hpp"
+#include "compat/gpu_peaks.hpp"
 #include "torch_runtime/cuda_support.hpp"
+#include "torch_runtime/numeric.hpp"
 
 namespace dlready {
 

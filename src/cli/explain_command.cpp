@@ -274,9 +274,12 @@ const CatalogueEntry* entry_named(const std::vector<std::string>& text) {
 // CUDA, the driver, the GPUs, the packages). The doctor's other rules read files a paste does not
 // hold (device nodes, libraries, the loader's cache) and would speak of their absence.
 Report paste_decidable(Report r) {
-  static const std::set<std::string> kDecidable = {"torch-cpu-only", "driver-too-old", "arch-not-supported", "ptx-jit-only",
-                                                   "torch-needs-numpy1", "jetson-torch-needs-numpy1",
-                                                   "mac-intel-no-new-torch", "wsl1-no-gpu"};
+  static const std::set<std::string> kDecidable = {
+      "torch-cpu-only", "driver-too-old", "arch-not-supported", "ptx-jit-only",
+      "torch-needs-numpy1", "jetson-torch-needs-numpy1", "mac-intel-no-new-torch", "wsl1-no-gpu",
+      // nvidia-smi's memory and compute mode, the variables pasted
+      "gpu-memory-busy", "compute-mode-exclusive", "compute-mode-prohibited", "nccl-variables-set",
+      "alloc-conf-invalid", "alloc-conf-conflict"};
   std::vector<Finding> kept;
   for (auto& f : r.findings)
     if (kDecidable.count(f.id)) kept.push_back(std::move(f));

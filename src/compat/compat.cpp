@@ -124,6 +124,16 @@ std::vector<std::string> name_keys(const std::string& name) {
   return keys;
 }
 
+// What a driver's name adds after the model: a memory size ("80gb", "40gb"), a form factor or a
+// memory type (sxm, pcie, nvl, hbm, laptop, mobile, max-q).
+bool board_suffix(const std::string& rest) {
+  size_t digits = rest.find_first_not_of("0123456789");
+  if (digits != std::string::npos && digits > 0 && rest.compare(digits, 2, "gb") == 0) return true;
+  for (const char* word : {"sxm", "pcie", "nvl", "hbm", "laptop", "mobile", "maxq"})
+    if (starts_with(rest, word)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<KnownGpu> gpu_by_pci_id(const std::string& vendor, const std::string& device) {
@@ -145,7 +155,21 @@ std::vector<KnownGpu> gpus_by_name(const std::string& text) {
   for (const auto& [id, g] : gpu_rows())
     for (const auto& k : name_keys(g.name))
       if (k == want) add(exact, g);
-  return exact;
+  if (!exact.empty()) return exact;
+  // The name a driver reports carries the board after the model ("NVIDIA H100 80GB HBM3",
+  // "NVIDIA A100-SXM4-80GB", "RTX 4060 Laptop GPU"): the longest table name it starts with, when
+  // what follows is a memory size or a form factor (so "A1000" is not an A100).
+  size_t longest = 0;
+  std::vector<KnownGpu> board;
+  for (const auto& [id, g] : gpu_rows())
+    for (const auto& k : name_keys(g.name)) {
+      if (k.empty() || k.size() < longest || !starts_with(want, k) ||
+          !board_suffix(want.substr(k.size())))
+        continue;
+      if (k.size() > longest) board.clear(), longest = k.size();
+      add(board, g);
+    }
+  return board;
 }
 
 namespace {

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
+#include "compat/compat.hpp"
 #include "core/scan.hpp"
 #include "core/text.hpp"
-#include "compat/compat.hpp"
 
 namespace dlready {
 namespace {
@@ -66,7 +67,9 @@ void read_os(PastedReport& r, const std::string& v) {
 // torch's CUDA build.
 struct ReadState {
   bool in_gpus = false, in_pip_list = false, in_conda_list = false;
+  bool in_fb_memory = false;  // nvidia-smi -q's "FB Memory Usage" block
   std::string cuda_said;
+  std::string echoed;  // `echo $NAME` was the last line: its value is the next
 };
 
 // A GPU by the name a report gives: a device whose compute capability the GPU table knows, as if
@@ -98,6 +101,146 @@ void set_driver(PastedReport& r, const std::string& version) {
   if (r.facts.kernel.loaded_version || version.empty()) return;
   r.facts.kernel.loaded_version = printable(version, 40);
   r.read.push_back("driver " + *r.facts.kernel.loaded_version);
+}
+
+// What nvidia-smi says of the GPU it listed last, in NVML's terms (nvidia-smi is NVML's tool): its
+// compute mode and its memory.
+NvmlDevice& smi_device(PastedReport& r) {
+  auto& devices = r.facts.nvml.devices;
+  int index = static_cast<int>(r.facts.driver.devices.size()) - 1;
+  if (devices.empty() || devices.back().index != index) {
+    NvmlDevice d;
+    d.index = index;
+    if (index >= 0) d.name = r.facts.driver.devices.back().name;
+    devices.push_back(d);
+    r.facts.nvml.status = ProbeStatus::ok;
+  }
+  return devices.back();
+}
+
+// "Default", "Exclusive_Process" (nvidia-smi -q) or the table's "E. Process", "Prohibited": NVML's
+// number.
+std::optional<int> compute_mode_named(const std::string& text) {
+  std::string t = to_lower(trim(text));
+  if (t == "default") return 0;
+  if (t == "prohibited") return 2;
+  if (t == "exclusive_process" || t == "e. process") return 3;
+  return std::nullopt;
+}
+
+// "74MiB", "11439 MiB": bytes.
+std::optional<uint64_t> mib_bytes(const std::string& text) {
+  std::string t = trim(text);
+  if (!ends_with(t, "MiB")) return std::nullopt;
+  auto n = parse_int(trim(t.substr(0, t.size() - 3)));
+  if (!n || *n < 0 || *n > (1LL << 30)) return std::nullopt;
+  return static_cast<uint64_t>(*n) << 20;
+}
+
+// The table's second line of a GPU: "| N/A 35C P0 63W / 235W |  74MiB / 11439MiB |  0%  E. Process
+// |".
+bool read_smi_usage(PastedReport& r, const std::string& line) {
+  auto cells = split(line, '|');
+  if (r.facts.driver.devices.empty() || cells.size() < 4) return false;
+  auto slash = cells[2].find('/');
+  if (slash == std::string::npos || cells[2].find("MiB") == std::string::npos) return false;
+  auto used = mib_bytes(cells[2].substr(0, slash)), total = mib_bytes(cells[2].substr(slash + 1));
+  if (!used || !total) return false;
+  NvmlDevice& d = smi_device(r);
+  d.memory_used = used, d.memory_total = total;
+  std::string util = trim(cells[3]);
+  auto pct = util.find('%');
+  if (pct != std::string::npos) d.compute_mode = compute_mode_named(util.substr(pct + 1));
+  return true;
+}
+
+// nvidia-smi -q's "Key        : value" lines.
+bool smi_q_value(const std::string& line, std::string_view key, std::string& value) {
+  if (!starts_with(line, key)) return false;
+  std::string rest = line.substr(key.size());
+  size_t colon = rest.find(':');
+  if (colon == std::string::npos || !trim(rest.substr(0, colon)).empty()) return false;
+  value = trim(rest.substr(colon + 1));
+  return true;
+}
+
+bool read_nvidia_smi_q(PastedReport& r, const std::string& line, ReadState& st) {
+  std::string v;
+  if (smi_q_value(line, "Driver Version", v)) {
+    set_driver(r, v);
+    return r.recognised = true;
+  }
+  if (smi_q_value(line, "Product Name", v) && !v.empty()) {
+    add_gpu(r, "GPU " + std::to_string(r.facts.driver.devices.size()), v);
+    return true;
+  }
+  if (r.facts.driver.devices.empty()) return false;
+  if (smi_q_value(line, "Compute Mode", v)) {
+    if (auto mode = compute_mode_named(v)) smi_device(r).compute_mode = mode;
+    return true;
+  }
+  if (line == "FB Memory Usage") return st.in_fb_memory = true;
+  if (!st.in_fb_memory) return false;
+  if (smi_q_value(line, "Total", v)) return (smi_device(r).memory_total = mib_bytes(v)), true;
+  if (smi_q_value(line, "Used", v)) return (smi_device(r).memory_used = mib_bytes(v)), true;
+  if (!smi_q_value(line, "Free", v) && !smi_q_value(line, "Reserved", v)) st.in_fb_memory = false;
+  return false;
+}
+
+// The variables the rules read from a paste: "NAME=value", "export NAME=value", env's lines, or
+// "$ echo $NAME" with its value on the next line.
+constexpr std::string_view kPastedVariables[] = {"CUDA_VISIBLE_DEVICES",
+                                                 "PYTORCH_CUDA_ALLOC_CONF",
+                                                 "PYTORCH_ALLOC_CONF",
+                                                 "NCCL_P2P_DISABLE",
+                                                 "NCCL_SHM_DISABLE",
+                                                 "NCCL_IB_DISABLE",
+                                                 "NCCL_SOCKET_IFNAME",
+                                                 "NCCL_DEBUG",
+                                                 "LD_LIBRARY_PATH",
+                                                 "CUDA_HOME",
+                                                 "LD_PRELOAD"};
+
+bool pasted_variable(std::string_view name) {
+  for (auto v : kPastedVariables)
+    if (v == name) return true;
+  return false;
+}
+
+void set_variable(PastedReport& r, const std::string& name, const std::string& value) {
+  if (r.facts.env.vars.count(name)) return;
+  r.facts.env.vars[name] = printable(value, 4096);
+  r.read.push_back(name + "=" + printable(value, 80));
+}
+
+// The line after `echo $NAME`: its value (unless it is the next command).
+bool read_echoed(PastedReport& r, const std::string& line, ReadState& st) {
+  if (st.echoed.empty()) return false;
+  std::string name = std::exchange(st.echoed, "");
+  if (starts_with(line, "$") || line.find("echo ") != std::string::npos) return false;
+  set_variable(r, name, line);
+  return true;
+}
+
+bool read_variable(PastedReport& r, const std::string& line, ReadState& st) {
+  std::string l = line;
+  for (const char* prompt : {"$ ", "# ", "> "})
+    if (starts_with(l, prompt)) l = trim(l.substr(2));
+  if (starts_with(l, "echo $")) {
+    std::string name = l.substr(6);
+    if (starts_with(name, "{") && ends_with(name, "}")) name = name.substr(1, name.size() - 2);
+    if (pasted_variable(name)) st.echoed = name;
+    return true;
+  }
+  if (starts_with(l, "export ")) l = trim(l.substr(7));
+  auto eq = l.find('=');
+  if (eq == std::string::npos || !pasted_variable(std::string_view(l).substr(0, eq))) return false;
+  std::string value = l.substr(eq + 1);
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+      value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  set_variable(r, l.substr(0, eq), value);
+  return true;
 }
 
 // nvidia-smi's table: "| NVIDIA-SMI 470.86   Driver Version: 470.86   CUDA Version: 11.4 |" and a
@@ -176,6 +319,7 @@ void enter_block(const std::string& line, ReadState& st) {
 void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
   std::string v;
+  if (read_echoed(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
   st.in_gpus = false;
   if (key_value(line, "PyTorch version", v) && !unknown(v)) {
@@ -197,7 +341,8 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   } else if (key_value(line, "Python platform", v)) {
     std::string lower = to_lower(v);
     if (lower.find("microsoft") != std::string::npos) r.facts.os.wsl = true, r.facts.os.wsl_dxg = lower.find("wsl2") != std::string::npos;
-  } else if (!read_nvidia_smi(r, line)) {
+  } else if (!read_variable(r, line, st) && !read_nvidia_smi_q(r, line, st) &&
+             !read_nvidia_smi(r, line) && !read_smi_usage(r, line)) {
     enter_block(line, st);
     read_library(r, line, st);
   }

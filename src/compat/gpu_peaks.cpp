@@ -1,4 +1,4 @@
-#include "diagnose/gpu_peaks.hpp"
+#include "compat/gpu_peaks.hpp"
 
 #include <stdexcept>
 
