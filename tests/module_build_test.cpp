@@ -62,7 +62,8 @@ TEST(ModuleBuild, FifosAreRefusedNotWaitedOn) {
   auto m = cached_module(module_cache_root(env), torch);
   f.write(m.library.substr(f.root.size()), "ELF");
   ASSERT_EQ(::mkfifo(m.manifest.c_str(), 0644), 0);
-  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").find("missing or unreadable"), std::string::npos);
+  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").error().find("missing or unreadable"),
+            std::string::npos);
   const std::string lib = f.host("/venv/lib/python3.11/site-packages/torch/lib/libc10.so");
   ASSERT_EQ(::unlink(lib.c_str()), 0);
   ASSERT_EQ(::mkfifo(lib.c_str(), 0644), 0);
@@ -111,18 +112,22 @@ TEST(ModuleBuild, CachedModuleFitsOnlyItsTorch) {
   auto torch = *find_user_torch(env, std::nullopt).torch;
   auto m = cached_module(module_cache_root(env), torch);
   EXPECT_EQ(m.dir.rfind(f.host("/cache/torch-2.11.0+cu130-cxx11abi1-"), 0), 0u) << m.dir;
-  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").find("not built yet"), std::string::npos);
+  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").error().find("not built yet"),
+            std::string::npos);
   f.write(m.library.substr(f.root.size()), "ELF");
-  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").find("interrupted build"), std::string::npos);
+  EXPECT_NE(cached_module_problem(m, torch, "0.1.0").error().find("interrupted build"),
+            std::string::npos);
   std::string manifest = "{\"dlready_version\": \"0.1.0\", \"torch_version\": \"2.11.0+cu130\", \"torch_dir\": \"" +
                          torch.torch_dir + "\", \"fingerprint\": \"" + torch.fingerprint + "\"}";
   ASSERT_TRUE(write_file_atomically(m.manifest, manifest));
-  EXPECT_EQ(cached_module_problem(m, torch, "0.1.0"), "");
-  EXPECT_NE(cached_module_problem(m, torch, "0.2.0").find("built by dlready 0.1.0"), std::string::npos);
+  EXPECT_TRUE(cached_module_problem(m, torch, "0.1.0").ok());
+  EXPECT_NE(cached_module_problem(m, torch, "0.2.0").error().find("built by dlready 0.1.0"),
+            std::string::npos);
   // torch reinstalled over itself: the same version, other files.
   f.write("/venv/lib/python3.11/site-packages/torch/lib/libtorch_cpu.so", "another libtorch_cpu build");
   auto again = *find_user_torch(env, std::nullopt).torch;
-  EXPECT_NE(cached_module_problem(m, again, "0.1.0").find("changed since"), std::string::npos);
+  EXPECT_NE(cached_module_problem(m, again, "0.1.0").error().find("changed since"),
+            std::string::npos);
 }
 
 TEST(ModuleBuild, KitIsFoundBesideTheExecutableOnly) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/little_endian.hpp"
+#include "core/status.hpp"
 
 namespace dlready {
 namespace {
@@ -56,25 +57,29 @@ std::optional<std::string> name_at(const ByteReader& read, const Layout& layout,
   return name;
 }
 
-std::string read_headers(const ByteReader& read, PeImage& image, Layout& layout) {
+Status read_headers(const ByteReader& read, PeImage& image, Layout& layout) {
   auto mz = read(0, 2);
-  if (!mz || *mz != "MZ") return "not a Windows executable or DLL (no MZ header)";
+  if (!mz || *mz != "MZ") return Status::failure("not a Windows executable or DLL (no MZ header)");
   auto pe_offset = number_at<uint32_t>(read, 0x3c);
   auto signature = pe_offset ? read(*pe_offset, 4) : std::nullopt;
-  if (!signature || *signature != std::string("PE\0\0", 4)) return "an MZ file without a PE header (a DOS program?)";
+  if (!signature || *signature != std::string("PE\0\0", 4))
+    return Status::failure("an MZ file without a PE header (a DOS program?)");
   const uint64_t coff = uint64_t{*pe_offset} + 4;
   auto header = read(coff, 20);
-  if (!header || header->size() < 20) return "the PE header is cut short";
+  if (!header || header->size() < 20) return Status::failure("the PE header is cut short");
   image.machine = read_little_endian<uint16_t>(header->data());
   const uint16_t section_count = read_little_endian<uint16_t>(header->data() + 2);
   const uint16_t optional_size = read_little_endian<uint16_t>(header->data() + 16);
   image.is_dll = read_little_endian<uint16_t>(header->data() + 18) & 0x2000;
-  if (section_count > kMaxSections) return "the PE header names " + std::to_string(section_count) + " sections";
+  if (section_count > kMaxSections)
+    return Status::failure("the PE header names " + std::to_string(section_count) + " sections");
   const uint64_t optional = coff + 20;
   auto opt = read(optional, optional_size);
-  if (!opt || opt->size() < optional_size || optional_size < 2) return "the PE optional header is cut short";
+  if (!opt || opt->size() < optional_size || optional_size < 2)
+    return Status::failure("the PE optional header is cut short");
   const uint16_t magic = read_little_endian<uint16_t>(opt->data());
-  if (magic != 0x10b && magic != 0x20b) return "unknown PE optional header (magic " + std::to_string(magic) + ")";
+  if (magic != 0x10b && magic != 0x20b)
+    return Status::failure("unknown PE optional header (magic " + std::to_string(magic) + ")");
   image.pe32_plus = magic == 0x20b;
   const size_t count_at = image.pe32_plus ? 108 : 92;  // NumberOfRvaAndSizes; the directories follow it
   if (optional_size >= count_at + 4) {
@@ -91,52 +96,55 @@ std::string read_headers(const ByteReader& read, PeImage& image, Layout& layout)
     directory(13, layout.delay_rva, layout.delay_size);    // IMAGE_DIRECTORY_ENTRY_DELAY_IMPORT
   }
   auto table = read(optional + optional_size, size_t{section_count} * 40);
-  if (!table || table->size() < size_t{section_count} * 40) return "the PE section table is cut short";
+  if (!table || table->size() < size_t{section_count} * 40)
+    return Status::failure("the PE section table is cut short");
   for (uint16_t i = 0; i < section_count; ++i) {
     const char* s = table->data() + size_t{i} * 40;
     layout.sections.push_back({read_little_endian<uint32_t>(s + 12), read_little_endian<uint32_t>(s + 8),
                                read_little_endian<uint32_t>(s + 16), read_little_endian<uint32_t>(s + 20)});
   }
-  return "";
+  return {};
 }
 
 // The import table: 20-byte descriptors, the DLL's name at +12, ended by a descriptor of zeros.
-std::string read_imports(const ByteReader& read, const Layout& layout, std::vector<std::string>& out) {
-  if (layout.import_rva == 0) return "";
+Status read_imports(const ByteReader& read, const Layout& layout, std::vector<std::string>& out) {
+  if (layout.import_rva == 0) return {};
   auto at = file_offset(layout, layout.import_rva);
-  if (!at) return "the import table lies outside the file";
+  if (!at) return Status::failure("the import table lies outside the file");
   for (size_t i = 0; i < kMaxDescriptors; ++i) {
     auto d = read(*at + i * 20, 20);
-    if (!d || d->size() < 20) return "the import table is cut short";
-    if (*d == std::string(20, '\0')) return "";
+    if (!d || d->size() < 20) return Status::failure("the import table is cut short");
+    if (*d == std::string(20, '\0')) return {};
     auto name = name_at(read, layout, read_little_endian<uint32_t>(d->data() + 12));
-    if (!name) return "an import names no readable DLL";
+    if (!name) return Status::failure("an import names no readable DLL");
     out.push_back(*name);
   }
-  return "the import table does not end";
+  return Status::failure("the import table does not end");
 }
 
 // The delay-import table: 32-byte descriptors, the name at +4 (an address, not an offset from the
 // image's base, when bit 0 of the attributes is clear: Visual C++ 6's layout).
-std::string read_delay_imports(const ByteReader& read, const Layout& layout, std::vector<std::string>& out) {
-  if (layout.delay_rva == 0) return "";
+Status read_delay_imports(const ByteReader& read, const Layout& layout,
+                          std::vector<std::string>& out) {
+  if (layout.delay_rva == 0) return {};
   auto at = file_offset(layout, layout.delay_rva);
-  if (!at) return "the delay-import table lies outside the file";
+  if (!at) return Status::failure("the delay-import table lies outside the file");
   for (size_t i = 0; i < kMaxDescriptors; ++i) {
     auto d = read(*at + i * 32, 32);
-    if (!d || d->size() < 32) return "the delay-import table is cut short";
+    if (!d || d->size() < 32) return Status::failure("the delay-import table is cut short");
     const uint32_t attributes = read_little_endian<uint32_t>(d->data());
     uint64_t name_rva = read_little_endian<uint32_t>(d->data() + 4);
-    if (name_rva == 0) return "";
+    if (name_rva == 0) return {};
     if (!(attributes & 1)) {
-      if (name_rva < layout.image_base) return "a delay import names no readable DLL";
+      if (name_rva < layout.image_base)
+        return Status::failure("a delay import names no readable DLL");
       name_rva -= layout.image_base;
     }
     auto name = name_at(read, layout, name_rva);
-    if (!name) return "a delay import names no readable DLL";
+    if (!name) return Status::failure("a delay import names no readable DLL");
     out.push_back(*name);
   }
-  return "the delay-import table does not end";
+  return Status::failure("the delay-import table does not end");
 }
 
 }  // namespace
@@ -145,9 +153,10 @@ PeResult parse_pe(const ByteReader& read) {
   PeResult r;
   PeImage image;
   Layout layout;
-  r.error = read_headers(read, image, layout);
-  if (r.error.empty()) r.error = read_imports(read, layout, image.imports);
-  if (r.error.empty()) r.error = read_delay_imports(read, layout, image.delay_imports);
+  Status read_all = read_headers(read, image, layout);
+  if (read_all.ok()) read_all = read_imports(read, layout, image.imports);
+  if (read_all.ok()) read_all = read_delay_imports(read, layout, image.delay_imports);
+  if (!read_all.ok()) r.error = read_all.error();
   if (r.error.empty()) r.image = std::move(image);
   return r;
 }

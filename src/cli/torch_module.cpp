@@ -43,7 +43,7 @@ ModuleLocation locate_train_module() {
   loc.torch = found.torch;
   auto cached = cached_module(module_cache_root(env), *found.torch);
   loc.path = cached.library;
-  loc.problem = cached_module_problem(cached, *found.torch, DLREADY_VERSION);
+  loc.problem = cached_module_problem(cached, *found.torch, DLREADY_VERSION).error();
   return loc;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/json_text.hpp"
 #include "core/little_endian.hpp"
+#include "core/status.hpp"
 #include "secure/content_hash.hpp"
 
 namespace dlready {
@@ -26,29 +27,31 @@ bool all_finite(const std::string& bytes) {
 }
 
 // One tensor entry of the header, checked against the payload; the error names the tensor.
-std::string read_entry(const nlohmann::json& e, std::string_view payload, RawTensor& t) {
+Status read_entry(const nlohmann::json& e, std::string_view payload, RawTensor& t) {
   if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || !e.contains("shape") ||
       !e["shape"].is_array() || !e.contains("offset") || !e["offset"].is_number_unsigned() || !e.contains("bytes") ||
       !e["bytes"].is_number_unsigned())
-    return "malformed tensor entry";
+    return Status::failure("malformed tensor entry");
   t.name = e["name"].get<std::string>();
   t.dtype = "F32";
   uint64_t numel = 1;
-  if (e["shape"].size() > kMaxDims) return "bad shape of " + t.name;
+  if (e["shape"].size() > kMaxDims) return Status::failure("bad shape of " + t.name);
   for (const auto& d : e["shape"]) {
     // Each extent on its own fits the file too: [0, 2^62, 2^62] has no elements but no tensor either.
     if (!d.is_number_integer() || d.get<int64_t>() < 0 || static_cast<uint64_t>(d.get<int64_t>()) > payload.size())
-      return "bad shape of " + t.name;
+      return Status::failure("bad shape of " + t.name);
     t.shape.push_back(d.get<int64_t>());
     numel *= static_cast<uint64_t>(t.shape.back());
-    if (numel > payload.size()) return "tensor " + t.name + " larger than the file";
+    if (numel > payload.size())
+      return Status::failure("tensor " + t.name + " larger than the file");
   }
   uint64_t off = e["offset"], nbytes = e["bytes"];
   if (nbytes != numel * sizeof(float) || off > payload.size() || nbytes > payload.size() - off)
-    return "tensor " + t.name + " out of bounds";
+    return Status::failure("tensor " + t.name + " out of bounds");
   t.bytes = std::string(payload.substr(off, nbytes));
-  if (!all_finite(t.bytes)) return "tensor " + t.name + " holds NaN or infinite values";
-  return "";
+  if (!all_finite(t.bytes))
+    return Status::failure("tensor " + t.name + " holds NaN or infinite values");
+  return {};
 }
 
 }  // namespace
@@ -92,7 +95,7 @@ CheckpointContent parse_checkpoint_bytes(const std::string& b, const std::string
   std::set<std::string> names;
   for (const auto& e : header["tensors"]) {
     RawTensor t;
-    if (auto why = read_entry(e, payload, t); !why.empty()) return fail(why);
+    if (Status entry = read_entry(e, payload, t); !entry.ok()) return fail(entry.error());
     if (!names.insert(t.name).second) return fail("tensor " + t.name + " appears twice");
     ck.tensors.push_back(std::move(t));
   }

@@ -64,18 +64,22 @@ bool is_hello(const json& h) {
   return str_of(h, "type") == "hello" && field(h, "node").is_number_integer() && field(h, "nnodes").is_number_integer();
 }
 
-std::string hello_refusal(const json& h, int nnodes_here, const std::set<int>& seen, const std::string& from) {
+Status hello_refusal(const json& h, int nnodes_here, const std::set<int>& seen,
+                     const std::string& from) {
   int node = int_of(h, "node", -1), nnodes = int_of(h, "nnodes", -1);
   if (nnodes != nnodes_here)
-    return "node " + std::to_string(node) + " (" + from + ") was started with --nnodes " + std::to_string(nnodes) +
-           ", node 0 with --nnodes " + std::to_string(nnodes_here) + ": give every node the same --nnodes";
+    return Status::failure("node " + std::to_string(node) + " (" + from +
+                           ") was started with --nnodes " + std::to_string(nnodes) +
+                           ", node 0 with --nnodes " + std::to_string(nnodes_here) +
+                           ": give every node the same --nnodes");
   if (node < 1 || node >= nnodes_here)
-    return "the launcher at " + from + " says it is node " + std::to_string(node) + ", outside 1.." +
-           std::to_string(nnodes_here - 1) + ": check its --node-rank";
+    return Status::failure("the launcher at " + from + " says it is node " + std::to_string(node) +
+                           ", outside 1.." + std::to_string(nnodes_here - 1) +
+                           ": check its --node-rank");
   if (seen.count(node))
-    return "two launchers say they are node " + std::to_string(node) + " (the second from " + from +
-           "): give each node its own --node-rank";
-  return "";
+    return Status::failure("two launchers say they are node " + std::to_string(node) +
+                           " (the second from " + from + "): give each node its own --node-rank");
+  return {};
 }
 
 namespace {
@@ -222,8 +226,8 @@ void Node0Meeting::on_hello(Guest& g, json& h) {
     std::string why = "its hello does not carry this job's token (--job-token-file / DLREADY_JOB_TOKEN)";
     return ignore(g, why, refusal(why));
   }
-  std::string why = hello_refusal(h, o_.nnodes, seen_, from);
-  if (!why.empty()) {
+  if (Status joins = hello_refusal(h, o_.nnodes, seen_, from); !joins.ok()) {
+    const std::string& why = joins.error();
     // A launcher that proved it belongs to this job but was started wrongly stops the job; an
     // unproven one is only refused (it may be anyone).
     if (authentic) stop_ = why;

@@ -57,9 +57,11 @@ NodeMeeting meet_other_nodes(const LaunchOptions& o, int signal_fd = -1);
 
 // A launcher's hello: a node rank and the node count at least (else it is no launcher of ours).
 bool is_hello(const nlohmann::json& hello);
-// Why a launcher's hello cannot join a job of `nnodes` nodes whose nodes `seen` have joined ("" when
-// it can): another --nnodes, a node number outside 1..nnodes-1 (or outside int's range), a second node N.
-std::string hello_refusal(const nlohmann::json& hello, int nnodes, const std::set<int>& seen, const std::string& from);
+// Whether a launcher's hello can join a job of `nnodes` nodes whose nodes `seen` have joined, else
+// why not: another --nnodes, a node number outside 1..nnodes-1 (or outside int's range), a second
+// node N.
+[[nodiscard]] Status hello_refusal(const nlohmann::json& hello, int nnodes,
+                                   const std::set<int>& seen, const std::string& from);
 
 // The port of the launchers' own connections: --launcher-port, else --master-port + 1.
 int launcher_port(const LaunchOptions& o);

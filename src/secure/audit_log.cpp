@@ -71,16 +71,18 @@ Head read_head(const std::string& log_path) {
   return h;
 }
 
-std::string head_mismatch(const std::string& path, const nlohmann::json& last) {
+Status head_mismatch(const std::string& path, const nlohmann::json& last) {
   auto head = read_head(path);
-  if (head.state == Head::damaged) return path + ".head is damaged";
-  if (head.state != Head::ok) return "";
+  if (head.state == Head::damaged) return Status::failure(path + ".head is damaged");
+  if (head.state != Head::ok) return {};
   uint64_t have = last.is_null() ? 0 : last["seq"].get<uint64_t>();
   if (head.seq > have)
-    return "its head file says record " + std::to_string(head.seq) + " was written, the log ends at " +
-           std::to_string(have) + " (the end was cut off)";
-  if (head.seq == have && (last.is_null() || last["hash"] != head.hash)) return "its last record is not the one its head file names";
-  return "";
+    return Status::failure("its head file says record " + std::to_string(head.seq) +
+                           " was written, the log ends at " + std::to_string(have) +
+                           " (the end was cut off)");
+  if (head.seq == have && (last.is_null() || last["hash"] != head.hash))
+    return Status::failure("its last record is not the one its head file names");
+  return {};
 }
 
 // What a head file's signature covers.
@@ -298,8 +300,9 @@ Status AuditLog::append_to(const std::string& path, const std::string& event, co
   if (::flock(fd, LOCK_EX) != 0) return Status::failure("audit log " + path + ": cannot lock (" + std::strerror(errno) + ")");
   auto tail = last_record(fd, path);
   if (!tail.error.empty()) return Status::failure("audit log " + tail.error);
-  if (auto why = head_mismatch(path, tail.record); !why.empty())
-    return Status::failure("audit log " + path + ": " + why + ": run dlready audit verify " + path +
+  if (Status why = head_mismatch(path, tail.record); !why.ok())
+    return Status::failure("audit log " + path + ": " + why.error() +
+                           ": run dlready audit verify " + path +
                            ", and move the log aside to start a new one");
   nlohmann::json r = who_;
   r["time"] = utc_now_with_ms();
@@ -336,36 +339,45 @@ Status AuditLog::append_to(const std::string& path, const std::string& event, co
 
 namespace {
 
-// Checks one parsed line against the record before it; "" when it follows correctly.
-std::string check_record(const nlohmann::json& r, const nlohmann::json& prev, const unsigned char* public_key) {
+// Checks one parsed line against the record before it: ok when it follows correctly.
+Status check_record(const nlohmann::json& r, const nlohmann::json& prev,
+                    const unsigned char* public_key) {
   if (!r.is_object() || !r.contains("hash") || !r["hash"].is_string() || !r.contains("prev") || !r["prev"].is_string() ||
       !r.contains("seq") || !r["seq"].is_number_unsigned() || !r.contains("event") || !r["event"].is_string())
-    return "not an audit record (a field is missing or of the wrong type)";
+    return Status::failure("not an audit record (a field is missing or of the wrong type)");
   const std::string h = r["hash"];
-  if (record_hash(r) != h) return "edited: its content does not match its hash";
+  if (record_hash(r) != h) return Status::failure("edited: its content does not match its hash");
   if (public_key) {
-    if (!r.contains("sig") || !r["sig"].is_string()) return "not signed (the log was written without --audit-sign-key, or the signature was removed)";
+    if (!r.contains("sig") || !r["sig"].is_string())
+      return Status::failure(
+          "not signed (the log was written without --audit-sign-key, or the signature was "
+          "removed)");
     unsigned char bin[kHash], sig[crypto_sign_BYTES];
     const std::string s = r["sig"];
     if (sodium_hex2bin(sig, sizeof sig, s.data(), s.size(), nullptr, nullptr, nullptr) != 0 ||
         sodium_hex2bin(bin, kHash, h.data(), h.size(), nullptr, nullptr, nullptr) != 0 ||
         crypto_sign_verify_detached(sig, bin, kHash, public_key) != 0)
-      return "its signature does not verify: edited (and re-hashed), or signed with another key";
+      return Status::failure(
+          "its signature does not verify: edited (and re-hashed), or signed with another key");
   }
   const uint64_t seq = r["seq"];
   const uint64_t expected = prev.is_null() ? 1 : prev["seq"].get<uint64_t>() + 1;
   if (seq > expected)
-    return (seq - 1 > expected ? "records " + std::to_string(expected) + "–" + std::to_string(seq - 1) + " are"
-                               : "record " + std::to_string(expected) + " is") +
-           " missing before it (deleted, or moved further down)";
+    return Status::failure((seq - 1 > expected ? "records " + std::to_string(expected) + "–" +
+                                                     std::to_string(seq - 1) + " are"
+                                               : "record " + std::to_string(expected) + " is") +
+                           " missing before it (deleted, or moved further down)");
   if (seq < expected)
-    return "out of order: sequence number " + std::to_string(seq) + " where " + std::to_string(expected) +
-           " belongs (records reordered, repeated or inserted)";
+    return Status::failure("out of order: sequence number " + std::to_string(seq) + " where " +
+                           std::to_string(expected) +
+                           " belongs (records reordered, repeated or inserted)");
   const std::string want_prev = prev.is_null() ? kNoPrev : prev["hash"].get<std::string>();
   if (r["prev"] != want_prev)
-    return prev.is_null() ? "it does not start a log, though it is the first record (the records before it were deleted)"
-                          : "it does not follow the record before it (that record was replaced, or this one inserted)";
-  return "";
+    return Status::failure(prev.is_null() ? "it does not start a log, though it is the first "
+                                            "record (the records before it were deleted)"
+                                          : "it does not follow the record before it (that record "
+                                            "was replaced, or this one inserted)");
+  return {};
 }
 
 }  // namespace
@@ -403,7 +415,8 @@ bool RecordChecker::line(std::string_view text) {
   }
   std::string why;
   auto r = parse_json_bounded(text, &why);
-  why = r.is_discarded() ? why + ": damaged or edited" : check_record(r, prev_, public_key_);
+  why =
+      r.is_discarded() ? why + ": damaged or edited" : check_record(r, prev_, public_key_).error();
   if (!why.empty()) {
     bad(why);
     return false;

@@ -178,31 +178,38 @@ ssize_t read_full(const Reader& read, unsigned char* buf, size_t n) {
 
 // Opens a sealed stream: every chunk authenticated before its plaintext reaches `sink`. The error
 // names the first thing wrong and its likely cause; `name` starts it.
-std::string unseal(const Reader& read, const std::string& name, SealingKey& key,
-                   const std::function<Status(std::string_view)>& sink, std::string& key_id_out) {
+Status unseal(const Reader& read, const std::string& name, SealingKey& key,
+              const std::function<Status(std::string_view)>& sink, std::string& key_id_out) {
   unsigned char raw[kSealedHeaderBytes];
   ssize_t got = read_full(read, raw, sizeof raw);
-  if (got < 0) return name + ": read failed (" + std::strerror(errno) + ")";
-  if (static_cast<size_t>(got) < sizeof raw) return name + ": truncated (" + std::to_string(got) + " bytes: not even a header)";
+  if (got < 0) return Status::failure(name + ": read failed (" + std::strerror(errno) + ")");
+  if (static_cast<size_t>(got) < sizeof raw)
+    return Status::failure(name + ": truncated (" + std::to_string(got) +
+                           " bytes: not even a header)");
   Header h;
-  if (auto why = h.decode(raw); !why.empty()) return name + ": " + why;
+  if (auto why = h.decode(raw); !why.empty()) return Status::failure(name + ": " + why);
   key_id_out = h.key_id_hex();
   std::string why;
   const unsigned char* k = key.key_for(h.derivation, why);
-  if (!k) return name + ": cannot be opened: " + why;
+  if (!k) return Status::failure(name + ": cannot be opened: " + why);
   unsigned char mine[8];
   binary_key_id(k, mine);
   if (sodium_memcmp(mine, h.key_id, 8) != 0)
-    return name + ": sealed with another key (key id " + h.key_id_hex() + "; " + key.description() + " has id " +
-           key_id(k) + (h.derivation.kind == KeyKind::passphrase ? ": a wrong passphrase" : "") +
-           "), or its header is damaged; refused, the file is left as it is";
+    return Status::failure(
+        name + ": sealed with another key (key id " + h.key_id_hex() + "; " + key.description() +
+        " has id " + key_id(k) +
+        (h.derivation.kind == KeyKind::passphrase ? ": a wrong passphrase" : "") +
+        "), or its header is damaged; refused, the file is left as it is");
   crypto_secretstream_xchacha20poly1305_state st;
-  if (crypto_secretstream_xchacha20poly1305_init_pull(&st, h.stream, k) != 0) return name + ": damaged header";
+  if (crypto_secretstream_xchacha20poly1305_init_pull(&st, h.stream, k) != 0)
+    return Status::failure(name + ": damaged header");
   std::string c(h.chunk + kTag, '\0'), p(h.chunk, '\0');
   for (uint64_t chunk = 1;; ++chunk) {
     ssize_t n = read_full(read, reinterpret_cast<unsigned char*>(c.data()), c.size());
-    if (n < 0) return name + ": read failed (" + std::strerror(errno) + ")";
-    if (n == 0) return name + ": truncated after chunk " + std::to_string(chunk - 1) + " (the final chunk is missing); refused";
+    if (n < 0) return Status::failure(name + ": read failed (" + std::strerror(errno) + ")");
+    if (n == 0)
+      return Status::failure(name + ": truncated after chunk " + std::to_string(chunk - 1) +
+                             " (the final chunk is missing); refused");
     unsigned long long plen = 0;
     unsigned char tag = 0;
     if (crypto_secretstream_xchacha20poly1305_pull(&st, reinterpret_cast<unsigned char*>(p.data()), &plen, &tag,
@@ -210,22 +217,26 @@ std::string unseal(const Reader& read, const std::string& name, SealingKey& key,
                                                    h.bytes, sizeof h.bytes) != 0) {
       sodium_memzero(&st, sizeof st);
       bool short_chunk = static_cast<size_t>(n) < c.size();
-      return name + ": chunk " + std::to_string(chunk) + " fails authentication: " +
-             (chunk == 1 ? "the header or the first chunk was altered"
-              : short_chunk ? "the file is truncated or was altered"
-                            : "the file was altered, or chunks were dropped, repeated or reordered") +
-             "; refused, the file is left as it is";
+      return Status::failure(
+          name + ": chunk " + std::to_string(chunk) + " fails authentication: " +
+          (chunk == 1    ? "the header or the first chunk was altered"
+           : short_chunk ? "the file is truncated or was altered"
+                         : "the file was altered, or chunks were dropped, repeated or reordered") +
+          "; refused, the file is left as it is");
     }
-    if (auto s = sink(std::string_view(p.data(), static_cast<size_t>(plen))); !s) return s.error();
+    if (auto s = sink(std::string_view(p.data(), static_cast<size_t>(plen))); !s) return s;
     if (tag == crypto_secretstream_xchacha20poly1305_TAG_FINAL) break;
     if (static_cast<size_t>(n) < c.size())
-      return name + ": truncated in chunk " + std::to_string(chunk + 1) + " (the final chunk is missing); refused";
+      return Status::failure(name + ": truncated in chunk " + std::to_string(chunk + 1) +
+                             " (the final chunk is missing); refused");
   }
   sodium_memzero(&st, sizeof st);
   sodium_memzero(p.data(), p.size());
   unsigned char extra;
-  if (read_full(read, &extra, 1) != 0) return name + ": data after the final chunk (appended to, or two files joined); refused";
-  return "";
+  if (read_full(read, &extra, 1) != 0)
+    return Status::failure(
+        name + ": data after the final chunk (appended to, or two files joined); refused");
+  return {};
 }
 
 // An opened regular file of at most max_bytes, or the error.
@@ -304,7 +315,7 @@ ReadFile read_protected_file(const std::string& path, SealingKey* key, uint64_t 
     content.append(b);
     return {};
   };
-  out.error = unseal(read, path, *key, sink, out.key_id);
+  out.error = unseal(read, path, *key, sink, out.key_id).error();
   if (out.error.empty()) out.bytes = std::move(content);
   return out;
 }
@@ -328,10 +339,14 @@ ReadFile unseal_bytes(std::string_view sealed, SealingKey& key, const std::strin
   };
   std::string content;
   ReadFile out;
-  out.error = unseal(read, name, key, [&](std::string_view b) -> Status {
-    content.append(b);
-    return {};
-  }, out.key_id);
+  out.error = unseal(
+                  read, name, key,
+                  [&](std::string_view b) -> Status {
+                    content.append(b);
+                    return {};
+                  },
+                  out.key_id)
+                  .error();
   if (out.error.empty()) out.bytes = std::move(content);
   return out;
 }
@@ -360,7 +375,7 @@ Status rekey_file(const std::string& path, SealingKey* old_key, SealingKey* new_
   auto sink = [&](std::string_view b) { return w.writer->add(b); };
   if (sealed) {
     std::string id;
-    if (auto why = unseal(read, path, *old_key, sink, id); !why.empty()) return Status::failure(why);
+    if (Status why = unseal(read, path, *old_key, sink, id); !why.ok()) return why;
   } else {
     std::string buf(64 * 1024, '\0');
     for (;;) {

@@ -143,20 +143,25 @@ CachedModule cached_module(const std::string& cache_root, const TorchBuild& torc
   return m;
 }
 
-std::string cached_module_problem(const CachedModule& m, const TorchBuild& torch, const std::string& dlready_version) {
-  if (!path_exists(m.library)) return "not built yet for torch " + torch.version;
+Status cached_module_problem(const CachedModule& m, const TorchBuild& torch,
+                             const std::string& dlready_version) {
+  if (!path_exists(m.library)) return Status::failure("not built yet for torch " + torch.version);
   auto text = read_small_file(m.manifest, 64 * 1024);
   std::string error;
   auto j = text ? parse_json_bounded(*text, &error) : nlohmann::json();
-  if (!j.is_object()) return m.manifest + " is missing or unreadable: built by an interrupted build";
+  if (!j.is_object())
+    return Status::failure(m.manifest + " is missing or unreadable: built by an interrupted build");
   auto field = [&](const char* name) { return j.contains(name) && j[name].is_string() ? j[name].get<std::string>() : ""; };
   if (field("dlready_version") != dlready_version)
-    return "built by dlready " + field("dlready_version") + ", this is dlready " + dlready_version;
+    return Status::failure("built by dlready " + field("dlready_version") + ", this is dlready " +
+                           dlready_version);
   if (field("torch_version") != torch.version || field("torch_dir") != torch.torch_dir)
-    return "built for torch " + field("torch_version") + " in " + field("torch_dir");
+    return Status::failure("built for torch " + field("torch_version") + " in " +
+                           field("torch_dir"));
   if (field("fingerprint") != torch.fingerprint)
-    return "torch's libtorch_cpu.so changed since the module was built (reinstalled over it)";
-  return "";
+    return Status::failure(
+        "torch's libtorch_cpu.so changed since the module was built (reinstalled over it)");
+  return {};
 }
 
 namespace {
@@ -295,17 +300,18 @@ ModuleBuildResult failed(std::string error, std::vector<std::string> fix) {
   return r;
 }
 
-// Configures and compiles in `build_dir`; "" when the module was built there.
-std::string compile_module(const ModuleBuildRequest& rq, const BuildTools& tools, const CachedModule& m,
-                           const std::string& build_dir) {
+// Configures and compiles in `build_dir`: ok when the module was built there.
+Status compile_module(const ModuleBuildRequest& rq, const BuildTools& tools, const CachedModule& m,
+                      const std::string& build_dir) {
   std::vector<std::string> configure = {tools.cmake, "-S", rq.kit, "-B", build_dir, "-G", tools.generator,
                                         "-DCMAKE_BUILD_TYPE=Release", "-DDLREADY_MODULE_ONLY=ON",
                                         "-DCMAKE_CXX_COMPILER=" + tools.cxx, "-DCMAKE_MAKE_PROGRAM=" + tools.make_program,
                                         "-DDLREADY_TORCH_DIR=" + rq.torch.torch_dir,
                                         "-DDLREADY_TORCH_CXX11_ABI=" + std::to_string(rq.torch.cxx11_abi)};
   if (auto r = run_logged(configure, m.dir + "/configure.log", 600, false); r.status != 0)
-    return "CMake could not configure the module (exit " + std::to_string(r.status) + "); its last lines:\n" + r.tail +
-           "  the whole log: " + m.dir + "/configure.log";
+    return Status::failure("CMake could not configure the module (exit " +
+                           std::to_string(r.status) + "); its last lines:\n" + r.tail +
+                           "  the whole log: " + m.dir + "/configure.log");
   int jobs = build_jobs(rq.jobs);
   std::fprintf(rq.progress, "  compiling with %d job%s (the compiler's lines follow; the log: %s/build.log)\n", jobs,
                jobs == 1 ? "" : "s", m.dir.c_str());
@@ -313,9 +319,10 @@ std::string compile_module(const ModuleBuildRequest& rq, const BuildTools& tools
   if (auto r = run_logged({tools.cmake, "--build", build_dir, "--target", "dlready_train_module", "-j", std::to_string(jobs)},
                           m.dir + "/build.log", 7200, true, rq.progress);
       r.status != 0)
-    return "the module did not compile against torch " + rq.torch.version + " with " + tools.cxx_words + " (exit " +
-           std::to_string(r.status) + "); the whole log: " + m.dir + "/build.log";
-  return "";
+    return Status::failure("the module did not compile against torch " + rq.torch.version +
+                           " with " + tools.cxx_words + " (exit " + std::to_string(r.status) +
+                           "); the whole log: " + m.dir + "/build.log");
+  return {};
 }
 
 }  // namespace
@@ -335,7 +342,7 @@ ModuleBuildResult build_module(const ModuleBuildRequest& rq) {
   if (auto st = make_directories(m.dir); !st)
     return failed(st.error(), {"set DLREADY_MODULE_CACHE to a folder you can write, and run again"});
   BuildLock lock(m.dir + ".lock", rq.progress);
-  if (!rq.force && cached_module_problem(m, rq.torch, rq.dlready_version).empty()) {
+  if (!rq.force && cached_module_problem(m, rq.torch, rq.dlready_version).ok()) {
     ModuleBuildResult r;
     r.library = m.library;
     r.reused = true;
@@ -351,9 +358,11 @@ ModuleBuildResult build_module(const ModuleBuildRequest& rq) {
                rq.torch.torch_dir.c_str(), tools.cxx_words.c_str(), tools.generator.c_str());
   auto started = std::chrono::steady_clock::now();
   std::string build_dir = path_join(rq.cache_root, "build/" + m.key);
-  if (auto error = compile_module(rq, tools, m, build_dir); !error.empty())
-    return failed(error, {"a newer compiler may help: CXX=g++-12 dlready module build",
-                          "the log above names the first error; dlready module build --force starts again"});
+  if (Status built = compile_module(rq, tools, m, build_dir); !built.ok())
+    return failed(
+        built.error(),
+        {"a newer compiler may help: CXX=g++-12 dlready module build",
+         "the log above names the first error; dlready module build --force starts again"});
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto built = read_small_file(build_dir + "/libdlready_train.so", 1u << 30);
   if (!built) return failed(build_dir + "/libdlready_train.so was not written by the build", {});

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.hpp"
+
 namespace dlready {
 
 // The torch a module is built against, as its files say (nothing is imported).
@@ -46,9 +48,11 @@ struct CachedModule {
 // DLREADY_MODULE_CACHE, else <XDG_CACHE_HOME or ~/.cache>/dlready/modules.
 std::string module_cache_root(const std::map<std::string, std::string>& env);
 CachedModule cached_module(const std::string& cache_root, const TorchBuild& torch);
-// "" when the cached module is there and was built by this dlready for these very torch files;
-// else why not ("not built yet", "built for torch 2.10.0+cpu", "torch's libraries changed since").
-std::string cached_module_problem(const CachedModule& m, const TorchBuild& torch, const std::string& dlready_version);
+// ok when the cached module is there and was built by this dlready for these very torch files;
+// else fails saying why not ("not built yet", "built for torch 2.10.0+cpu", "torch's libraries
+// changed since").
+[[nodiscard]] Status cached_module_problem(const CachedModule& m, const TorchBuild& torch,
+                                           const std::string& dlready_version);
 
 struct ModuleBuildRequest {
   std::string kit;         // module_kit_beside()

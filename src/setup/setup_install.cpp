@@ -34,21 +34,22 @@ namespace fs = std::filesystem;
 
 void say(const std::string& line) { std::printf("  %s\n", line.c_str()); }
 
-// Why a TCP connection to the URL's host cannot be made ("" when it can, or the URL is no
-// http(s) one): the resolver's or connect's words, 5 s at most for the connect.
-std::string connect_error(const std::string& url) {
+// Whether a TCP connection to the URL's host can be made (ok too when the URL is no http(s) one),
+// else the resolver's or connect's words; 5 s at most for the connect.
+Status connect_to_index(const std::string& url) {
   auto scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
+  if (scheme == std::string::npos) return {};
   std::string proto = url.substr(0, scheme), rest = url.substr(scheme + 3);
-  if (proto != "http" && proto != "https") return "";
+  if (proto != "http" && proto != "https") return {};
   std::string hostport = rest.substr(0, rest.find('/'));
   if (auto at = hostport.rfind('@'); at != std::string::npos) hostport = hostport.substr(at + 1);
   std::string host = hostport, port = proto == "https" ? "443" : "80";
   if (auto colon = hostport.rfind(':'); colon != std::string::npos && hostport.find(']') == std::string::npos)
     host = hostport.substr(0, colon), port = hostport.substr(colon + 1);
   auto attempt = tcp_connect(host, port, 5000);
-  if (attempt.fd >= 0) ::close(attempt.fd);
-  return attempt.error;
+  if (attempt.fd < 0) return Status::failure(attempt.error);
+  ::close(attempt.fd);
+  return {};
 }
 
 // The index could not be reached (pip's and uv's words for it, or a connection of our own that
@@ -65,7 +66,8 @@ std::string unreachable_index_hint(const InstallPlan& plan, const std::string& t
       why = k;
       break;
     }
-  if (why.empty()) why = connect_error(plan.index_url);  // pip without retries says nothing about it
+  if (why.empty())
+    why = connect_to_index(plan.index_url).error();  // pip without retries says nothing about it
   if (why.empty()) return "";
   std::string pypi_default;
   for (const auto& v : torch_variants())

@@ -74,17 +74,20 @@ bool only(const std::string& s, const std::string& allowed) {
 }
 
 // The fields a snapshot gives that become lines of the exported file, each checked for its format.
-std::string invalid_field(const Primary& p) {
+Status invalid_field(const Primary& p) {
   if (!only(p.version, ".+!_-") || !std::isdigit(static_cast<unsigned char>(p.version[0])))
-    return "torch version '" + p.version + "'";
-  if (!p.python.empty() && !only(p.python, ".")) return "Python version '" + p.python + "'";
-  if (!p.python_full.empty() && !only(p.python_full, ".")) return "Python version '" + p.python_full + "'";
+    return Status::failure("torch version '" + p.version + "'");
+  if (!p.python.empty() && !only(p.python, "."))
+    return Status::failure("Python version '" + p.python + "'");
+  if (!p.python_full.empty() && !only(p.python_full, "."))
+    return Status::failure("Python version '" + p.python_full + "'");
   for (const auto& [name, version] : p.distributions) {
-    if (!only(name, "._-")) return "distribution name '" + name + "'";
-    if (!only(version, ".+!_-")) return "version '" + version + "' of " + name;
+    if (!only(name, "._-")) return Status::failure("distribution name '" + name + "'");
+    if (!only(version, ".+!_-")) return Status::failure("version '" + version + "' of " + name);
   }
-  if (!p.cuda.empty() && !only(p.cuda, ".")) return "CUDA version '" + p.cuda + "'";
-  return "";
+  if (!p.cuda.empty() && !only(p.cuda, "."))
+    return Status::failure("CUDA version '" + p.cuda + "'");
+  return {};
 }
 
 // Free text (a path, a host name) in a comment line: control characters could end the comment.
@@ -171,7 +174,7 @@ std::string hashes_note(const LockHashes& h, size_t pins) {
 
 std::vector<LockPin> export_pins(const json& snapshot) {
   auto p = primary_torch(field(snapshot, "facts"));
-  if (!p || !invalid_field(*p).empty()) return {};
+  if (!p || !invalid_field(*p).ok()) return {};
   return pins_of(*p);
 }
 
@@ -188,8 +191,9 @@ Exported export_stack(const json& snapshot, const std::string& format, const Loc
     out.error = "the snapshot has no PyTorch install to export (install torch, then run dlready snapshot again)";
     return out;
   }
-  if (auto bad = invalid_field(*p); !bad.empty()) {
-    out.error = "the snapshot's " + comment_text(bad) + " is not a valid value (an edited or damaged snapshot?); nothing exported";
+  if (Status bad = invalid_field(*p); !bad.ok()) {
+    out.error = "the snapshot's " + comment_text(bad.error()) +
+                " is not a valid value (an edited or damaged snapshot?); nothing exported";
     return out;
   }
   const json& meta = field(snapshot, "snapshot");

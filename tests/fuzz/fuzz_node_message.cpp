@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool ended = false;
   (void)conn.receive_available(messages, ended);
   for (const auto& m : messages) {
-    if (dlready::is_hello(m) && dlready::hello_refusal(m, 4, {2}, "fuzz").empty()) {
+    if (dlready::is_hello(m) && dlready::hello_refusal(m, 4, {2}, "fuzz").ok()) {
       // Joined: its node number is one of 1 and 3 as written, not after a wrap.
       const auto& node = m["node"];
       if (!(node == 1 || node == 3)) __builtin_trap();
