@@ -4,12 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "binfmt/fatbin_reader.hpp"
 #include "compat/compat.hpp"
-#include "planner/install_plan.hpp"
-#include "setup/plan_inputs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
+#include "os/posix_fs.hpp"
 #include "package_index.hpp"
+#include "planner/install_plan.hpp"
+#include "setup/plan_inputs.hpp"
 
 namespace dlready::test {
 namespace {
@@ -150,6 +152,15 @@ TEST(SetupPlan, TheTablesFollowThePublishedWheelsAndTheDriverBranches) {
   EXPECT_EQ(p.release, "2.14") << "2.15 starts at 3.11\n" << all(p);
   cpu.python = "3.11", cpu.torch = "2.15";
   EXPECT_TRUE(plan_install(cpu).ok) << all(plan_install(cpu));
+  // PyPI's cp312 wheels of 2.2 and 2.3 and cp313 wheels of 2.5 exist (data/pytorch_python.tsv cites
+  // them).
+  for (const auto& [torch, python] : std::vector<std::pair<std::string, std::string>>{
+           {"2.2", "3.12"}, {"2.3", "3.12"}, {"2.5", "3.13"}}) {
+    cpu.python = python, cpu.torch = torch;
+    EXPECT_TRUE(plan_install(cpu).ok) << torch << " on Python " << python << "\n"
+                                      << all(plan_install(cpu));
+  }
+  cpu.torch = "";
   auto hopper = plan_install(gpu_machine("580.65.06", {{9, 0}}));
   EXPECT_EQ(hopper.release + " " + hopper.variant, "2.15 cu132") << all(hopper);
   auto kepler = plan_install(gpu_machine("580.65.06", {{3, 7}}));
@@ -160,6 +171,50 @@ TEST(SetupPlan, TheTablesFollowThePublishedWheelsAndTheDriverBranches) {
   auto pascal = plan_install(gpu_machine("590.48.01", {{6, 1}}));
   EXPECT_NE(pascal.error.find("R580 is the last driver branch"), std::string::npos) << all(pascal);
   EXPECT_TRUE(plan_install(gpu_machine("580.65.06", {{6, 1}})).ok);
+}
+
+// Issue 61 item 3: a row cannot drift from its source where the suite holds the source. The wheel
+// the suite installs (scripts/setup.sh's pinned torch) is read as the doctor reads files: its CUDA
+// fat binaries give the architectures it carries (SASS, and the PTX a newer GPU JIT-compiles), its
+// WHEEL file the Python it is for; the row of data/pytorch_cuda_arch.tsv and
+// data/pytorch_python.tsv for that release and variant must say the same.
+TEST(SetupPlan, TheTableRowsOfTheInstalledWheelSayWhatItsFilesHold) {
+  const std::string site = std::string(DLREADY_VENV_DIR) + "/lib/python3.11/site-packages";
+  if (!is_directory(site + "/torch")) GTEST_SKIP() << "no pinned venv (scripts/setup.sh)";
+  std::string version = read_text(site + "/torch/version.py");
+  auto q = version.find("__version__ = '");
+  ASSERT_NE(q, std::string::npos);
+  version = version.substr(q + 15, version.find('\'', q + 15) - q - 15);  // 2.11.0+cu130
+  const std::string release = version.substr(0, version.rfind('.')),
+                    variant = version.substr(version.find('+') + 1);
+  RootFs fs("/");
+  auto code = read_fatbin_archs(fs, site + "/torch/lib/libtorch_cuda.so");
+  ASSERT_TRUE(code && !code->empty()) << "libtorch_cuda.so of " << version << " carries GPU code";
+  const TorchVariant* row = nullptr;
+  for (const auto& v : torch_variants())
+    if (v.torch == release && v.variant == variant) row = &v;
+  ASSERT_NE(row, nullptr) << release << " " << variant << " has a row";
+  // The row is TORCH_CUDA_ARCH_LIST: each architecture it names is SASS in the library, and "+PTX"
+  // says the last one's PTX is there too. (The library may carry more SASS than the list: CUDA 13's
+  // family targets add sm_103 and sm_121, fp8 kernels sm_89; the list is what every kernel has.)
+  std::string list = row->arch_list;
+  const bool ptx = ends_with(list, "+PTX");
+  if (ptx) list.resize(list.size() - 4);
+  int last = 0;
+  for (const auto& arch : split(list, ';')) {
+    auto dot = arch.find('.');
+    last = static_cast<int>(parse_int(arch.substr(0, dot)).value_or(0) * 10 +
+                            parse_int(arch.substr(dot + 1)).value_or(0));
+    EXPECT_TRUE(code->sass.count(last)) << release << " " << variant << "'s row names " << arch
+                                        << "; the library has " << code->describe();
+  }
+  EXPECT_EQ(code->ptx.count(last) > 0, ptx)
+      << release << " " << variant << "'s row says " << row->arch_list << "; the library has "
+      << code->describe();
+  auto range = python_range(release);
+  ASSERT_TRUE(range);
+  EXPECT_LE(compare_versions(range->min, "3.11"), 0) << "the suite's wheel is cp311";
+  EXPECT_GE(compare_versions(range->max, "3.11"), 0) << "the suite's wheel is cp311";
 }
 
 TEST(SetupPlan, ComputeCapabilitiesAreReadInEveryUsualSpelling) {
