@@ -31,7 +31,7 @@ std::string join_lines(const std::vector<std::string>& lines) {
 std::string all(const InstallPlan& p) { return p.error + "\n" + join_lines(p.why) + join_lines(p.warnings); }
 
 TEST(SetupPlan, ANewDriverAndAHopperGpuGetTheNewestReleaseAndCuda) {
-  auto p = plan_install(gpu_machine("580.65.06", {{9, 0}}));
+  auto p = plan_install(gpu_machine("595.45.04", {{9, 0}}));
   ASSERT_TRUE(p.ok) << p.error;
   EXPECT_EQ(p.release, newest_torch_release());
   EXPECT_EQ(p.variant, "cu132") << all(p);
@@ -111,6 +111,43 @@ TEST(SetupPlan, ARequestedReleaseOrVersionIsKeptOrRefused) {
   EXPECT_NE(plan_install(m).error.find("not in dlready's tables"), std::string::npos);
 }
 
+// Issue 61 item 1: a build the driver runs natively before one it runs only through CUDA's
+// minor-version compatibility. Driver 580.65.06 is CUDA 13.0's: 2.15 has only cu132 (13.2), so
+// 2.14's cu130 is planned, and why; asked for 2.14, its own cu130 (not its cu132); asked for 2.15,
+// its cu132 with the limits said in the plan and in its JSON; a driver of CUDA 12.2 has no native
+// build within a release of the newest, so the newest runs through minor-version compatibility.
+TEST(SetupPlan, ANativeBuildComesBeforeMinorVersionCompatibility) {
+  auto native = plan_install(gpu_machine("580.65.06", {{9, 0}}));
+  EXPECT_EQ(native.release + " " + native.variant + " " + native.compatibility, "2.14 cu130 direct")
+      << all(native);
+  EXPECT_NE(all(native).find(
+                "2.15's cu132 runs on driver 580.65.06 only through minor-version compatibility"),
+            std::string::npos)
+      << all(native);
+  EXPECT_TRUE(native.warnings.empty()) << all(native);
+  auto m = gpu_machine("580.65.06", {{9, 0}});
+  m.torch = "2.14";
+  EXPECT_EQ(plan_install(m).variant, "cu130") << all(plan_install(m));
+  m.torch = "2.15";
+  auto minor = plan_install(m);
+  EXPECT_EQ(minor.variant + " " + minor.compatibility, "cu132 minor") << all(minor);
+  ASSERT_EQ(minor.warnings.size(), 1u) << all(minor);
+  EXPECT_NE(minor.warnings[0].find(
+                "runs only through minor-version compatibility: no JIT of PTX newer than 13.0"),
+            std::string::npos)
+      << minor.warnings[0];
+  EXPECT_NE(minor.warnings[0].find("an R595 driver or newer runs it natively"), std::string::npos)
+      << minor.warnings[0];
+  auto older = plan_install(gpu_machine("535.104.05", {{8, 0}}, "3.12"));
+  EXPECT_EQ(older.compatibility, "minor") << all(older);
+  EXPECT_EQ(older.release, "2.14") << "not ten releases back for a native cu121: " << all(older);
+  auto json =
+      nlohmann::json::parse(command_output(std::string(DLREADY_BINARY) +
+                                           " setup --dry-run --json --offline --gpu H100 --driver "
+                                           "580.65.06 --python 3.12 --torch 2.15"));
+  EXPECT_EQ(json["compatibility"], "minor") << json.dump(1);
+}
+
 TEST(SetupPlan, APypiMirrorServesOnlyTheDefaultVariant) {
   auto m = gpu_machine("580.65.06", {{9, 0}});
   m.torch = "2.11";
@@ -124,8 +161,11 @@ TEST(SetupPlan, APypiMirrorServesOnlyTheDefaultVariant) {
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.variant, "cu128");
   EXPECT_EQ(q.index_url, "https://download.pytorch.org/whl/cu128");
-  ASSERT_EQ(q.warnings.size(), 1u) << all(q);
-  EXPECT_NE(q.warnings[0].find("PyPI has only 2.11's default build (cu130), not cu128"), std::string::npos) << q.warnings[0];
+  ASSERT_EQ(q.warnings.size(), 2u)
+      << "the mirror's, and cu128 on a driver of CUDA 12.4: " << all(q);
+  EXPECT_NE(q.warnings[1].find("PyPI has only 2.11's default build (cu130), not cu128"),
+            std::string::npos)
+      << q.warnings[1];
 }
 
 TEST(SetupPlan, AnExtraIndexIsNamedAsARiskToThePlannedVariant) {
@@ -161,7 +201,7 @@ TEST(SetupPlan, TheTablesFollowThePublishedWheelsAndTheDriverBranches) {
                                       << all(plan_install(cpu));
   }
   cpu.torch = "";
-  auto hopper = plan_install(gpu_machine("580.65.06", {{9, 0}}));
+  auto hopper = plan_install(gpu_machine("595.45.04", {{9, 0}}));
   EXPECT_EQ(hopper.release + " " + hopper.variant, "2.15 cu132") << all(hopper);
   auto kepler = plan_install(gpu_machine("580.65.06", {{3, 7}}));
   EXPECT_FALSE(kepler.ok);
@@ -378,7 +418,7 @@ TEST(SetupCli, PlansForThisMachineFromItsFiles) {
   EXPECT_TRUE(j["ok"].get<bool>()) << out;
   EXPECT_EQ(j["machine"]["gpus"], nlohmann::json::array({"sm_90"})) << out;
   EXPECT_EQ(j["machine"]["driver"], "580.65.06") << out;
-  EXPECT_EQ(j["variant"], "cu132") << out;
+  EXPECT_EQ(j["variant"], "cu130") << "the driver's own CUDA: " << out;
 }
 
 }  // namespace

@@ -195,6 +195,12 @@ std::optional<InstallPlan> plan_from_index(const Facts& f, const Derived& d) {
   m.platform = f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64";
   m.index = f.torch_index;
   if (!f.torch_index->variant_index.empty()) m.torch_index = f.torch_index->variant_index;  // a mirror, if setup used one
+  // The newest release on the index, as it is: its build, even one this driver runs only through
+  // minor-version compatibility (setup itself may prefer an older release's native build).
+  if (!f.torch_index->releases.empty()) {
+    auto parts = split(f.torch_index->releases.front().version, '.');
+    if (parts.size() >= 2) m.torch = parts[0] + "." + parts[1];
+  }
   auto p = plan_install(m);
   if (!p.ok || compare_versions(p.release, newest_torch_release()) <= 0) return std::nullopt;
   return p;

@@ -307,10 +307,19 @@ Status check_plannable(const PlanMachine& m) {
   return {};
 }
 
+// Whether the driver runs a CUDA version as its own (or older), only through minor-version
+// compatibility, or is unknown.
+std::string compatibility_of(const PlanMachine& m, const std::string& cuda) {
+  if (!m.driver) return "unknown";
+  auto max = max_cuda_for_driver(*m.driver);
+  return max && compare_versions(cuda, *max) > 0 ? "minor" : "direct";
+}
+
 // The newest variant of `release` that serves this machine, into p; each misfit of the first
-// release tried is kept for the explanation.
-bool pick_variant(const std::string& release, const PlanMachine& m, bool first, InstallPlan& p,
-                  std::vector<std::string>& misfits) {
+// release tried is kept for the explanation. `direct_only`: a variant the driver runs only through
+// minor-version compatibility is a misfit too (the first pass over the releases).
+bool pick_variant(const std::string& release, const PlanMachine& m, bool first, bool direct_only,
+                  InstallPlan& p, std::vector<std::string>& misfits) {
   if (m.gpus.empty()) {
     p.ok = true, p.release = release, p.variant = "cpu";
     p.why.push_back("no NVIDIA GPU: the CPU build (about 200 MB, no CUDA libraries)");
@@ -319,17 +328,30 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
   std::vector<std::string> missing;
   auto variants = plannable_variants(m, release, missing);
   if (first) misfits.insert(misfits.end(), missing.begin(), missing.end());
+  // The variants the driver runs natively first, newest first; then (unless direct_only) the ones
+  // it runs only through minor-version compatibility.
+  std::vector<TorchVariant> fitting;
   for (const auto& v : variants) {
     if (auto misfit = variant_misfit(v, m)) {
       if (first) misfits.push_back(*misfit);
-      continue;
+    } else if (compatibility_of(m, v.cuda) != "minor") {
+      fitting.push_back(v);
     }
+  }
+  for (const auto& v : variants)
+    if (!variant_misfit(v, m) && compatibility_of(m, v.cuda) == "minor" && !direct_only)
+      fitting.push_back(v);
+  for (const auto& v : fitting) {
     p.ok = true, p.release = release, p.variant = v.variant, p.cuda = v.cuda;
+    p.compatibility = compatibility_of(m, v.cuda);
     std::vector<std::string> gpus;
     for (const auto& g : m.gpus) gpus.push_back(sm(g));
     p.why.push_back(v.variant + ": the newest CUDA variant of " + release + " that " +
-                    (m.driver ? "driver " + *m.driver + " runs" : "the driver should run (driver unknown)") +
-                    " with kernels for every GPU (" + join(gpus, ", ") + " in " + v.arch_list + ")");
+                    (!m.driver                     ? "the driver should run (driver unknown)"
+                     : p.compatibility == "direct" ? "driver " + *m.driver + " runs natively"
+                                                   : "driver " + *m.driver + " runs") +
+                    " with kernels for every GPU (" + join(gpus, ", ") + " in " + v.arch_list +
+                    ")");
     if (starts_with(v.source, "the index;")) p.why.push_back("kernels: assumed from " + v.source.substr(v.source.find("as in ") + 6) +
                                              " (the tables do not know " + release + " yet)");
     return true;
@@ -339,10 +361,12 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
 
 // The lines that say why this release and what else the plan relies on.
 void explain(const PlanMachine& m, const std::vector<std::string>& skipped_python,
-             const std::vector<std::string>& misfits, InstallPlan& p) {
+             const std::vector<std::string>& misfits, bool release_said, InstallPlan& p) {
   std::string newest = candidate_releases(m).front();
   std::string where = m.index ? "on the index" : "in dlready's tables (" + std::string(kCompatTableDate) + ")";
-  if (!m.torch.empty())
+  if (release_said)
+    ;  // the step back to a native build said why
+  else if (!m.torch.empty())
     p.why.insert(p.why.begin(), "release " + p.release + ": the one asked for (--torch " + m.torch + ")");
   else if (p.release == newest)
     p.why.insert(p.why.begin(), "release " + p.release + ": the newest " + where);
@@ -358,12 +382,48 @@ void explain(const PlanMachine& m, const std::vector<std::string>& skipped_pytho
     p.why.push_back("index not read (" + m.index_note + "): planned from dlready's tables of " + kCompatTableDate);
   if (!skipped_python.empty() && m.torch.empty() && p.release != newest && misfits.empty())
     p.why.push_back("Python " + m.python + ": releases " + join(skipped_python, ", ") + " have no wheels for it");
-  if (m.driver && p.variant != "cpu")
-    if (auto max = max_cuda_for_driver(*m.driver); max && compare_versions(p.cuda, *max) > 0)
-      p.why.push_back("CUDA " + p.cuda + " on a driver for CUDA " + *max + ": minor-version compatibility");
+  if (p.compatibility == "minor") {
+    auto max = max_cuda_for_driver(*m.driver).value_or("?");
+    std::string native = "a driver of CUDA " + p.cuda + " or newer";
+    for (const auto& b : driver_branch_max_cuda())
+      if (compare_versions(b.max_cuda, p.cuda) >= 0) {
+        native = "an R" + std::to_string(b.branch) + " driver or newer";
+        break;
+      }
+    p.warnings.push_back(
+        "CUDA " + p.cuda + " on a driver for CUDA " + max +
+        " runs only through minor-version compatibility: no JIT of PTX newer than " + max +
+        ", none of the newer driver's features; no build of " + p.release +
+        " runs natively on this driver; " + native + " runs it natively");
+  }
   if (!m.driver && !m.gpus.empty())
     p.warnings.push_back("the driver's version is unknown: the plan assumes it runs " + p.variant +
                          " (needs >= " + driver_floor(m, p.cuda).value_or("?") + "); give --driver to be sure");
+}
+
+// The newest release's build runs only through minor-version compatibility: the release before it,
+// when it has a build the driver runs natively, is what a careful engineer installs (one release
+// back, not more: CUDA's minor-version compatibility is supported, and ten releases back are not
+// better than it). Not when a release was asked for.
+// Whether it stepped back (its first "why" says so).
+bool prefer_native_release(const PlanMachine& m, const std::vector<std::string>& releases,
+                           size_t chosen, InstallPlan& p) {
+  if (!p.ok || p.compatibility != "minor" || !m.torch.empty()) return false;
+  for (size_t i = chosen + 1; i < releases.size(); ++i) {
+    if (!python_fits(releases[i], m)) continue;
+    InstallPlan native;
+    std::vector<std::string> unused;
+    if (!pick_variant(releases[i], m, false, true, native, unused)) return false;
+    native.why.insert(native.why.begin(),
+                      "release " + native.release + ": " + p.release + "'s " + p.variant +
+                          " runs on driver " + *m.driver +
+                          " only through minor-version compatibility (CUDA " + p.cuda +
+                          " on a driver for CUDA " + max_cuda_for_driver(*m.driver).value_or("?") +
+                          "); " + native.release + "'s " + native.variant + " runs natively");
+    p = native;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -409,10 +469,14 @@ InstallPlan plan_install(const PlanMachine& m) {
     return p;
   }
   std::vector<std::string> skipped_python, misfits;
-  for (const auto& release : releases) {
+  size_t chosen = 0;
+  for (; chosen < releases.size(); ++chosen) {
+    const auto& release = releases[chosen];
     if (!python_fits(release, m)) skipped_python.push_back(release);
-    else if (pick_variant(release, m, release == releases.front(), p, misfits)) break;
+    else if (pick_variant(release, m, chosen == 0, false, p, misfits))
+      break;
   }
+  const bool stepped_back = prefer_native_release(m, releases, chosen, p);
   if (!p.ok) {
     bool python_only = !skipped_python.empty() && (m.gpus.empty() || skipped_python.size() == releases.size());
     auto r = python_range(releases.front());
@@ -424,7 +488,7 @@ InstallPlan plan_install(const PlanMachine& m) {
   }
   bool exact = split(m.torch, '.').size() >= 3;  // "2.5.1": that version; "2.5": the newest 2.5.x
   p.requirement = "torch==" + (exact ? m.torch : p.release + ".*");
-  explain(m, skipped_python, misfits, p);
+  explain(m, skipped_python, misfits, stepped_back, p);
   choose_index(m, p);
   return p;
 }

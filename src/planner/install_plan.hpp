@@ -41,6 +41,10 @@ struct InstallPlan {
   std::string variant;        // "cu130" or "cpu"
   std::string cuda;           // "13.0"; "" for the CPU build
   std::string requirement;    // "torch==2.11.*"
+  // How the driver runs the variant's CUDA: "direct" (the driver's own CUDA or older), "minor"
+  // (only through CUDA's minor-version compatibility: no JIT of newer PTX, none of the newer
+  // driver's features), "unknown" (no driver given); "" for the CPU build and a Mac's.
+  std::string compatibility;
   std::string index_url;      // where that variant is served
   std::vector<std::string> why;       // one line per decision
   std::vector<std::string> warnings;  // e.g. a PyPI mirror that cannot serve the variant
