@@ -211,6 +211,26 @@ TEST(SetupPlan, TheTablesFollowThePublishedWheelsAndTheDriverBranches) {
   auto pascal = plan_install(gpu_machine("590.48.01", {{6, 1}}));
   EXPECT_NE(pascal.error.find("R580 is the last driver branch"), std::string::npos) << all(pascal);
   EXPECT_TRUE(plan_install(gpu_machine("580.65.06", {{6, 1}})).ok);
+  // Issue 61 item 2: a driver older than the GPU's architecture (data/driver_arch.tsv's first
+  // branch).
+  auto ada = plan_install(gpu_machine("470.82.01", {{8, 9}}, "3.8"));
+  EXPECT_FALSE(ada.ok) << all(ada);
+  EXPECT_NE(
+      ada.error.find(
+          "driver 470.82.01 does not drive sm_89 (Ada): its GPUs need an R520 driver or newer"),
+      std::string::npos)
+      << all(ada);
+  for (const auto& driver : {"525.60.13", "550.54.15", "560.35.03"}) {
+    auto rtx5090 = plan_install(gpu_machine(driver, {{12, 0}}));
+    EXPECT_NE(rtx5090.error.find("need an R570 driver or newer"), std::string::npos)
+        << driver << ": " << all(rtx5090);
+    auto b200 = plan_install(gpu_machine(driver, {{10, 0}}));
+    EXPECT_NE(b200.error.find("need an R570 driver or newer"), std::string::npos)
+        << driver << ": " << all(b200);
+  }
+  EXPECT_TRUE(plan_install(gpu_machine("570.86.16", {{12, 0}})).ok)
+      << "the RTX 5090's launch driver";
+  EXPECT_TRUE(plan_install(gpu_machine("520.61.05", {{8, 9}}, "3.10")).ok);
 }
 
 // Issue 61 item 3: a row cannot drift from its source where the suite holds the source. The wheel

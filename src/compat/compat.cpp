@@ -233,7 +233,7 @@ std::optional<PythonRange> python_range(const std::string& torch_release) {
   return std::nullopt;
 }
 
-std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor) {
+std::optional<DriverLimit> driver_limits(int cc_major, int cc_minor) {
   const int cc = cc_major * 10 + cc_minor;
   auto as_cc = [](const std::string& s) {
     auto p = split(s, '.');
@@ -242,10 +242,22 @@ std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor) {
   for (const auto& line : lines(kDriverArchTsv)) {
     if (line.empty() || line[0] == '#') continue;
     auto f = split(line, '\t', true);
-    if (f.size() < 4) continue;
-    if (cc >= as_cc(f[1]) && cc <= as_cc(f[2])) return DriverLimit{f[0], static_cast<int>(parse_int(f[3]).value_or(0))};
+    if (f.size() < 5) continue;
+    if (cc >= as_cc(f[1]) && cc <= as_cc(f[2]))
+      return DriverLimit{f[0], static_cast<int>(parse_int(f[3]).value_or(0)),
+                         static_cast<int>(parse_int(f[4]).value_or(0))};
   }
   return std::nullopt;
+}
+
+std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor) {
+  auto d = driver_limits(cc_major, cc_minor);
+  return d && d->last_branch > 0 ? d : std::nullopt;
+}
+
+std::optional<DriverLimit> first_driver_branch(int cc_major, int cc_minor) {
+  auto d = driver_limits(cc_major, cc_minor);
+  return d && d->first_branch > 0 ? d : std::nullopt;
 }
 
 std::string newest_torch_release() {

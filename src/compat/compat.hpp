@@ -79,14 +79,20 @@ struct PythonRange {
 };
 std::optional<PythonRange> python_range(const std::string& torch_release);
 
-// The last NVIDIA driver branch that drives a GPU of compute capability major.minor
-// (data/driver_arch.tsv: Kepler R470; Maxwell, Pascal, Volta R580), with the architecture's name;
-// nullopt while new branches still support it.
+// The driver branches that drive a GPU of compute capability major.minor (data/driver_arch.tsv),
+// with the architecture's name: the first (Ada R520, Blackwell R570; 0 where no plan reaches back
+// that far) and the last (Kepler R470; Maxwell, Pascal, Volta R580; 0 while new branches support
+// it).
 struct DriverLimit {
   std::string arch;
+  int first_branch = 0;
   int last_branch = 0;
 };
+std::optional<DriverLimit> driver_limits(int cc_major, int cc_minor);
+// driver_limits with a last branch; nullopt while new branches still support the architecture.
 std::optional<DriverLimit> last_driver_branch(int cc_major, int cc_minor);
+// driver_limits with a first branch; nullopt where dlready knows none.
+std::optional<DriverLimit> first_driver_branch(int cc_major, int cc_minor);
 
 // "cuda" of CUDA's encoding 13000 -> "13.0"
 std::string cuda_version_string(int encoded);

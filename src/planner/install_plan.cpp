@@ -295,6 +295,17 @@ Status check_plannable(const PlanMachine& m) {
   // torch backend plans both from one list, with Windows' own driver floors).
   if (m.platform != "linux-x86_64" && m.platform != "linux-aarch64" && m.platform != "win-amd64")
     return Status::failure("unknown platform " + m.platform + " (linux-x86_64, linux-aarch64 or win-amd64)");
+  // A driver older than a GPU's first branch does not know it: no wheel helps that machine.
+  if (m.driver)
+    for (const auto& [major, minor] : m.gpus)
+      if (auto limit = first_driver_branch(major, minor))
+        if (auto branch = parse_int(m.driver->substr(0, m.driver->find('.')));
+            branch && *branch < limit->first_branch)
+          return Status::failure(
+              "driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch +
+              "): its GPUs need an R" + std::to_string(limit->first_branch) +
+              " driver or newer (install one, then plan with its version: --driver " +
+              std::to_string(limit->first_branch) + " or newer)");
   // A driver newer than a GPU's last branch does not drive it: no wheel helps that machine.
   if (m.driver)
     for (const auto& [major, minor] : m.gpus)
