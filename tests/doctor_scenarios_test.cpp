@@ -344,6 +344,38 @@ TEST(Scenario, GpuClocksSlowedByTheHardware) {
   EXPECT_NE(out.find("\"clocks_event_reasons\": 72"), std::string::npos) << out.substr(0, 400);
 }
 
+// Issue 61 item 2: the driver's branch against the GPU's architecture (data/driver_arch.tsv), both
+// ways: an RTX 4090 on R470 (Ada's first branch is R520), a GTX 1080 on R590 (Pascal's last is
+// R580).
+TEST(Scenario, DriverDoesNotDriveGpu) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  EXPECT_FALSE(has_finding(f.report(), "driver-does-not-drive-gpu")) << "an H100 on R580";
+  f.remove("/sys/bus/pci/devices/0000:01:00.0");
+  add_nvidia_gpu(f, "0000:01:00.0", "2684");  // GeForce RTX 4090
+  replace_driver(f, "470.256.02", "devices=0\ncuda.driver_version=11040\n");
+  auto r = f.report();
+  expect_finding(r, "driver-does-not-drive-gpu");
+  const auto& x = get(r, "driver-does-not-drive-gpu");
+  EXPECT_EQ(x.severity, Severity::error);
+  EXPECT_NE(x.evidence.at(0).find(
+                "(sm_89, Ada): its first driver branch is R520; this driver is 470.256.02"),
+            std::string::npos)
+      << x.evidence.at(0);
+  EXPECT_NE(x.fix.at(0).find("branch R520 or newer"), std::string::npos) << x.fix.at(0);
+  Fixture pascal;
+  healthy_gpu_machine(pascal);
+  pascal.remove("/sys/bus/pci/devices/0000:01:00.0");
+  add_nvidia_gpu(pascal, "0000:01:00.0", "1b80");  // GeForce GTX 1080
+  replace_driver(pascal, "590.48.01", "devices=0\ncuda.driver_version=13010\n");
+  auto p = pascal.report();
+  expect_finding(p, "driver-does-not-drive-gpu");
+  EXPECT_NE(
+      get(p, "driver-does-not-drive-gpu").evidence.at(0).find("its last driver branch is R580"),
+      std::string::npos)
+      << get(p, "driver-does-not-drive-gpu").evidence.at(0);
+}
+
 TEST(Scenario, GpuCountMismatchAndBarUnassigned) {
   Fixture f;
   healthy_gpu_machine(f);
@@ -885,33 +917,45 @@ TEST(Scenario, GpuPresenceUnknownWhenThePciBusCannotBeRead) {
 // Every catalogue id has a scenario above (keeps the two lists honest).
 TEST(Scenario, EveryCatalogueIdIsExercised) {
   const std::set<std::string> covered = {
-      "no-nvidia-gpu", "nouveau-loaded", "driver-not-loaded", "driver-reboot-required", "nvidia-uvm-missing",
-      "device-node-permission", "libcuda-missing", "libcuda-stub", "libcuda-load-failed", "driver-symbol-missing",
-      "driver-library-mismatch", "cuda-compat-on-unsupported-gpu", "fabric-manager-missing", "driver-probe-hang",
-      "driver-probe-crash", "cuda-init-failed", "driver-too-old", "cuda-visible-devices-hides-all",
-      "cuda-visible-devices-invalid", "alloc-conf-invalid", "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
-      "mig-pending-reset", "gpu-count-mismatch", "gpu-bar-unassigned", "pcie-link-degraded", "hybrid-graphics",
-      "gpu-memory-busy", "gpu-clocks-slowed", "wsl-windows-driver-missing", "wsl-linux-driver-installed", "container-without-gpu",
-      "container-missing-compute-capability", "shm-too-small", "torch-not-installed", "torch-cpu-only",
-      "torch-duplicate-installs", "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
-      "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference", "cuda-lib-unresolvable",
-      "cuda-lib-shadowed", "cuda-lib-second-copy", "lib-unresolvable", "arch-not-supported", "libtorch-cuda-not-linked",
-      "torch-library-damaged", "gpu-presence-unknown", "cpu-oversubscribed", "dlready-module-missing",
+      "no-nvidia-gpu", "nouveau-loaded", "driver-not-loaded", "driver-reboot-required",
+      "nvidia-uvm-missing", "device-node-permission", "libcuda-missing", "libcuda-stub",
+      "libcuda-load-failed", "driver-symbol-missing", "driver-library-mismatch",
+      "cuda-compat-on-unsupported-gpu", "fabric-manager-missing", "driver-probe-hang",
+      "driver-probe-crash", "cuda-init-failed", "driver-too-old", "driver-does-not-drive-gpu",
+      "cuda-visible-devices-hides-all", "cuda-visible-devices-invalid", "alloc-conf-invalid",
+      "compute-mode-prohibited", "compute-mode-exclusive", "mig-without-instances",
+      "mig-pending-reset", "gpu-count-mismatch", "gpu-bar-unassigned", "pcie-link-degraded",
+      "hybrid-graphics", "gpu-memory-busy", "gpu-clocks-slowed", "wsl-windows-driver-missing",
+      "wsl-linux-driver-installed", "container-without-gpu", "container-missing-compute-capability",
+      "shm-too-small", "torch-not-installed", "torch-cpu-only", "torch-duplicate-installs",
+      "torch-cuda-wheel-missing", "torch-cuda-wheel-version-mismatch",
+      "cuda-toolkit-torch-mismatch", "libtorch-abi-mismatch", "blas-reference",
+      "cuda-lib-unresolvable", "cuda-lib-shadowed", "cuda-lib-second-copy", "lib-unresolvable",
+      "arch-not-supported", "libtorch-cuda-not-linked", "torch-library-damaged",
+      "gpu-presence-unknown", "cpu-oversubscribed", "dlready-module-missing",
       // doctor_platform_scenarios_test.cpp; fatbin_test.cpp (ptx-jit-only: a library nvcc builds)
-      "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing", "nccl-variables-set",
-      "ptx-jit-only", "gpu-open-to-all-users", "symbol-version-missing" /* ld_resolver_test.cpp */,
-      "windows-nvcuda-missing", "windows-long-paths-disabled", "windows-python-store-stub", "windows-vc-runtime-missing", "windows-torch-dll-missing",
-      "windows-python-architecture-mismatch", "windows-python-on-power-saving-gpu",
-      "windows-gpu-watchdog" /* windows_doctor_test.cpp, under wine */,
-      "macos-too-old-for-mps", "mac-torch-needs-newer-macos", "mac-python-under-rosetta", "mac-intel-no-new-torch",
-      "mac-virtual-machine-no-mps", "torch-built-without-mps", "mac-no-metal-device-for-mps", "mac-python-no-torch-wheels",
-      "mac-pip-externally-managed", "mac-cuda-index-configured", "mac-two-openmp-runtimes", "mps-memory-limit-off",
-      "mps-watermark-invalid", "mps-cpu-fallback-on" /* macos_doctor_test.cpp, fixture Macs replayed */,
-      "jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules", "gb10-capability-warning-harmless",
-      "library-misaligned-for-page-size" /* arm_doctor_test.cpp */, "jetson-wheel-libraries-missing",
-      "jetson-torch-needs-numpy1", "jetson-container-without-nvidia-runtime", "orin-jetpack7-code-unverified",
-      "jemalloc-on-large-pages", "hbm-node-page-cache", "triton-ptxas-too-old" /* arm_platform_test.cpp */,
-      "active-env-without-torch" /* newcomer_paths_test.cpp */, "torch-needs-numpy1", "library-symbol-missing", "wsl1-no-gpu", "alloc-conf-conflict", "python-not-the-active-env" /* real_failures_test.cpp */};
+      "secure-boot-blocks-driver", "cdi-spec-driver-mismatch", "socket-ifname-missing",
+      "nccl-variables-set", "ptx-jit-only", "gpu-open-to-all-users",
+      "symbol-version-missing" /* ld_resolver_test.cpp */, "windows-nvcuda-missing",
+      "windows-long-paths-disabled", "windows-python-store-stub", "windows-vc-runtime-missing",
+      "windows-torch-dll-missing", "windows-python-architecture-mismatch",
+      "windows-python-on-power-saving-gpu",
+      "windows-gpu-watchdog" /* windows_doctor_test.cpp, under wine */, "macos-too-old-for-mps",
+      "mac-torch-needs-newer-macos", "mac-python-under-rosetta", "mac-intel-no-new-torch",
+      "mac-virtual-machine-no-mps", "torch-built-without-mps", "mac-no-metal-device-for-mps",
+      "mac-python-no-torch-wheels", "mac-pip-externally-managed", "mac-cuda-index-configured",
+      "mac-two-openmp-runtimes", "mps-memory-limit-off", "mps-watermark-invalid",
+      "mps-cpu-fallback-on" /* macos_doctor_test.cpp, fixture Macs replayed */,
+      "jetson-needs-jetpack-wheel", "grace-needs-open-kernel-modules",
+      "gb10-capability-warning-harmless",
+      "library-misaligned-for-page-size" /* arm_doctor_test.cpp */,
+      "jetson-wheel-libraries-missing", "jetson-torch-needs-numpy1",
+      "jetson-container-without-nvidia-runtime", "orin-jetpack7-code-unverified",
+      "jemalloc-on-large-pages", "hbm-node-page-cache",
+      "triton-ptxas-too-old" /* arm_platform_test.cpp */,
+      "active-env-without-torch" /* newcomer_paths_test.cpp */, "torch-needs-numpy1",
+      "library-symbol-missing", "wsl1-no-gpu", "alloc-conf-conflict",
+      "python-not-the-active-env" /* real_failures_test.cpp */};
   for (const auto& e : catalogue()) EXPECT_TRUE(covered.count(e.id)) << e.id << " has no scenario";
 }
 

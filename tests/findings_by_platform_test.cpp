@@ -115,33 +115,44 @@ std::map<std::string, Decision> shared_decisions() {
   const unsigned nvidia = kLinux | kWindows;
   return {
       {"torch-not-installed",
-       {kEveryPlatform, "", [](Facts& f, const PlatformRecord& p) { f.python.envs = {env_on(p, "venv", true)}; }}},
+       {kEveryPlatform, "",
+        [](Facts& f, const PlatformRecord& p) { f.python.envs = {env_on(p, "venv", true)}; }}},
       {"active-env-without-torch",
-       {kEveryPlatform, "", [](Facts& f, const PlatformRecord& p) {
+       {kEveryPlatform, "",
+        [](Facts& f, const PlatformRecord& p) {
           auto with = env_on(p, "torch-env", false);
           with.torch = {torch_in(with, "2.11.0", std::nullopt)};
           f.python.envs = {env_on(p, "venv", true), with};
         }}},
       {"torch-cpu-only",
-       {nvidia, "a Mac has no NVIDIA GPU: every torch there is the build it can use", with_venv_torch("2.11.0+cpu", std::nullopt)}},
+       {nvidia, "a Mac has no NVIDIA GPU: every torch there is the build it can use",
+        with_venv_torch("2.11.0+cpu", std::nullopt)}},
       {"torch-duplicate-installs",
-       {kEveryPlatform, "", with_venv_torch("2.11.0+cu130", "13.0", [](TorchInstall& t) { t.dist_info_count = 2; })}},
+       {kEveryPlatform, "",
+        with_venv_torch("2.11.0+cu130", "13.0", [](TorchInstall& t) { t.dist_info_count = 2; })}},
       {"torch-cuda-wheel-missing",
-       {kLinux, kOnlyLinuxCuda, with_venv_torch("2.11.0+cu130", "13.0", [](TorchInstall& t) {
-          t.nvidia_pins = {{"nvidia-cudnn-cu13", "9.19.0.56"}};
-        })}},
+       {kLinux, kOnlyLinuxCuda,
+        with_venv_torch("2.11.0+cu130", "13.0",
+                        [](TorchInstall& t) {
+                          t.nvidia_pins = {{"nvidia-cudnn-cu13", "9.19.0.56"}};
+                        })}},
       {"torch-cuda-wheel-version-mismatch",
-       {kLinux, kOnlyLinuxCuda, with_venv_torch("2.11.0+cu130", "13.0", [](TorchInstall& t) {
-          t.nvidia_pins = {{"nvidia-cudnn-cu13", "9.19.0.56"}};
-          t.nvidia_installed = {{"nvidia-cudnn-cu13", "9.10.0.1"}};
-        })}},
+       {kLinux, kOnlyLinuxCuda,
+        with_venv_torch("2.11.0+cu130", "13.0",
+                        [](TorchInstall& t) {
+                          t.nvidia_pins = {{"nvidia-cudnn-cu13", "9.19.0.56"}};
+                          t.nvidia_installed = {{"nvidia-cudnn-cu13", "9.10.0.1"}};
+                        })}},
       {"torch-needs-numpy1",
-       {kEveryPlatform, "", [](Facts& f, const PlatformRecord& p) {
+       {kEveryPlatform, "",
+        [](Facts& f, const PlatformRecord& p) {
           with_venv_torch("2.2.2", std::nullopt)(f, p);
           f.python.envs[0].distributions = {{"numpy", "2.1.3"}, {"torch", "2.2.2"}};
         }}},
       {"python-not-the-active-env",
-       {kLinux | kMacos, "Windows' source does not read which python.exe a shell runs first (windows-python-store-stub "
+       {kLinux | kMacos,
+        "Windows' source does not read which python.exe a shell runs first "
+        "(windows-python-store-stub "
         "reads PATH's order there)",
         [](Facts& f, const PlatformRecord& p) {
           with_venv_torch("2.11.0", std::nullopt)(f, p);
@@ -150,35 +161,60 @@ std::map<std::string, Decision> shared_decisions() {
         }}},
       {"alloc-conf-invalid",
        {nvidia, "macOS has no CUDA allocator (MPS's variables are rules_macos's)",
-        [](Facts& f, const PlatformRecord&) { f.env.vars["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segment:True"; }}},
+        [](Facts& f, const PlatformRecord&) {
+          f.env.vars["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segment:True";
+        }}},
       // What NVML says of each GPU and CUDA_VISIBLE_DEVICES (RuleGroup::devices).
-      {"compute-mode-prohibited", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.compute_mode = 2; })}},
-      {"compute-mode-exclusive", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.compute_mode = 3; })}},
-      {"mig-without-instances",
-       {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.mig_current = 1, g.mig_pending = 1, g.mig_instances = 0; })}},
-      {"mig-pending-reset", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.mig_current = 0, g.mig_pending = 1; })}},
-      {"gpu-memory-busy", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.memory_used = 70ull << 30; })}},
-      {"gpu-clocks-slowed", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.clocks_event_reasons = 0x48; })}},
-      {"cuda-visible-devices-hides-all", {nvidia, kNoCudaOnMac, with_variable("CUDA_VISIBLE_DEVICES", "5")}},
-      {"cuda-visible-devices-invalid", {nvidia, kNoCudaOnMac, with_variable("CUDA_VISIBLE_DEVICES", "0,7")}},
+      {"compute-mode-prohibited",
+       {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.compute_mode = 2; })}},
+      {"compute-mode-exclusive",
+       {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.compute_mode = 3; })}},
+      {"mig-without-instances", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) {
+                                   g.mig_current = 1, g.mig_pending = 1, g.mig_instances = 0;
+                                 })}},
+      {"mig-pending-reset", {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) {
+                               g.mig_current = 0, g.mig_pending = 1;
+                             })}},
+      {"gpu-memory-busy",
+       {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.memory_used = 70ull << 30; })}},
+      {"gpu-clocks-slowed",
+       {nvidia, kNoCudaOnMac, with_nvml([](NvmlDevice& g) { g.clocks_event_reasons = 0x48; })}},
+      {"cuda-visible-devices-hides-all",
+       {nvidia, kNoCudaOnMac, with_variable("CUDA_VISIBLE_DEVICES", "5")}},
+      {"cuda-visible-devices-invalid",
+       {nvidia, kNoCudaOnMac, with_variable("CUDA_VISIBLE_DEVICES", "0,7")}},
       // The questions both NVIDIA platforms ask of their driver, each answered by its own source.
       {"no-nvidia-gpu",
-       {nvidia, "a Mac's GPU is Apple's (MPS), never an NVIDIA one", [](Facts& f, const PlatformRecord&) { f.pci.nvidia.clear(); }}},
+       {nvidia, "a Mac's GPU is Apple's (MPS), never an NVIDIA one",
+        [](Facts& f, const PlatformRecord&) { f.pci.nvidia.clear(); }}},
       {"driver-probe-hang", {nvidia, kNoCudaOnMac, with_driver_status(ProbeStatus::timeout)}},
       {"driver-probe-crash", {nvidia, kNoCudaOnMac, with_driver_status(ProbeStatus::crashed)}},
       {"cuda-init-failed",
-       {nvidia, kNoCudaOnMac, [](Facts& f, const PlatformRecord& p) {
+       {nvidia, kNoCudaOnMac,
+        [](Facts& f, const PlatformRecord& p) {
           with_driver_status(ProbeStatus::ok)(f, p);
           f.driver.init_result = 999;  // CUDA_ERROR_UNKNOWN
         }}},
       {"driver-too-old",
-       {nvidia, kNoCudaOnMac, [](Facts& f, const PlatformRecord& p) {
+       {nvidia, kNoCudaOnMac,
+        [](Facts& f, const PlatformRecord& p) {
           with_venv_torch("2.11.0+cu130", "13.0")(f, p);
           f.nvml.status = ProbeStatus::ok, f.nvml.driver_version = "470.256.02";
           f.kernel.nvidia_loaded = true, f.kernel.loaded_version = "470.256.02";
         }}},
+      {"driver-does-not-drive-gpu",
+       {nvidia, kNoCudaOnMac,
+        [](Facts& f, const PlatformRecord& p) {
+          with_driver_status(ProbeStatus::ok)(f, p);
+          CudaDevice ada;
+          ada.name = "NVIDIA GeForce RTX 4090", ada.cc_major = 8, ada.cc_minor = 9;
+          f.driver.devices = {ada}, f.driver.device_count = 1;
+          f.nvml.status = ProbeStatus::ok, f.nvml.driver_version = "470.256.02";
+          f.kernel.nvidia_loaded = true, f.kernel.loaded_version = "470.256.02";
+        }}},
       {"torch-library-damaged",
-       {nvidia, "a Mac's torch libraries are Mach-O files its own rules read", [](Facts& f, const PlatformRecord& p) {
+       {nvidia, "a Mac's torch libraries are Mach-O files its own rules read",
+        [](Facts& f, const PlatformRecord& p) {
           with_venv_torch("2.11.0+cu130", "13.0")(f, p);
           if (p.platform == Platform::windows) {
             f.windows.emplace();

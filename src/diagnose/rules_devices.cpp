@@ -1,11 +1,13 @@
 // What the driver and NVML say of each GPU (clocks slowed, compute mode, MIG, memory in use) and
 // which of them CUDA_VISIBLE_DEVICES lets CUDA see: the same on every platform with an NVIDIA driver
 // (the record's RuleGroup::devices), worded in the platform's shell and admin terms.
+#include <algorithm>
+
+#include "core/cuda_error_codes.hpp"
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/rules.hpp"
 #include "platform/platform_record.hpp"
-#include "core/cuda_error_codes.hpp"
 
 namespace dlready {
 namespace {
@@ -116,6 +118,39 @@ void visible_devices_rules(const Facts& f, const Derived& d, std::vector<Finding
   }
 }
 
+// A GPU whose architecture the driver's branch does not drive (data/driver_arch.tsv): too old for
+// a new GPU, too new for an old one. The GPU is known from the driver or else its PCI id.
+void driver_branch_rule(const Derived& d, std::vector<Finding>& out) {
+  if (!d.driver_version) return;
+  auto branch = parse_int(d.driver_version->substr(0, d.driver_version->find('.')));
+  if (!branch) return;
+  auto x = make_finding("driver-does-not-drive-gpu");
+  for (const auto& g : d.gpu_archs) {
+    auto limits = driver_limits(g.major, g.minor);
+    if (!limits) continue;
+    const std::string gpu = g.label + " (sm_" + std::to_string(g.major) + std::to_string(g.minor) +
+                            ", " + limits->arch + ")";
+    if (limits->first_branch > 0 && *branch < limits->first_branch) {
+      x.evidence.push_back(gpu + ": its first driver branch is R" +
+                           std::to_string(limits->first_branch) + "; this driver is " +
+                           *d.driver_version);
+      x.fix.push_back("install an NVIDIA driver of branch R" +
+                      std::to_string(limits->first_branch) +
+                      " or newer, then run dlready doctor again");
+    } else if (limits->last_branch > 0 && *branch > limits->last_branch) {
+      x.evidence.push_back(gpu + ": its last driver branch is R" +
+                           std::to_string(limits->last_branch) + "; this driver is " +
+                           *d.driver_version);
+      x.fix.push_back("install the newest R" + std::to_string(limits->last_branch) + " driver (" +
+                      std::to_string(limits->last_branch) + ".x), the last that drives " +
+                      limits->arch);
+    }
+  }
+  if (x.evidence.empty()) return;
+  std::sort(x.fix.begin(), x.fix.end());
+  x.fix.erase(std::unique(x.fix.begin(), x.fix.end()), x.fix.end());
+  out.push_back(x);
+}
 
 }  // namespace
 
@@ -123,6 +158,7 @@ void rules_devices(const Facts& f, const Derived& d, std::vector<Finding>& out) 
   if (!d.gpu_evidence) return;
   nvml_device_rules(f, out);
   visible_devices_rules(f, d, out);
+  driver_branch_rule(d, out);
 }
 
 }  // namespace dlready
