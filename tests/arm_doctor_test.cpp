@@ -37,7 +37,9 @@ TEST(ArmDoctor, Gh200WithPypisCpuWheelIsCpuOnlyNotMissingCudaWheels) {
   EXPECT_TRUE(has_finding(r, "torch-cpu-only")) << finding_ids(r);
   EXPECT_FALSE(has_finding(r, "torch-cuda-wheel-missing")) << finding_ids(r);
   for (const auto& x : r.findings)
-    if (x.id == "torch-cpu-only") EXPECT_NE(x.fix[0].find("whl/cu128"), std::string::npos) << x.fix[0];
+    if (x.id == "torch-cpu-only") {
+      EXPECT_NE(x.fix[0].find("whl/cu128"), std::string::npos) << x.fix[0];
+    }
 }
 
 TEST(ArmDoctor, AHealthyGh200IsReady) {
@@ -86,8 +88,9 @@ TEST(ArmDoctor, OrinOnJetpack61WithAPypiWheelNeedsTheJetpackWheel) {
   EXPECT_FALSE(has_finding(r, "no-nvidia-gpu")) << "Orin's GPU is integrated, not absent";
   EXPECT_FALSE(has_finding(r, "torch-cpu-only")) << finding_ids(r);
   for (const auto& x : r.findings)
-    if (x.id == "jetson-needs-jetpack-wheel")
+    if (x.id == "jetson-needs-jetpack-wheel") {
       EXPECT_NE(x.fix[0].find("https://pypi.jetson-ai-lab.io/jp6/cu126"), std::string::npos) << x.fix[0];
+    }
 }
 
 TEST(ArmDoctor, OrinWithTheJetsonAiLabWheelIsNotToldToReinstall) {

@@ -291,8 +291,12 @@ TEST(FindingsByPlatform, EveryCatalogueIdIsPlacedOnItsPlatforms) {
     auto row = decisions().find(e.id);
     ASSERT_NE(row, decisions().end()) << e.id << " has no row: say on which platforms it can fire";
     const Decision& d = row->second;
-    if (d.platforms != kEveryPlatform) EXPECT_FALSE(d.elsewhere.empty()) << e.id << " is left out somewhere without a reason";
-    if (platform_count(d.platforms) > 1) EXPECT_TRUE(d.scenario) << e.id << " can fire on several platforms: give a scenario";
+    if (d.platforms != kEveryPlatform) {
+      EXPECT_FALSE(d.elsewhere.empty()) << e.id << " is left out somewhere without a reason";
+    }
+    if (platform_count(d.platforms) > 1) {
+      EXPECT_TRUE(d.scenario) << e.id << " can fire on several platforms: give a scenario";
+    }
   }
   EXPECT_EQ(decisions().size(), catalogue().size()) << "a row names an id the catalogue does not have";
 }

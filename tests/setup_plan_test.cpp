@@ -148,6 +148,48 @@ TEST(SetupPlan, ANativeBuildComesBeforeMinorVersionCompatibility) {
   EXPECT_EQ(json["compatibility"], "minor") << json.dump(1);
 }
 
+// Issue 61 item 4: every build graded for the machine, as torch-check's users have them: for one
+// given by flags, the plan marked, minor-version compatibility graded as such, and with --all the
+// builds that do not run here with why; the same as JSON.
+TEST(SetupCli, CandidatesGradeEveryBuildForTheMachine) {
+  const std::string setup =
+      std::string(DLREADY_BINARY) +
+      " setup --offline --gpu H100 --driver 580.65.06 --python 3.12 --candidates";
+  auto text = run_command(setup);
+  EXPECT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("* 2.14    cu130   direct"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  2.15    cu132   minor         CUDA 13.2 on a driver for CUDA 13.0"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("incompatible"), std::string::npos)
+      << "only what runs here without --all: " << text.out;
+  EXPECT_NE(text.out.find("--all lists them with why"), std::string::npos) << text.out;
+  auto all = run_command(setup + " --all");
+  EXPECT_NE(all.out.find("  2.1     cu121   incompatible  no wheel for Python 3.12 (3.8 to 3.11)"),
+            std::string::npos)
+      << all.out;
+  auto j = nlohmann::json::parse(run_command(setup + " --json").out);
+  EXPECT_EQ(j["schema"], "dlready.setup-candidates/1");
+  int chosen = 0;
+  for (const auto& c : j["candidates"]) {
+    chosen += c["chosen"].get<bool>();
+    if (c["chosen"].get<bool>()) {
+      EXPECT_EQ(c["release"].get<std::string>() + " " + c["variant"].get<std::string>(),
+                "2.14 cu130");
+    }
+  }
+  EXPECT_EQ(chosen, 1) << j.dump(1);
+  auto kepler = run_command(
+      std::string(DLREADY_BINARY) +
+      " setup --offline --gpu sm_37 --driver 470.82.01 --python 3.8 --candidates --all");
+  EXPECT_NE(kepler.out.find("  2.4     cu124   incompatible  needs driver >= 525.60.13"),
+            std::string::npos)
+      << kepler.out;
+  EXPECT_NE(kepler.out.find("* 2.4     cu118   minor         CUDA 11.8 on a driver for CUDA 11.4"),
+            std::string::npos)
+      << kepler.out;
+}
+
 TEST(SetupPlan, APypiMirrorServesOnlyTheDefaultVariant) {
   auto m = gpu_machine("580.65.06", {{9, 0}});
   m.torch = "2.11";

@@ -51,7 +51,16 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
   cmd->add_flag("--dry-run", a.dry_run,
                 installs ? "Print the plan and the commands; install nothing"
                          : "Print the plan and the commands that install it (this build installs nothing)");
-  cmd->add_flag("--json", a.json, "The plan as JSON (schema dlready.setup-plan/1)");
+  cmd->add_flag("--json", a.json,
+                "The plan as JSON (schema dlready.setup-plan/1; with --candidates "
+                "dlready.setup-candidates/1)");
+  cmd->add_flag(
+      "--candidates", a.candidates,
+      "Every PyTorch build for the machine, graded: direct (the driver runs its CUDA natively), "
+      "minor "
+      "(through minor-version compatibility), incompatible, unavailable; installs nothing");
+  cmd->add_flag("--all", a.all,
+                "With --candidates: also the builds that do not run here, with why");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
   cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90) or names (H100, 'RTX 4090', GH200)")
       ->delimiter(',');

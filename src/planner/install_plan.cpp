@@ -504,4 +504,60 @@ InstallPlan plan_install(const PlanMachine& m) {
   return p;
 }
 
+namespace {
+
+// One variant of one release graded for the machine.
+Candidate grade(const PlanMachine& m, const std::string& release, const TorchVariant& v,
+                bool python) {
+  Candidate c{release, v.variant, v.cuda, "", "", false};
+  if (!python) {
+    auto r = python_range(release);
+    c.status = "incompatible";
+    c.reason = "no wheel for Python " + m.python + (r ? " (" + r->min + " to " + r->max + ")" : "");
+  } else if (auto misfit = variant_misfit(v, m)) {
+    c.status = "incompatible", c.reason = misfit->substr(v.variant.size() + 1);
+  } else {
+    c.status = compatibility_of(m, v.cuda);
+    if (c.status == "minor")
+      c.reason = "CUDA " + v.cuda + " on a driver for CUDA " +
+                 max_cuda_for_driver(*m.driver).value_or("?");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<Candidate> plan_candidates(const PlanMachine& m) {
+  std::vector<Candidate> out;
+  if (starts_with(m.platform, "macos-") || (!m.jetpack.empty() && !starts_with(m.jetpack, "7")))
+    return out;
+  auto chosen = plan_install(m);
+  for (const auto& release : candidate_releases(m)) {
+    const bool python = python_fits(release, m);
+    if (m.gpus.empty()) {
+      TorchVariant cpu{release, "cpu", "", "", false, ""};
+      Candidate c{release,
+                  "cpu",
+                  "",
+                  python ? "direct" : "incompatible",
+                  python ? "" : "no wheel for Python " + m.python,
+                  false};
+      c.chosen = chosen.ok && chosen.release == release && chosen.variant == "cpu";
+      out.push_back(c);
+      continue;
+    }
+    std::vector<std::string> missing;
+    for (const auto& v : plannable_variants(m, release, missing)) {
+      Candidate c = grade(m, release, v, python);
+      c.chosen = chosen.ok && chosen.release == release && chosen.variant == v.variant;
+      out.push_back(c);
+    }
+    for (const auto& why : missing)
+      out.push_back({release, why.substr(0, why.find(' ')),
+                     cuda_of_variant(why.substr(0, why.find(' '))), "unavailable",
+                     why.substr(why.find(' ') + 1), false});
+  }
+  return out;
+}
+
 }  // namespace dlready

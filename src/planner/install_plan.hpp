@@ -51,6 +51,18 @@ struct InstallPlan {
 };
 
 InstallPlan plan_install(const PlanMachine& m);
+
+// One (release, variant) graded for a machine, as torch-check grades them: "direct" (the driver
+// runs its CUDA natively), "minor" (only through minor-version compatibility), "unknown" (no driver
+// given), "incompatible" (with the reason: the driver, the GPUs' kernels, the Python),
+// "unavailable" (the index lacks it). `chosen`: the one plan_install picks.
+struct Candidate {
+  std::string release, variant, cuda, status, reason;
+  bool chosen = false;
+};
+// Every CUDA variant of every release the machine's platform has (the CPU build on a machine
+// without an NVIDIA GPU), the newest first; incompatible and unavailable ones included.
+std::vector<Candidate> plan_candidates(const PlanMachine& m);
 // A Mac's plan (install_plan_macos.cpp; plan_install hands macos-* platforms to it): the variant is
 // "mps" or "cpu", the index PyPI.
 InstallPlan plan_mac_install(const PlanMachine& m);

@@ -99,4 +99,60 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
           {"commands", commands}};
 }
 
+std::string candidates_text(const std::vector<Candidate>& candidates,
+                            const std::vector<std::string>& seen, bool all) {
+  std::string out = "dlready setup --candidates — every PyTorch build for the machine, graded\n";
+  for (const auto& line : seen) out += "  seen: " + line + "\n";
+  size_t left_out = 0;
+  for (const auto& c : candidates) {
+    const bool runs = c.status == "direct" || c.status == "minor" || c.status == "unknown";
+    if (!runs && !all) {
+      ++left_out;
+      continue;
+    }
+    std::string row = std::string(c.chosen ? "* " : "  ") + c.release;
+    row.resize(10, ' ');
+    row += c.variant;
+    row.resize(18, ' ');
+    row += c.status;
+    if (!c.reason.empty()) {
+      row.resize(32, ' ');
+      row += c.reason;
+    }
+    out += row + "\n";
+  }
+  if (candidates.empty())
+    out +=
+        "  none: a Mac's and a Jetson's builds are planned from their own tables (setup "
+        "--dry-run)\n";
+  if (left_out > 0)
+    out += "  (" + std::to_string(left_out) +
+           " more that do not run here: --all lists them with why; * is the plan)\n";
+  else
+    out += "  (* is the plan)\n";
+  return out;
+}
+
+nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const PlanMachine& m,
+                               const std::vector<std::string>& seen) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : candidates)
+    rows.push_back({{"release", c.release},
+                    {"variant", c.variant},
+                    {"cuda", c.cuda},
+                    {"status", c.status},
+                    {"reason", c.reason},
+                    {"chosen", c.chosen}});
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back(sm(g));
+  return {{"schema", "dlready.setup-candidates/1"},
+          {"machine",
+           {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()},
+            {"gpus", gpus},
+            {"python", m.python},
+            {"platform", m.platform},
+            {"seen", seen}}},
+          {"candidates", rows}};
+}
+
 }  // namespace dlready

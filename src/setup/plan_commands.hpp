@@ -26,4 +26,11 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
                                  const std::vector<std::string>& with, const std::vector<std::string>& seen,
                                  const std::vector<std::string>& commands);
 
+// `setup --candidates`: every build graded for the machine (planner/install_plan.hpp's
+// plan_candidates), the chosen one marked; without `all`, only the ones that run here.
+std::string candidates_text(const std::vector<Candidate>& candidates,
+                            const std::vector<std::string>& seen, bool all);
+nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const PlanMachine& m,
+                               const std::vector<std::string>& seen);
+
 }  // namespace dlready

@@ -24,6 +24,8 @@ struct SetupRequest {
   std::string conda;        // --conda NAME: a conda environment instead of a venv
   bool dry_run = false, json = false, no_verify = false;
   bool offline = false;  // plan from the tables alone (setup/setup_index.hpp)
+  bool candidates = false;  // --candidates: every build graded for the machine instead of one plan
+  bool all = false;         // --all: the incompatible and unavailable ones too
   // Another machine: any of these plans for it instead of this one.
   std::string driver;
   std::vector<std::string> gpus;

@@ -19,7 +19,7 @@ ExitCode refuse(const std::string& why) {
 
 ExitCode run_setup(const SetupRequest& a, const Installer& installer) {
   // Refused before anything is read, planned or printed, as the other refusals are.
-  const bool print_only = a.dry_run || a.json;
+  const bool print_only = a.dry_run || a.json || a.candidates;
   if (!installer.install && !print_only) {
     const PlatformRecord* here = platform_of_setup_target(this_build_target());
     return refuse("the " + std::string(here ? here->title : "this") +
@@ -30,6 +30,13 @@ ExitCode run_setup(const SetupRequest& a, const Installer& installer) {
                   "--dry-run (an install here follows this machine)");
   SetupPlan s;
   if (Status planned = plan_setup(a, s); !planned.ok()) return refuse(planned.error());
+  if (a.candidates) {
+    auto graded = plan_candidates(s.machine);
+    std::string text = a.json ? json_text(candidates_json(graded, s.machine, s.seen), 2) + "\n"
+                              : candidates_text(graded, s.seen, a.all);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return s.plan.ok ? ExitCode::ok : ExitCode::failed;
+  }
   // A capture of another platform's machine under --root is planned, never installed here.
   const PlatformRecord* planned_for = platform_of_setup_target(s.machine.platform);
   if (!print_only && planned_for != platform_of_setup_target(this_build_target()))
