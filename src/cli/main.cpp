@@ -12,6 +12,7 @@
 #include "cli/help_format.hpp"
 #include "cli/usage_hints.hpp"
 #include "core/exit_code.hpp"
+#include "core/status.hpp"
 #include "core/text.hpp"
 #include "compat/compat.hpp"
 #include "os/terminal.hpp"
@@ -65,25 +66,25 @@ std::vector<std::string> with_help_spelled_out(int argc, char** argv) {
 
 // `dlready help junk`, `dlready help doctor train`: the words after help name a command (and a
 // subcommand of it); anything else is a usage error that says what was meant.
-std::string help_request_error(const CLI::App& app, const std::vector<std::string>& args) {
-  if (args.size() < 2 || args[1] != "help") return "";
+[[nodiscard]] Status help_request_error(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.size() < 2 || args[1] != "help") return {};
   const CLI::App* at = &app;
   std::string path = "dlready";
   for (size_t i = 2; i < args.size(); ++i) {
     std::vector<std::string> names;
     for (const auto* sub : at->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
     if (names.empty())
-      return "dlready help: one command at a time; '" + printable(args[i], 80) + "' is not a subcommand of " + path +
-             " (dlready help " + path.substr(8) + ")";
+      return Status::failure("dlready help: one command at a time; '" + printable(args[i], 80) + "' is not a subcommand of " + path +
+             " (dlready help " + path.substr(8) + ")");
     if (std::find(names.begin(), names.end(), args[i]) == names.end()) {
       auto guess = closest_choice(args[i], names);
-      return "dlready help: " + path + " has no command '" + printable(args[i], 80) + "'" +
-             (guess ? " (did you mean '" + *guess + "'?)" : "") + "; commands: " + join(names, ", ");
+      return Status::failure("dlready help: " + path + " has no command '" + printable(args[i], 80) + "'" +
+             (guess ? " (did you mean '" + *guess + "'?)" : "") + "; commands: " + join(names, ", "));
     }
     at = at->get_subcommand(args[i]);
     path += " " + args[i];
   }
-  return "";
+  return {};
 }
 
 // CLI11's own error lines ("--json excludes --markdown", "The following argument was not expected:
@@ -127,8 +128,8 @@ int main(int argc, char** argv) {
   add_table_commands(app, here);
   auto groups = platform_commands();
   for (const auto& g : groups) g.add(app);
-  if (auto error = help_request_error(app, std::vector<std::string>(argv, argv + argc)); !error.empty()) {
-    std::fprintf(stderr, "%s\n", error.c_str());
+  if (Status help = help_request_error(app, std::vector<std::string>(argv, argv + argc)); !help.ok()) {
+    std::fprintf(stderr, "%s\n", help.error().c_str());
     return to_int(ExitCode::usage);
   }
   auto args = with_help_spelled_out(argc, argv);

@@ -36,7 +36,7 @@ std::string mps_needs_macos(const std::string& torch) {
   return "12.3";
 }
 
-std::string mac_wheel_misfit(const std::string& release, const std::string& cpu, const std::string& macos,
+std::optional<std::string> mac_wheel_misfit(const std::string& release, const std::string& cpu, const std::string& macos,
                              const std::string& python) {
   auto range = python_range(release);
   if (cpu == "x86_64") {
@@ -44,13 +44,13 @@ std::string mac_wheel_misfit(const std::string& release, const std::string& cpu,
     std::string max = compare_versions(release, kLastIntelRelease) == 0 ? kLastIntelPython : range ? range->max : "";
     if ((range && compare_versions(python, range->min) < 0) || (!max.empty() && compare_versions(python, max) > 0))
       return "no wheels for Python " + python;
-    return "";
+    return std::nullopt;
   }
   if (range && (compare_versions(python, range->min) < 0 || compare_versions(python, range->max) > 0))
     return "no wheels for Python " + python + " (" + range->min + " to " + range->max + ")";
   if (compare_versions(release, kFirstMacos14Release) >= 0 && compare_versions(macos, "14.0") < 0)
     return "its wheels need macOS 14";
-  return "";
+  return std::nullopt;
 }
 
 std::optional<std::string> newest_mac_release(const std::string& cpu, const std::string& macos, const std::string& python,
@@ -59,7 +59,7 @@ std::optional<std::string> newest_mac_release(const std::string& cpu, const std:
   for (const auto& v : torch_variants_newest_first()) {
     if (v.torch == last) continue;
     last = v.torch;
-    if (!mac_wheel_misfit(v.torch, cpu, macos, python).empty()) continue;
+    if (mac_wheel_misfit(v.torch, cpu, macos, python)) continue;
     if (with_mps && compare_versions(macos, mps_needs_macos(v.torch)) < 0) continue;
     return v.torch;
   }

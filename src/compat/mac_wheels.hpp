@@ -10,8 +10,8 @@ namespace dlready {
 [[nodiscard]] std::string mps_needs_macos(const std::string& torch);
 
 // Does PyPI have a torch wheel of `release` ("2.11") for this Mac: its CPU (arm64, x86_64), its
-// macOS ("13.6"), its Python ("3.12")? "" when it has, else why not (one clause).
-[[nodiscard]] std::string mac_wheel_misfit(const std::string& release, const std::string& cpu, const std::string& macos,
+// macOS ("13.6"), its Python ("3.12")? nullopt when it has, else why not (one clause).
+[[nodiscard]] std::optional<std::string> mac_wheel_misfit(const std::string& release, const std::string& cpu, const std::string& macos,
                                            const std::string& python);
 
 // The newest release PyPI serves this Mac, if any (and, when `with_mps`, whose MPS works on this macOS).

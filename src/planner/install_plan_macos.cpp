@@ -34,8 +34,8 @@ void choose_mac_index(const PlanMachine& m, InstallPlan& p) {
 // The release asked for (--torch), checked against this Mac.
 bool plan_requested(const PlanMachine& m, const std::string& cpu, InstallPlan& p) {
   std::string release = release_line_of(m.torch);
-  if (auto misfit = mac_wheel_misfit(release, cpu, m.macos, m.python); !misfit.empty()) {
-    p.error = "torch " + m.torch + " cannot be installed on this Mac: " + misfit;
+  if (auto misfit = mac_wheel_misfit(release, cpu, m.macos, m.python)) {
+    p.error = "torch " + m.torch + " cannot be installed on this Mac: " + *misfit;
     return false;
   }
   p.release = release;
