@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help and --version are successes
     // A mistyped command or option gets one line that names the likely intent.
-    if (auto hint = usage_hint(app, static_cast<int>(argp.size()), argp.data(), e.what()); !hint.empty()) {
-      std::fprintf(stderr, "%s\n", hint.c_str());
+    if (auto hint = usage_hint(app, static_cast<int>(argp.size()), argp.data(), e.what())) {
+      std::fprintf(stderr, "%s\n", hint->c_str());
       return to_int(ExitCode::usage);
     }
     // Every other parse error is one line in dlready's style, ExitCode::usage (2).

@@ -57,19 +57,21 @@ bool is_number_text(std::string_view s, bool whole) {
 // "--epochs: Value one not in range 1 to 100000" -> "dlready train --epochs: 'one' is not a whole
 // number (1 to 100000)" (or "... 0 is out of range (1 to 100000)"). The value is quoted as typed,
 // made printable and cut to 80 bytes.
-std::string range_hint(const std::string& command, std::string_view error) {
+std::optional<std::string> range_hint(const std::string& command, std::string_view error) {
   TextCursor c{error};
-  if (!c.eat("--") || c.take([](char ch) { return is_ascii_alnum(ch) || ch == '_' || ch == '-'; }).empty()) return "";
+  if (!c.eat("--") ||
+      c.take([](char ch) { return is_ascii_alnum(ch) || ch == '_' || ch == '-'; }).empty())
+    return std::nullopt;
   const std::string option(error.substr(0, c.at));
-  if (!c.eat(": Value ")) return "";
+  if (!c.eat(": Value ")) return std::nullopt;
   const size_t value_start = c.at, marker = error.rfind(" not in range ");
-  if (marker == std::string_view::npos || marker < value_start) return "";
+  if (marker == std::string_view::npos || marker < value_start) return std::nullopt;
   TextCursor bounds{error, marker + 14};
   auto not_space = [](char ch) { return !is_ascii_space(ch); };
   const std::string lo(bounds.take(not_space));
-  if (lo.empty() || !bounds.eat(" to ")) return "";
+  if (lo.empty() || !bounds.eat(" to ")) return std::nullopt;
   const std::string hi(bounds.take(not_space));
-  if (hi.empty() || !bounds.done()) return "";
+  if (hi.empty() || !bounds.done()) return std::nullopt;
   const std::string_view value = error.substr(value_start, marker - value_start);
   const bool whole = lo.find_first_of(".e") == std::string::npos && hi.find_first_of(".e") == std::string::npos;
   const std::string shown = typed(value);
@@ -112,8 +114,9 @@ std::optional<std::string> closest_choice(std::string_view word, const std::vect
   return std::nullopt;
 }
 
-std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, const std::string& error) {
-  if (argc < 2 || argv[1][0] == '-') return "";
+std::optional<std::string> usage_hint(const CLI::App& app, int argc, const char* const* argv,
+                                      const std::string& error) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
   std::vector<std::string> commands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
   const std::string word = argv[1];
@@ -141,7 +144,7 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, c
   const CLI::App* named = cmd;
   if (argc > 2 && std::find(subcommands.begin(), subcommands.end(), argv[2]) != subcommands.end())
     named = cmd->get_subcommand(argv[2]), path += " " + std::string(argv[2]);
-  if (auto range = range_hint(path, error); !range.empty()) return range;
+  if (auto range = range_hint(path, error)) return range;
   if (error.size() > 12 && error.compare(error.size() - 12, 12, " is required") == 0) {
     std::string what = error.substr(0, error.size() - 12);
     std::string upper = what;
@@ -150,7 +153,7 @@ std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, c
            " is missing; usage: " + usage_line(*named, path);
   }
   auto bad = unknown_option(*cmd, argc, argv);
-  if (!bad) return "";
+  if (!bad) return std::nullopt;
   auto guess = closest_choice(*bad, long_options(*cmd));
   // `dlready launch --nproc-per-node 2 dlready train --epochs 2`: the program's options were read
   // as the launcher's. The fix is the separator, not another spelling.

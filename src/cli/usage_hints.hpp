@@ -18,8 +18,10 @@ namespace dlready {
 // mean 'train'?) ...", "dlready train: unknown option --epoch (did you mean --epochs?)", "dlready
 // audit: no subcommand 'verif' (did you mean 'verify'?)", "dlready train --epochs: 'one' is not a
 // whole number (1 to 100000)", "dlready export-model: the CHECKPOINT argument is missing; usage:
-// ..."; empty when none applies (CLI11's own message is shown then).
-[[nodiscard]] std::string usage_hint(const CLI::App& app, int argc, const char* const* argv, const std::string& error = "");
+// ..."; nullopt when none applies (CLI11's own message is shown then).
+[[nodiscard]] std::optional<std::string> usage_hint(const CLI::App& app, int argc,
+                                                    const char* const* argv,
+                                                    const std::string& error = "");
 
 // "dlready export-model CHECKPOINT --out OUT [options]": the positionals and required options.
 // `path`: the command as typed ("audit verify"); "" = the command's own name.

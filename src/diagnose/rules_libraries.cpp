@@ -148,22 +148,22 @@ const TorchInstall* torch_holding(const Facts& f, const std::string& path) {
 
 // The nvidia-* wheel a library of site-packages/nvidia/<component>/lib belongs to, as torch's
 // metadata names it (nvidia-nvjitlink-cu12); "" when it is not one of them.
-std::string wheel_of(const TorchInstall* t, const std::string& path) {
+std::optional<std::string> wheel_of(const TorchInstall* t, const std::string& path) {
   auto at = path.find("/site-packages/nvidia/");
-  if (!t || at == std::string::npos) return "";
+  if (!t || at == std::string::npos) return std::nullopt;
   std::string component = path.substr(at + 22, path.find('/', at + 22) - (at + 22));
   for (const auto* names : {&t->nvidia_installed, &t->nvidia_pins})
     for (const auto& [name, version] : *names)
       if (starts_with(name, "nvidia-" + to_lower(component) + "-cu")) return name;
-  return "";
+  return std::nullopt;
 }
 
 // A library's own version: its wheel's dist-info where it is one, else its real file name's.
 std::string real_version(const Facts& f, const Resolution& b, const std::string& path) {
   const TorchInstall* t = torch_holding(f, path);
-  if (auto wheel = wheel_of(t, path); !wheel.empty()) {
-    auto it = t->nvidia_installed.find(wheel);
-    if (it != t->nvidia_installed.end()) return wheel + " " + it->second;
+  if (auto wheel = wheel_of(t, path)) {
+    auto it = t->nvidia_installed.find(*wheel);
+    if (it != t->nvidia_installed.end()) return *wheel + " " + it->second;
   }
   for (const auto& l : b.libraries)
     if (l.path && *l.path == path && l.version) return *l.version + " (its file name)";
@@ -256,9 +256,9 @@ Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::v
   if (t)
     for (const auto& path : wheel_paths) {
       auto wheel = wheel_of(t, path);
-      auto pin = t->nvidia_pins.find(wheel);
-      if (wheel.empty() || pin == t->nvidia_pins.end()) continue;
-      std::string line = wheel + "==" + pin->second;
+      auto pin = wheel ? t->nvidia_pins.find(*wheel) : t->nvidia_pins.end();
+      if (pin == t->nvidia_pins.end()) continue;
+      std::string line = *wheel + "==" + pin->second;
       if (std::find(pins.begin(), pins.end(), line) == pins.end()) pins.push_back(line);
     }
   if (!pins.empty())

@@ -55,7 +55,8 @@ Status connect_to_index(const std::string& url) {
 // The index could not be reached (pip's and uv's words for it, or a connection of our own that
 // fails): which one, and the flags that point the install at a mirror. "" when the failure is
 // something else.
-std::string unreachable_index_hint(const InstallPlan& plan, const std::string& tail) {
+std::optional<std::string> unreachable_index_hint(const InstallPlan& plan,
+                                                  const std::string& tail) {
   static const char* kNetwork[] = {"Failed to establish a new connection", "Name or service not known",
                                    "Temporary failure in name resolution", "Network is unreachable", "No route to host",
                                    "Connection refused", "timed out", "Could not fetch URL", "SSLError",
@@ -68,7 +69,7 @@ std::string unreachable_index_hint(const InstallPlan& plan, const std::string& t
     }
   if (why.empty())
     why = connect_to_index(plan.index_url).error();  // pip without retries says nothing about it
-  if (why.empty()) return "";
+  if (why.empty()) return std::nullopt;
   std::string pypi_default;
   for (const auto& v : torch_variants())
     if (v.torch == plan.release && v.pypi_default) pypi_default = v.variant;
@@ -237,7 +238,7 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
   say("install: " + shell_join(update));
   if (auto r = run_logged(update, (logs / "conda.log").string(), 3600, true); r.status != 0) {
     say(conda + " env update failed (exit " + std::to_string(r.status) + ")");
-    if (auto hint = unreachable_index_hint(plan, r.tail); !hint.empty()) say(hint);
+    if (auto hint = unreachable_index_hint(plan, r.tail)) say(*hint);
     fs::remove_all(logs, ec);
     return ExitCode::failed;
   }
@@ -295,7 +296,7 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   fs::create_directories(logs, ec);
   auto fail = [&](const std::string& step, const Ran& r) {
     say(step + " failed (exit " + std::to_string(r.status) + ")" + (r.streamed ? "" : "; its last lines:\n" + r.tail));
-    if (auto hint = unreachable_index_hint(plan, r.tail); !hint.empty()) say(hint);
+    if (auto hint = unreachable_index_hint(plan, r.tail)) say(*hint);
     if (!existed && !folder_existed) {
       fs::remove_all(req.env_dir, ec);  // this run created it: leave nothing half-made
       say("removed " + req.env_dir + " (this run created it)");

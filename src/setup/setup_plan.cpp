@@ -17,7 +17,7 @@ namespace {
 
 // The Python `python3 -m venv` would use: python3 on PATH, its version from the file the link ends
 // at (python3 -> python3.11). Runs nothing; a shim (pyenv's) says nothing: the next.
-std::string path_python_version() {
+std::optional<std::string> path_python_version() {
   const char* path = std::getenv("PATH");
   for (const auto& dir : split(path ? path : "", ':')) {
     if (dir.empty()) continue;
@@ -27,7 +27,7 @@ std::string path_python_version() {
     std::string name = real.filename().string();
     if (name.rfind("python", 0) == 0 && split(name.substr(6), '.').size() == 2) return name.substr(6);
   }
-  return "";
+  return std::nullopt;
 }
 
 // The environments' Python as the doctor found them: the active one's, else the first with a version.
@@ -114,7 +114,7 @@ Status check_request(const SetupRequest& a) {
 Status choose_python(const SetupRequest& a, const std::string& found, PlanMachine& m) {
   const PlatformRecord* target = platform_of_setup_target(m.platform);
   const bool on_path = target && target->setup_python_on_path;
-  m.python = !a.python.empty() ? a.python : on_path ? path_python_version() : found;
+  m.python = !a.python.empty() ? a.python : on_path ? path_python_version().value_or("") : found;
   if (m.python.empty() && on_path) return Status::failure("no python3 on PATH: give the environment's version with --python X.Y");
   std::string places = target ? std::string(target->setup_python_places) : "";
   return check_plan_flags(m.python, a.with, places.empty() ? "python3 on PATH" : places, a.index_url);
