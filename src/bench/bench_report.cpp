@@ -13,12 +13,12 @@ namespace dlready {
 namespace {
 
 // The doctor's blas-reference finding, if any (the CPU path's usual cause of a slow matmul).
-std::string blas_finding() {
+std::optional<std::string> blas_finding() {
   auto e = examine_this_machine();
-  if (!e.error.empty()) return "";
+  if (!e.error.empty()) return std::nullopt;
   for (const auto& f : e.report.findings)
     if (f.id == "blas-reference") return f.title + " [blas-reference]";
-  return "";
+  return std::nullopt;
 }
 
 nlohmann::json gemm_row_json(const GemmRow& r) {
@@ -91,7 +91,7 @@ void bench_gemm_section(BenchRun& run) {
   if (!d.is_cuda() && best_fp32_pct > 0 && best_fp32_pct < 10) {
     std::string w = "fp32 GEMM reaches only " + std::to_string(static_cast<int>(best_fp32_pct)) +
                     "% of the measured peak: the BLAS behind LibTorch is slow here";
-    if (auto b = blas_finding(); !b.empty()) w += "; dlready doctor: " + b;
+    if (auto b = blas_finding()) w += "; dlready doctor: " + *b;
     run.warnings.push_back(w);
   }
   nlohmann::json peaks = nlohmann::json::object();

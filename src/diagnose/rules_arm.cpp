@@ -82,14 +82,14 @@ void page_size_rules(const ArmFacts& a, std::vector<Finding>& out) {
 
 // What a library torch's CUDA library needs says which JetPack its wheel was built for
 // (shared/knowledge/aarch64.md §4: the JetPack <-> L4T <-> CUDA table; cuSPARSELt is not in JetPack).
-std::string jetson_library_origin(const std::string& name) {
+std::optional<std::string> jetson_library_origin(const std::string& name) {
   if (starts_with(name, "libcudnn") && ends_with(name, ".so.8")) return "cuDNN 8: a wheel for JetPack 5 or 6.0 (6.1 and 6.2 have cuDNN 9)";
   if (name == "libcudart.so.11.0") return "CUDA 11: a wheel for JetPack 5";
   if (name == "libcudart.so.12") return "CUDA 12: a wheel for JetPack 6";
   if (name == "libcudart.so.13") return "CUDA 13: a wheel for JetPack 7 (Thor)";
   if (starts_with(name, "libcusparseLt")) return "cuSPARSELt, which JetPack does not install";
   if (starts_with(name, "libnvpl_") || starts_with(name, "libcudss")) return "NVPL/cuDSS, which the SBSA wheels leave to pip";
-  return "";
+  return std::nullopt;
 }
 
 // A wheel for another JetPack: torch's CUDA library needs libraries this L4T does not have
@@ -101,8 +101,9 @@ void jetson_library_rules(const Facts& f, const ArmFacts& a, std::vector<Finding
     bool sparselt = false, nvpl = false;
     for (const auto& lib : b.libraries) {
       if (lib.path) continue;
-      std::string origin = jetson_library_origin(lib.name);
-      missing.push_back(lib.name + ", needed by " + lib.needed_by + ", is not found" + (origin.empty() ? "" : " (" + origin + ")"));
+      auto origin = jetson_library_origin(lib.name);
+      missing.push_back(lib.name + ", needed by " + lib.needed_by + ", is not found" +
+                        (origin ? " (" + *origin + ")" : ""));
       sparselt |= starts_with(lib.name, "libcusparseLt");
       nvpl |= starts_with(lib.name, "libnvpl_") || starts_with(lib.name, "libcudss");
     }

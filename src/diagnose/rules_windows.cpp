@@ -274,8 +274,8 @@ void torch_dll_rules(const Facts& f, const Derived& d, std::vector<Finding>& out
 std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 // Why `import torch` fails for this torch, in a few words; empty when nothing says it does.
-std::string import_failure(const Facts& f, const TorchInstall& t) {
-  if (!f.windows) return "";
+std::optional<std::string> import_failure(const Facts& f, const TorchInstall& t) {
+  if (!f.windows) return std::nullopt;
   for (const auto& check : f.windows->torch_dlls) {
     if (torch_of(f, check) != &t) continue;
     if (check.python_machine && check.torch_machine && *check.python_machine != *check.torch_machine)
@@ -283,7 +283,7 @@ std::string import_failure(const Facts& f, const TorchInstall& t) {
     if (!check.missing.empty()) return "import torch fails: " + check.missing.front().name + " is missing (WinError 126)";
     if (!check.unreadable.empty()) return "import torch fails: a DLL in torch\\lib is damaged";
   }
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -301,14 +301,14 @@ Verdict windows_verdict(const Facts& f, const Derived& d, const std::vector<Find
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {
       TorchVerdict tv{t.site_packages, t.version.value_or("unknown"), t.cuda, false, ""};
-      std::string import_fails = import_failure(f, t);
+      auto import_fails = import_failure(f, t);
       tv.cuda_available = t.cuda && driver_ok && errors.empty();
-      tv.reason = !import_fails.empty() ? import_fails
-                  : !t.cuda             ? "CPU-only build (torch.version.cuda is None)"
-                  : tv.cuda_available   ? "CUDA " + *t.cuda + " build, the driver answers"
-                                        : "the driver does not answer";
+      tv.reason = import_fails        ? *import_fails
+                  : !t.cuda           ? "CPU-only build (torch.version.cuda is None)"
+                  : tv.cuda_available ? "CUDA " + *t.cuda + " build, the driver answers"
+                                      : "the driver does not answer";
       v.torch.push_back(tv);
-      if (import_fails.empty()) v.cpu_training_ok = true;
+      if (!import_fails) v.cpu_training_ok = true;
     }
   const std::string ask_torch = "python -c \"import torch; print(torch.cuda.is_available())\" confirms it.";
   if (!errors.empty()) {

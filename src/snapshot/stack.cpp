@@ -102,12 +102,12 @@ std::string cuda_of_local_version(const std::string& version) {
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
-std::string nccl_wheel_version(const json& torch_entry) {
+std::optional<std::string> nccl_wheel_version(const json& torch_entry) {
   const json& installed = field(torch_entry, "nvidia_installed");
   if (installed.is_object())
     for (const auto& [name, version] : installed.items())
       if (name.rfind("nvidia-nccl", 0) == 0) return text(version);
-  return "";
+  return std::nullopt;
 }
 
 // The job's PyTorch (dlready's own module) and the NCCL it would load: the nvidia-nccl wheel beside
@@ -130,9 +130,11 @@ void job_torch_and_nccl(const json& f, Stack& s) {
     for (const auto& e : f.at("python_envs"))
       if (field(e, "torch").is_array())
         for (const auto& t : e.at("torch")) {
-          std::string sp = text(field(t, "site_packages")), nccl = nccl_wheel_version(t);
-          if (!lib_dir.empty() && !sp.empty() && lib_dir.rfind(sp + "/", 0) == 0 && !nccl.empty()) s.nccl = nccl;
-          if (first_wheel.empty()) first_wheel = nccl;
+          std::string sp = text(field(t, "site_packages"));
+          auto nccl = nccl_wheel_version(t);
+          if (!lib_dir.empty() && !sp.empty() && lib_dir.rfind(sp + "/", 0) == 0 && nccl)
+            s.nccl = *nccl;
+          if (first_wheel.empty()) first_wheel = nccl.value_or("");
         }
   if (s.nccl.empty()) s.nccl = first_wheel;
   if (s.nccl.empty() && field(f, "cuda_libraries").is_array())
