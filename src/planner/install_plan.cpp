@@ -535,7 +535,6 @@ std::vector<Candidate> plan_candidates(const PlanMachine& m) {
   for (const auto& release : candidate_releases(m)) {
     const bool python = python_fits(release, m);
     if (m.gpus.empty()) {
-      TorchVariant cpu{release, "cpu", "", "", false, ""};
       Candidate c{release,
                   "cpu",
                   "",
