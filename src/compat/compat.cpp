@@ -59,8 +59,14 @@ const std::vector<DriverBranchCuda>& driver_branch_max_cuda() {
   return t;
 }
 
+std::optional<int> driver_branch(const std::string& driver_version) {
+  auto branch = parse_int(driver_version.substr(0, driver_version.find('.')));
+  if (!branch) return std::nullopt;
+  return static_cast<int>(*branch);
+}
+
 std::optional<std::string> max_cuda_for_driver(const std::string& driver_version) {
-  auto major = parse_int(split(driver_version, '.').empty() ? "" : split(driver_version, '.')[0]);
+  auto major = driver_branch(driver_version);
   if (!major) return std::nullopt;
   std::optional<std::string> best;
   for (const auto& r : driver_branch_max_cuda())

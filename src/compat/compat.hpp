@@ -24,6 +24,8 @@ struct DriverBranchCuda {
   std::string source;
 };
 const std::vector<DriverBranchCuda>& driver_branch_max_cuda();
+// A driver version's branch ("575.51.03" -> 575, "560.94" -> 560); nullopt for another text.
+std::optional<int> driver_branch(const std::string& driver_version);
 // Highest CUDA a driver version fully supports ("575.51.03" -> "12.9").
 std::optional<std::string> max_cuda_for_driver(const std::string& driver_version);
 

@@ -122,7 +122,7 @@ void visible_devices_rules(const Facts& f, const Derived& d, std::vector<Finding
 // a new GPU, too new for an old one. The GPU is known from the driver or else its PCI id.
 void driver_branch_rule(const Derived& d, std::vector<Finding>& out) {
   if (!d.driver_version) return;
-  auto branch = parse_int(d.driver_version->substr(0, d.driver_version->find('.')));
+  auto branch = driver_branch(*d.driver_version);
   if (!branch) return;
   auto x = make_finding("driver-does-not-drive-gpu");
   for (const auto& g : d.gpu_archs) {

@@ -299,8 +299,7 @@ Status check_plannable(const PlanMachine& m) {
   if (m.driver)
     for (const auto& [major, minor] : m.gpus)
       if (auto limit = first_driver_branch(major, minor))
-        if (auto branch = parse_int(m.driver->substr(0, m.driver->find('.')));
-            branch && *branch < limit->first_branch)
+        if (auto branch = driver_branch(*m.driver); branch && *branch < limit->first_branch)
           return Status::failure(
               "driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch +
               "): its GPUs need an R" + std::to_string(limit->first_branch) +
@@ -310,7 +309,7 @@ Status check_plannable(const PlanMachine& m) {
   if (m.driver)
     for (const auto& [major, minor] : m.gpus)
       if (auto limit = last_driver_branch(major, minor))
-        if (auto branch = parse_int(m.driver->substr(0, m.driver->find('.'))); branch && *branch > limit->last_branch)
+        if (auto branch = driver_branch(*m.driver); branch && *branch > limit->last_branch)
           return Status::failure("driver " + *m.driver + " does not drive " + sm({major, minor}) + " (" + limit->arch + "): R" +
                  std::to_string(limit->last_branch) + " is the last driver branch for it; install a " +
                  std::to_string(limit->last_branch) + ".x driver and plan with --driver " +
@@ -339,20 +338,21 @@ bool pick_variant(const std::string& release, const PlanMachine& m, bool first, 
   std::vector<std::string> missing;
   auto variants = plannable_variants(m, release, missing);
   if (first) misfits.insert(misfits.end(), missing.begin(), missing.end());
-  // The variants the driver runs natively first, newest first; then (unless direct_only) the ones
-  // it runs only through minor-version compatibility.
-  std::vector<TorchVariant> fitting;
+  // The newest variant the driver runs natively, else (unless direct_only) the newest it runs only
+  // through minor-version compatibility.
+  const TorchVariant* native = nullptr;
+  const TorchVariant* minor = nullptr;
   for (const auto& v : variants) {
     if (auto misfit = variant_misfit(v, m)) {
       if (first) misfits.push_back(*misfit);
     } else if (compatibility_of(m, v.cuda) != "minor") {
-      fitting.push_back(v);
+      if (!native) native = &v;
+    } else if (!minor) {
+      minor = &v;
     }
   }
-  for (const auto& v : variants)
-    if (!variant_misfit(v, m) && compatibility_of(m, v.cuda) == "minor" && !direct_only)
-      fitting.push_back(v);
-  for (const auto& v : fitting) {
+  if (const TorchVariant* chosen = native ? native : direct_only ? nullptr : minor) {
+    const TorchVariant& v = *chosen;
     p.ok = true, p.release = release, p.variant = v.variant, p.cuda = v.cuda;
     p.compatibility = compatibility_of(m, v.cuda);
     std::vector<std::string> gpus;

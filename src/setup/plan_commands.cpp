@@ -9,12 +9,20 @@ namespace {
 
 std::string sm(std::pair<int, int> cc) { return "sm_" + std::to_string(cc.first) + std::to_string(cc.second); }
 
-// The proof as the tutorials give it: version, CUDA, cuDNN, and a matmul on the GPU checked against
-// the CPU. No double quote inside (Windows PowerShell 5.1 drops them from a native program's arguments).
-constexpr const char* kCudaProof =
-    "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
-    "torch.backends.cudnn.version()); d = 'cuda' if torch.cuda.is_available() else 'cpu'; "
-    "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))";
+// The proof as the tutorials give it: the version and the backend (CUDA with cuDNN, or a Mac's MPS),
+// then a matmul on the device checked against the CPU. Its strings in `quote`, the one the shell's
+// quoting of the whole leaves free (POSIX sh: '...' around it; PowerShell: "..." around it, as
+// Windows PowerShell 5.1 drops double quotes from a native program's arguments).
+std::string proof(bool mps, char quote) {
+  const std::string q(1, quote);
+  const std::string device = mps ? "mps" : "cuda";
+  return std::string("import torch; print(torch.__version__, ") +
+         (mps ? "torch.backends.mps.is_built(), torch.backends.mps.is_available()); d = " + q + device + q +
+                    " if torch.backends.mps.is_available() else " + q + "cpu" + q + "; "
+              : "torch.version.cuda, torch.cuda.is_available(), torch.backends.cudnn.version()); d = " + q + device + q +
+                    " if torch.cuda.is_available() else " + q + "cpu" + q + "; ") +
+         "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))";
+}
 
 // A PowerShell string literal: single quotes take everything as written ('' is one quote).
 std::string powershell_quote(const std::string& s) {
@@ -30,7 +38,7 @@ std::vector<std::string> powershell_commands(const InstallPlan& p, const PlanMac
   for (const auto& w : with) install += " " + powershell_quote(w);
   install += " --index-url " + powershell_quote(without_credentials(p.index_url));
   return {"py -" + m.python + " -m venv " + powershell_quote(env_dir), install,
-          "& " + py + " -c \"" + kCudaProof + "\"",
+          "& " + py + " -c \"" + proof(false, '\'') + "\"",
           "$env:VIRTUAL_ENV = " + powershell_quote(env_dir) + "; dlready.exe doctor"};
 }
 
@@ -42,15 +50,9 @@ std::vector<std::string> posix_commands(const InstallPlan& p, const PlanMachine&
   install.insert(install.end(), with.begin(), with.end());
   // Printed for a user to copy: an index's user:password stays where the user keeps it.
   install.insert(install.end(), {"--index-url", without_credentials(p.index_url)});
-  const bool mac = starts_with(m.platform, "macos-");
-  std::string proof = mac ? "import torch; print(torch.__version__, torch.backends.mps.is_built(), "
-                            "torch.backends.mps.is_available()); d = \"mps\" if torch.backends.mps.is_available() else \"cpu\"; "
-                            "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))"
-                          : "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), "
-                            "torch.backends.cudnn.version()); d = \"cuda\" if torch.cuda.is_available() else \"cpu\"; "
-                            "a = torch.randn(2000, 2000); print((a.to(d) @ a.to(d)).cpu().allclose(a @ a, rtol=1e-3, atol=1e-2))";
   std::string py = shell_quote(env_dir + "/bin/python");
-  return {shell_join({"python" + m.python, "-m", "venv", env_dir}), shell_join(install), py + " -c '" + proof + "'",
+  return {shell_join({"python" + m.python, "-m", "venv", env_dir}), shell_join(install),
+          py + " -c '" + proof(starts_with(m.platform, "macos-"), '"') + "'",
           "VIRTUAL_ENV=" + shell_quote(env_dir) + " dlready doctor"};
 }
 
