@@ -65,12 +65,13 @@ GatherOptions gather_options(const SnapshotArgs& a) {
 Status take_snapshot(const SnapshotArgs& a, nlohmann::json& out) {
   auto e = examine(gather_options(a));
   if (!e.error.empty()) return Status::failure(e.error);
-  out = make_snapshot(report_json(e.facts, e.report), host_name(), utc_now());
+  const std::optional<std::string> host = host_name();
+  out = make_snapshot(report_json(e.facts, e.report), host.value_or(""), utc_now());
   if (e.redaction) {
     // The examined machine's names (a capture's recorded environment under its root), and the host the
     // snapshot names as where it was taken.
     auto hide = *e.redaction;
-    hide.hosts.push_back(host_name());
+    if (host) hide.hosts.push_back(*host);
     out = Redactor(hide).apply(out);
   }
   return {};

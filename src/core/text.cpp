@@ -221,10 +221,11 @@ std::string utc_now(const char* format) {
   return text;
 }
 
-std::string dlready_cache_dir(const std::optional<std::string>& xdg_cache_home, const std::optional<std::string>& home) {
+std::optional<std::string> dlready_cache_dir(const std::optional<std::string>& xdg_cache_home,
+                                             const std::optional<std::string>& home) {
   if (xdg_cache_home && starts_with(*xdg_cache_home, "/")) return *xdg_cache_home + "/dlready";
   if (home && starts_with(*home, "/")) return *home + "/.cache/dlready";
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace dlready

@@ -32,7 +32,8 @@ std::optional<unsigned> bidi_control_at(std::string_view s, size_t i);
 std::string utc_now(const char* format = "%Y-%m-%dT%H:%M:%SZ");
 // dlready's cache folder: <XDG_CACHE_HOME>/dlready, else <HOME>/.cache/dlready ("" when neither is
 // an absolute path; a relative XDG_CACHE_HOME is invalid and is ignored, as XDG says).
-std::string dlready_cache_dir(const std::optional<std::string>& xdg_cache_home, const std::optional<std::string>& home);
+[[nodiscard]] std::optional<std::string> dlready_cache_dir(const std::optional<std::string>& xdg_cache_home,
+                                                           const std::optional<std::string>& home);
 // The same for a text of several lines: each line made printable (and bounded), the line breaks kept.
 std::string printable_lines(std::string_view s, size_t max_bytes_per_line = 4096);
 // One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters

@@ -75,11 +75,11 @@ std::string explain_rendezvous_failure(const DistConfig& c, std::chrono::seconds
 }
 
 // This machine's address on the route to `master` (a UDP socket "connected" there sends nothing but
-// is given the source address the kernel would use), "" when there is no route.
-std::string local_address_towards(const std::string& master) {
+// is given the source address the kernel would use), none when there is no route.
+std::optional<std::string> local_address_towards(const std::string& master) {
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_DGRAM;
-  if (::getaddrinfo(master.c_str(), "9", &hints, &res) != 0) return "";
+  if (::getaddrinfo(master.c_str(), "9", &hints, &res) != 0) return std::nullopt;
   std::string out;
   for (addrinfo* a = res; a && out.empty(); a = a->ai_next) {
     int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -94,6 +94,7 @@ std::string local_address_towards(const std::string& master) {
     ::close(fd);
   }
   ::freeaddrinfo(res);
+  if (out.empty()) return std::nullopt;
   return out;
 }
 
@@ -108,8 +109,9 @@ GlooEndpoint gloo_endpoint(const std::string& master) {
     return e;
   }
   if (master == "127.0.0.1" || master == "localhost") return e;
-  e.address = local_address_towards(master);
-  if (e.address.empty()) {
+  if (auto towards = local_address_towards(master)) {
+    e.address = *towards;
+  } else {
     char name[256] = {};
     e.address = ::gethostname(name, sizeof name - 1) == 0 ? name : "127.0.0.1";
   }

@@ -38,13 +38,14 @@ Side measure_side(const std::function<torch::Tensor(const torch::Tensor&)>& forw
   return s;
 }
 
-nlohmann::json report_json(const ModelOptions& o, const QuantizedModel& q, const Side& fp32, const Side& int8) {
+nlohmann::json report_json(const ModelOptions& o, const QuantizedModel& q, const std::string& engine, const Side& fp32,
+                           const Side& int8) {
   nlohmann::json j = {{"schema", "dlready.quantize/1"},
                       {"checkpoint", o.input},
                       {"out", o.out},
                       {"kind", to_string(q.kind)},
                       {"scheme", to_string(q.scheme)},
-                      {"engine", quantized_engine()},
+                      {"engine", engine},
                       {"threads", torch::get_num_threads()},
                       {"fp32_test_acc", fp32.eval.test_acc},
                       {"int8_test_acc", int8.eval.test_acc},
@@ -60,9 +61,10 @@ nlohmann::json report_json(const ModelOptions& o, const QuantizedModel& q, const
   return j;
 }
 
-void print_report(const ModelOptions& o, const QuantizedModel& q, const Side& fp32, const Side& int8) {
+void print_report(const ModelOptions& o, const QuantizedModel& q, const std::string& engine, const Side& fp32,
+                  const Side& int8) {
   std::printf("wrote %s: %s int8 (%s, engine %s, %d thread(s)); dlready eval reads it\n", o.out.c_str(),
-              to_string(q.kind), to_string(q.scheme), quantized_engine().c_str(), torch::get_num_threads());
+              to_string(q.kind), to_string(q.scheme), engine.c_str(), torch::get_num_threads());
   std::printf("%-26s %12s %12s %10s\n", "", "fp32", "int8", "int8/fp32");
   std::printf("%-26s %11.2f%% %11.2f%% %+9.2f pt\n", "test accuracy", 100 * fp32.eval.test_acc,
               100 * int8.eval.test_acc, 100 * (int8.eval.test_acc - fp32.eval.test_acc));
@@ -80,7 +82,8 @@ void print_report(const ModelOptions& o, const QuantizedModel& q, const Side& fp
 }  // namespace
 
 ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w, SealingKey* key) {
-  if (quantized_engine().empty()) {
+  const std::optional<std::string> engine = quantized_engine();
+  if (!engine) {
     std::fprintf(stderr, "dlready quantize: this LibTorch has no quantized CPU engine (fbgemm/x86/qnnpack)\n");
     return ExitCode::failed;
   }
@@ -110,9 +113,9 @@ ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w, Seal
   auto fp32 = measure_side(fp32_model.forward, data, safetensors_bytes({{{"format", "pt"}}, w.tensors}).size());
   auto int8 = measure_side([&q](const torch::Tensor& x) { return q.forward(x); }, data, bytes.size());
   if (o.json)
-    std::cout << json_text(report_json(o, q, fp32, int8), 2) << std::endl;
+    std::cout << json_text(report_json(o, q, *engine, fp32, int8), 2) << std::endl;
   else
-    print_report(o, q, fp32, int8);
+    print_report(o, q, *engine, fp32, int8);
   return ExitCode::ok;
 }
 

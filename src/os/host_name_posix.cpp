@@ -4,9 +4,9 @@
 
 namespace dlready {
 
-std::string host_name() {
+std::optional<std::string> host_name() {
   char host[256] = "";
-  if (::gethostname(host, sizeof host - 1) != 0) return "";
+  if (::gethostname(host, sizeof host - 1) != 0) return std::nullopt;
   return host;
 }
 

@@ -5,10 +5,10 @@
 
 namespace dlready {
 
-std::string host_name() {
+std::optional<std::string> host_name() {
   wchar_t name[256] = L"";
   DWORD size = 256;
-  if (!::GetComputerNameExW(ComputerNameDnsHostname, name, &size)) return "";
+  if (!::GetComputerNameExW(ComputerNameDnsHostname, name, &size)) return std::nullopt;
   return utf8_from_wide(name);
 }
 

@@ -73,9 +73,9 @@ bool python_fits(const std::string& release, const PlanMachine& m) {
   return !r || (compare_versions(m.python, r->min) >= 0 && compare_versions(m.python, r->max) <= 0);
 }
 
-// "cu132" -> "13.2", "cu118" -> "11.8"; "" for cpu and anything else.
-std::string cuda_of_variant(const std::string& variant) {
-  if (!starts_with(variant, "cu") || variant.size() < 4) return "";
+// "cu132" -> "13.2", "cu118" -> "11.8"; none for cpu and anything else.
+std::optional<std::string> cuda_of_variant(const std::string& variant) {
+  if (!starts_with(variant, "cu") || variant.size() < 4) return std::nullopt;
   std::string digits = variant.substr(2);
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
@@ -112,7 +112,7 @@ std::vector<TorchVariant> variants_from_index(const PlanMachine& m, const std::s
   std::vector<TorchVariant> out;
   for (const auto& name : names) {
     if (name == "cpu") continue;
-    TorchVariant v{release, name, cuda_of_variant(name), "", false, ""};
+    TorchVariant v{release, name, cuda_of_variant(name).value_or(""), "", false, ""};
     for (const auto& t : table)
       if (v.arch_list.empty() && (t.variant == name || t.cuda == v.cuda)) {
         v.arch_list = t.arch_list;
@@ -553,7 +553,7 @@ std::vector<Candidate> plan_candidates(const PlanMachine& m) {
     }
     for (const auto& why : missing)
       out.push_back({release, why.substr(0, why.find(' ')),
-                     cuda_of_variant(why.substr(0, why.find(' '))), "unavailable",
+                     cuda_of_variant(why.substr(0, why.find(' '))).value_or(""), "unavailable",
                      why.substr(why.find(' ') + 1), false});
   }
   return out;

@@ -48,20 +48,21 @@ std::optional<WheelName> parse_wheel_name(const std::string& file_name) {
 
 namespace {
 
-// A sha256 as an index gives it: 64 hex digits, lower-cased; "" for anything else.
-std::string sha256_text(const std::string& s) {
-  if (s.size() != 64 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return "";
+// A sha256 as an index gives it: 64 hex digits, lower-cased; none for anything else.
+std::optional<std::string> sha256_text(const std::string& s) {
+  if (s.size() != 64 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return std::nullopt;
   return to_lower(s);
 }
 
-// The #sha256=<hex> fragment of an <a> element's href (PEP 503), "" without one.
-std::string href_sha256(std::string_view tag) {
+// The #sha256=<hex> fragment of an <a> element's href (PEP 503), none without one.
+std::optional<std::string> href_sha256(std::string_view tag) {
   size_t href = tag.find("href=\"");
-  if (href == std::string_view::npos) return "";
+  if (href == std::string_view::npos) return std::nullopt;
   size_t end = tag.find('"', href + 6);
   std::string_view value = tag.substr(href + 6, end == std::string_view::npos ? std::string_view::npos : end - href - 6);
   size_t frag = value.find("#sha256=");
-  return frag == std::string_view::npos ? "" : sha256_text(std::string(value.substr(frag + 8)));
+  if (frag == std::string_view::npos) return std::nullopt;
+  return sha256_text(std::string(value.substr(frag + 8)));
 }
 
 }  // namespace
@@ -79,7 +80,7 @@ std::vector<IndexFile> simple_index_files(const std::string& page) {
         std::string sha;
         if (f.contains("hashes") && f["hashes"].is_object() && f["hashes"].contains("sha256") &&
             f["hashes"]["sha256"].is_string())
-          sha = sha256_text(f["hashes"]["sha256"].get<std::string>());
+          sha = sha256_text(f["hashes"]["sha256"].get<std::string>()).value_or("");
         out.push_back({f["filename"].get<std::string>(), sha});
       }
     return out;
@@ -97,7 +98,7 @@ std::vector<IndexFile> simple_index_files(const std::string& page) {
     // "<a <a <a …>": the last opener before '>' is the element's (the others are text).
     if (size_t inner = tag.rfind("<a "); inner != 0) tag = tag.substr(inner);
     if (tag.find("data-yanked") == std::string_view::npos)
-      out.push_back({trim(std::string(text.substr(open_end + 1, close - open_end - 1))), href_sha256(tag)});
+      out.push_back({trim(std::string(text.substr(open_end + 1, close - open_end - 1))), href_sha256(tag).value_or("")});
     at = text.find("<a ", close + 4);
   }
   return out;
@@ -123,16 +124,16 @@ bool for_platform(const std::string& tag, const std::string& platform) {
   return (starts_with(tag, "manylinux") || starts_with(tag, "linux")) && ends_with(tag, arch);
 }
 
-// "cp311" -> "3.11", "py3" -> "*"; "" for what no CPython of ours runs (cp313t: free-threaded).
-std::string python_of(const std::string& tag) {
+// "cp311" -> "3.11", "py3" -> "*"; none for what no CPython of ours runs (cp313t: free-threaded).
+std::optional<std::string> python_of(const std::string& tag) {
   if (tag == "py3" || tag == "py2.py3") return "*";
-  if (!starts_with(tag, "cp") || tag.size() < 4) return "";
+  if (!starts_with(tag, "cp") || tag.size() < 4) return std::nullopt;
   std::string digits = tag.substr(2);
   // "cp3" + a minor of one to three digits; a longer run is no Python (and would not read back from
   // the summary setup keeps: the whole summary would be lost for one bogus wheel).
   if (digits.size() > 4 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return "";
+    return std::nullopt;
   return digits.substr(0, 1) + "." + digits.substr(1);
 }
 
@@ -149,12 +150,12 @@ void add_index_page(IndexReleases& into, const std::string& page, const std::str
   for (const auto& file : simple_index_file_names(page)) {
     auto w = parse_wheel_name(file);
     if (!w || w->project != "torch" || !final_release(w->version) || !for_platform(w->platform_tag, platform)) continue;
-    std::string python = python_of(w->python_tag);
-    if (python.empty()) continue;
+    std::optional<std::string> python = python_of(w->python_tag);
+    if (!python) continue;
     auto it = std::find_if(into.releases.begin(), into.releases.end(),
                            [&](const IndexRelease& r) { return r.version == w->version; });
     if (it == into.releases.end()) it = into.releases.insert(into.releases.end(), IndexRelease{w->version, {}});
-    it->pythons[w->local].insert(python);
+    it->pythons[w->local].insert(*python);
   }
   std::sort(into.releases.begin(), into.releases.end(),
             [](const IndexRelease& a, const IndexRelease& b) { return compare_versions(a.version, b.version) > 0; });
@@ -199,9 +200,9 @@ std::optional<IndexReleases> parse_index_summary(const std::string& text) {
 }
 
 std::optional<IndexReleases> probe_index_cache(const RootFs& fs, const EnvFacts& env, const std::string& platform) {
-  std::string dir = dlready_cache_dir(env.get("XDG_CACHE_HOME"), env.get("HOME"));
-  if (dir.empty()) return std::nullopt;
-  auto text = fs.read(dir + "/index/releases-" + platform + ".json", 4u << 20);
+  auto dir = dlready_cache_dir(env.get("XDG_CACHE_HOME"), env.get("HOME"));
+  if (!dir) return std::nullopt;
+  auto text = fs.read(*dir + "/index/releases-" + platform + ".json", 4u << 20);
   auto index = text ? parse_index_summary(*text) : std::nullopt;
   // Another machine's summary (a capture) says which releases exist, never where to install from:
   // a mirror it names could be anyone's, so the advice keeps PyTorch's own index.

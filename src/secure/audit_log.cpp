@@ -15,6 +15,7 @@
 #include <set>
 
 #include "os/atomic_file.hpp"
+#include "os/host_name.hpp"
 #include "os/bounded_file.hpp"
 #include "core/json_text.hpp"
 #include "os/posix_fs.hpp"
@@ -118,11 +119,7 @@ std::string user_name() {
   return "uid " + std::to_string(::geteuid());
 }
 
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "?";
-  return buf;
-}
+
 
 // The last record of an open log (for its hash and sequence number): null for an empty log, an
 // error when the file does not end in a whole record.
@@ -256,7 +253,7 @@ AuditLog::Opened AuditLog::open(std::vector<std::string> paths, const std::strin
       return {nullptr, "audit log " + p + ": " + file_kind(st.st_mode) + ", not a log file (give the path of a file)"};
   }
   log->paths_ = std::move(paths);
-  log->who_ = {{"user", user_name()}, {"host", host_name()}, {"pid", static_cast<long long>(::getpid())},
+  log->who_ = {{"user", user_name()}, {"host", host_name().value_or("?")}, {"pid", static_cast<long long>(::getpid())},
                {"command", mask_command_line(command)}};
   return {std::move(log), ""};
 }

@@ -54,23 +54,23 @@ struct Header {
     std::memcpy(bytes + 48, key_id, 8);
     std::memcpy(bytes + 64, stream, 24);
   }
-  // What is wrong with the header, or "" (then the fields are set).
-  std::string decode(const unsigned char* b) {
+  // What is wrong with the header, if anything (when nothing, the fields are set).
+  [[nodiscard]] Status decode(const unsigned char* b) {
     std::memcpy(bytes, b, sizeof bytes);
-    if (std::memcmp(b, kSealedMagic, 8) != 0) return "not a sealed file";
-    if (b[8] > kVersion) return "sealed by a newer dlready (format " + std::to_string(b[8]) + "); update dlready";
+    if (std::memcmp(b, kSealedMagic, 8) != 0) return Status::failure("not a sealed file");
+    if (b[8] > kVersion) return Status::failure("sealed by a newer dlready (format " + std::to_string(b[8]) + "); update dlready");
     if (b[8] != kVersion)
-      return "a sealed-file format (" + std::to_string(b[8]) + ") no dlready writes: the header is damaged or edited";
-    if (b[9] != 1 && b[9] != 2) return "damaged header (unknown key kind " + std::to_string(b[9]) + ")";
+      return Status::failure("a sealed-file format (" + std::to_string(b[8]) + ") no dlready writes: the header is damaged or edited");
+    if (b[9] != 1 && b[9] != 2) return Status::failure("damaged header (unknown key kind " + std::to_string(b[9]) + ")");
     derivation.kind = static_cast<KeyKind>(b[9]);
     chunk = static_cast<uint32_t>(get_le(b + 12, 4));
-    if (chunk == 0 || chunk > kMaxChunk) return "damaged header (chunk size " + std::to_string(chunk) + ")";
+    if (chunk == 0 || chunk > kMaxChunk) return Status::failure("damaged header (chunk size " + std::to_string(chunk) + ")");
     derivation.opslimit = get_le(b + 16, 8);
     derivation.memlimit = get_le(b + 24, 8);
     std::memcpy(derivation.salt.data(), b + 32, kSaltBytes);
     std::memcpy(key_id, b + 48, 8);
     std::memcpy(stream, b + 64, 24);
-    return "";
+    return {};
   }
   std::string key_id_hex() const {
     char hex[17];
@@ -187,7 +187,7 @@ Status unseal(const Reader& read, const std::string& name, SealingKey& key,
     return Status::failure(name + ": truncated (" + std::to_string(got) +
                            " bytes: not even a header)");
   Header h;
-  if (auto why = h.decode(raw); !why.empty()) return Status::failure(name + ": " + why);
+  if (auto st = h.decode(raw); !st) return Status::failure(name + ": " + st.error());
   key_id_out = h.key_id_hex();
   std::string why;
   const unsigned char* k = key.key_for(h.derivation, why);
@@ -395,7 +395,7 @@ std::optional<std::string> sealed_key_id(const std::string& path) {
   unsigned char raw[kSealedHeaderBytes];
   if (read_full(fd_reader(opened.fd), raw, sizeof raw) != static_cast<ssize_t>(sizeof raw)) return std::nullopt;
   Header h;
-  if (!h.decode(raw).empty()) return std::nullopt;
+  if (!h.decode(raw)) return std::nullopt;
   return h.key_id_hex();
 }
 

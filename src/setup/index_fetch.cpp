@@ -30,8 +30,8 @@ std::string cache_dir() {
     const char* v = std::getenv(name);
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
-  std::string dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
-  return dir.empty() ? "" : dir + "/index";
+  auto dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  return dir ? *dir + "/index" : "";  // "": pages are fetched, not kept
 }
 
 

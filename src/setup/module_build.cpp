@@ -1,6 +1,7 @@
 #include "setup/module_build.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,9 +60,9 @@ std::optional<int> cxx11_abi_of(const std::string& libc10) {
   return 0;
 }
 
-std::string file_fingerprint(const std::string& path) {
+std::optional<std::string> file_fingerprint(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "";
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   return std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec);
 }
 
@@ -84,7 +85,9 @@ std::optional<TorchBuild> torch_build_in(const PythonEnv& e, const TorchInstall&
     return std::nullopt;
   }
   b.cxx11_abi = *abi;
-  b.fingerprint = file_fingerprint(b.torch_dir + "/lib/libtorch_cpu.so");
+  // "" when libtorch_cpu.so cannot be read: the link step says why, and a cached module whose
+  // fingerprint was "" too is still checked against torch's version, git hash and ABI.
+  b.fingerprint = file_fingerprint(b.torch_dir + "/lib/libtorch_cpu.so").value_or("");
   return b;
 }
 
@@ -130,7 +133,13 @@ UserTorchSearch find_user_torch(const std::map<std::string, std::string>& env, c
 
 std::string module_cache_root(const std::map<std::string, std::string>& env) {
   if (auto dir = env_value(env, "DLREADY_MODULE_CACHE")) return *dir;
-  return path_join(dlready_cache_dir(env_value(env, "XDG_CACHE_HOME"), env_value(env, "HOME")), "modules");
+  // Without HOME (a service, `env -i`), the account's home directory, never a folder relative to
+  // wherever the command was run.
+  const passwd* account = ::getpwuid(::getuid());
+  auto home = env_value(env, "HOME");
+  if (!home && account && account->pw_dir) home = account->pw_dir;
+  auto dir = dlready_cache_dir(env_value(env, "XDG_CACHE_HOME"), home);
+  return path_join(dir.value_or("/tmp/dlready-" + std::to_string(::getuid())), "modules");
 }
 
 CachedModule cached_module(const std::string& cache_root, const TorchBuild& torch) {
@@ -175,13 +184,13 @@ struct BuildTools {
   std::vector<std::string> fix;
 };
 
-// A short command's output (a tool's version), "" when it fails.
-std::string output_of(const std::vector<std::string>& argv, const std::string& scratch) {
+// A short command's output (a tool's version), none when it fails.
+std::optional<std::string> output_of(const std::vector<std::string>& argv, const std::string& scratch) {
   ProgramOptions o;
   o.output_file = scratch;
   o.timeout_s = 30;
-  if (run_program(argv, o).status != 0) return "";
-  return read_small_file(scratch, 64 * 1024).value_or("");
+  if (run_program(argv, o).status != 0) return std::nullopt;
+  return read_small_file(scratch, 64 * 1024);
 }
 
 std::optional<std::string> on_path(const std::map<std::string, std::string>& env, const std::string& program) {
@@ -208,9 +217,9 @@ void find_compiler(const ModuleBuildRequest& rq, const std::string& scratch, Bui
     t.fix = kCompilerFix;
     return;
   }
-  t.cxx_words = printable(first_line(output_of({t.cxx, "--version"}, scratch)), 120);
+  t.cxx_words = printable(first_line(output_of({t.cxx, "--version"}, scratch).value_or("")), 120);
   bool clang = contains(t.cxx_words, "clang");
-  std::string version = trim(output_of({t.cxx, "-dumpversion"}, scratch));
+  std::string version = trim(output_of({t.cxx, "-dumpversion"}, scratch).value_or(""));
   auto major = parse_int(version.substr(0, version.find('.')));
   if (!clang && major && *major < 10) {
     t.error = t.cxx + " is GCC " + std::to_string(*major) + ": dlready's module is C++20 and needs GCC 10 or newer";
@@ -223,7 +232,7 @@ void find_compiler(const ModuleBuildRequest& rq, const std::string& scratch, Bui
 void find_cmake_and_make(const ModuleBuildRequest& rq, const std::string& scratch, BuildTools& t) {
   std::string tools = path_join(rq.cache_root, "build-tools/bin");
   auto cmake_ok = [&](const std::string& c) {
-    auto words = split(first_line(output_of({c, "--version"}, scratch)), ' ');
+    auto words = split(first_line(output_of({c, "--version"}, scratch).value_or("")), ' ');
     return words.size() >= 3 && compare_versions(words[2], "3.18") >= 0;
   };
   if (auto c = on_path(rq.env, "cmake"); c && cmake_ok(*c)) t.cmake = *c;

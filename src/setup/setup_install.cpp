@@ -250,7 +250,7 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
   return proven ? ExitCode::ok : ExitCode::failed;
 }
 
-std::string installed_torch(const std::string& env_dir) {
+std::optional<std::string> installed_torch(const std::string& env_dir) {
   std::error_code ec;
   for (const auto& lib : {"lib", "lib64"}) {
     fs::path base = fs::path(env_dir) / lib;
@@ -264,7 +264,7 @@ std::string installed_torch(const std::string& env_dir) {
       }
     }
   }
-  return "";
+  return std::nullopt;
 }
 
 bool satisfies(const std::string& installed, const InstallPlan& plan) {
@@ -290,7 +290,7 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   std::error_code ec;
   bool existed = fs::exists(fs::path(req.env_dir) / "pyvenv.cfg", ec);
   bool folder_existed = fs::exists(req.env_dir, ec);  // an empty folder the user made is theirs to keep
-  std::string have = existed ? installed_torch(req.env_dir) : "";
+  const std::optional<std::string> have = existed ? installed_torch(req.env_dir) : std::nullopt;
   std::printf("dlready setup: %s\n", (req.env_dir + (existed ? " (existing)" : " (new)") + ", tool " + tool).c_str());
   fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
   fs::create_directories(logs, ec);
@@ -310,8 +310,8 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
     fs::remove_all(logs, ec);
     return ExitCode::failed;
   };
-  if (!have.empty() && satisfies(have, plan) && req.with.empty()) {
-    say("already holds torch " + have + ": nothing to install");
+  if (have && satisfies(*have, plan) && req.with.empty()) {
+    say("already holds torch " + *have + ": nothing to install");
   } else {
     if (!existed) {
       std::vector<std::string> make = tool == "uv" ? std::vector<std::string>{"uv", "venv", "--python", req.python, req.env_dir}
@@ -329,7 +329,7 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
     if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600, true);
         r.status != 0)
       return fail("install (" + tool + ")", r);
-    say("installed torch " + installed_torch(req.env_dir));
+    say("installed torch " + installed_torch(req.env_dir).value_or("(no torch dist-info found in " + req.env_dir + ")"));
   }
   bool proven = !req.verify || prove(req, {req.env_dir + "/bin/python"}, (logs / "proof.log").string());
   fs::remove_all(logs, ec);

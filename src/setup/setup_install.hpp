@@ -4,6 +4,7 @@
 // existing folder must be a virtual environment. A failed install removes an environment this run
 // created and leaves an existing one as pip found it (a resolve-only pass runs first).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,7 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req);
 [[nodiscard]] Installer venv_installer();
 
 // The torch version a virtual environment holds, from its dist-info names ("" when none).
-std::string installed_torch(const std::string& env_dir);
+[[nodiscard]] std::optional<std::string> installed_torch(const std::string& env_dir);
 
 // Does an installed version ("2.11.0+cu130") satisfy the plan (release and variant)?
 bool satisfies(const std::string& installed, const InstallPlan& plan);

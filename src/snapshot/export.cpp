@@ -48,11 +48,11 @@ std::optional<Primary> primary_torch(const json& facts) {
   return first;
 }
 
-// PyTorch's own wheel index for a local version ("2.11.0+cu130" -> .../whl/cu130); "" for a
+// PyTorch's own wheel index for a local version ("2.11.0+cu130" -> .../whl/cu130); none for a
 // PyPI wheel, which never has a local part (PyPI refuses uploads with one).
-std::string wheel_index(const std::string& version) {
+std::optional<std::string> wheel_index(const std::string& version) {
   auto plus = version.find('+');
-  if (plus == std::string::npos) return "";
+  if (plus == std::string::npos) return std::nullopt;
   return "https://download.pytorch.org/whl/" + version.substr(plus + 1);
 }
 
@@ -122,12 +122,12 @@ bool names_invalid(const std::vector<std::string>& warnings, const std::string& 
 // Where torch's own METADATA installs a distribution only on Linux (torch 2.11.0: Requires-Dist
 // cuda-toolkit, cuda-bindings, nvidia-* and triton, each "; platform_system == \"Linux\""), the
 // lock says so too: on a Mac or Windows the same file installs torch without them.
-std::string platform_marker(const std::string& name) {
+std::optional<std::string> platform_marker(const std::string& name) {
   std::string n = to_lower(name);
   if (n.rfind("nvidia-", 0) == 0 || n.rfind("nvidia_", 0) == 0 || n.rfind("cuda-", 0) == 0 || n.rfind("cuda_", 0) == 0 ||
       n == "triton")
     return "platform_system == \"Linux\"";
-  return "";
+  return std::nullopt;
 }
 
 std::vector<LockPin> pins_of(const Primary& p) {
@@ -143,7 +143,7 @@ std::string requirement_lines(const std::vector<LockPin>& pins, const LockHashes
   for (const auto& pin : pins) {
     const std::string key = pin.name + "==" + pin.version;
     std::string line = key;
-    if (auto m = platform_marker(pin.name); !m.empty()) line += " ; " + m;
+    if (auto m = platform_marker(pin.name)) line += " ; " + *m;
     if (hashes)
       if (auto it = hashes->by_pin.find(key); it != hashes->by_pin.end())
         for (const auto& h : it->second) line += " \\\n    --hash=sha256:" + h;
@@ -200,7 +200,8 @@ Exported export_stack(const json& snapshot, const std::string& format, const Loc
   std::string origin = "# dlready export of the PyTorch stack in " + comment_text(p->prefix);
   if (!text_of(meta, "host").empty())
     origin += " on " + comment_text(text_of(meta, "host")) + " (" + comment_text(text_of(meta, "created")) + ")";
-  std::string index = wheel_index(p->version);
+  const std::optional<std::string> index = wheel_index(p->version);
+  const std::string extra_index = index ? "--extra-index-url " + *index : "";
   // The whole environment, exactly as pip recorded it: torch as its dist-info names it (a local
   // "+cu130" means PyTorch's index, none means PyPI), every other distribution likewise
   // (torchvision must match torch; numpy, triton, nvidia-* come along).
@@ -212,9 +213,9 @@ Exported export_stack(const json& snapshot, const std::string& format, const Loc
     driver_note = "# CUDA " + p->cuda + " build: the GPU machine needs an NVIDIA driver" +
                   (min ? " >= " + *min : std::string(" new enough for CUDA ") + p->cuda) + "\n";
   }
-  std::string index_note = index.empty() ? "# torch " + p->version + " came from PyPI, as everything else does\n"
-                                         : "# " + p->version + " and the other +" + index.substr(index.rfind('/') + 1) +
-                                               " builds come from PyTorch's index, the rest from PyPI\n";
+  std::string index_note = !index ? "# torch " + p->version + " came from PyPI, as everything else does\n"
+                                  : "# " + p->version + " and the other +" + index->substr(index->rfind('/') + 1) +
+                                        " builds come from PyTorch's index, the rest from PyPI\n";
   auto invalid = invalid_environment(snapshot);
   for (const auto& w : invalid) out.warnings.push_back(w);
   std::string warn_lines;
@@ -231,14 +232,14 @@ Exported export_stack(const json& snapshot, const std::string& format, const Loc
   }
   if (format == "requirements") {
     out.text = origin + "\n" + driver_note + index_note + warn_lines + "# Python " + python + "\n" +
-               (index.empty() ? "" : "--extra-index-url " + index + "\n") + requirement_lines(pins, hashes);
+               (index ? extra_index + "\n" : "") + requirement_lines(pins, hashes);
   } else if (format == "conda") {
     out.text = origin + "\n" + driver_note + index_note + warn_lines +
                "name: dlready-torch\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + python +
-               "\n  - pip\n  - pip:\n" + (index.empty() ? "" : "    - --extra-index-url " + index + "\n");
+               "\n  - pip\n  - pip:\n" + (index ? "    - " + extra_index + "\n" : "");
     for (const auto& pin : pins) {
       auto m = platform_marker(pin.name);
-      out.text += "    - " + pin.name + "==" + pin.version + (m.empty() ? "" : "; " + m) + "\n";
+      out.text += "    - " + pin.name + "==" + pin.version + (m ? "; " + *m : "") + "\n";
     }
   } else if (format == "dockerfile") {
     // The image is Linux: no markers, and no shell quoting needed for a pin.
@@ -247,7 +248,7 @@ Exported export_stack(const json& snapshot, const std::string& format, const Loc
     out.text = origin + "\n" + driver_note + index_note + warn_lines +
                "# The driver comes from the host: run with the NVIDIA Container Toolkit, docker run --gpus all ...\n"
                "FROM python:" + python + "-slim\n"
-               "RUN pip install --no-cache-dir " + (index.empty() ? "" : "--extra-index-url " + index + " ") + join(words, " ") + "\n";
+               "RUN pip install --no-cache-dir " + (index ? extra_index + " " : "") + join(words, " ") + "\n";
     for (const char* k : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "OMP_NUM_THREADS", "NCCL_P2P_DISABLE",
                           "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "CUDA_MODULE_LOADING"})
       if (auto v = text_of(field(facts, "environment"), k); !v.empty() && !names_invalid(invalid, k))

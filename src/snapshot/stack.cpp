@@ -93,12 +93,12 @@ void gpus(const json& f, Stack& s) {
   add(s, "gpus", "GPU count", std::to_string(list.size()));
 }
 
-// "2.11.0+cu130" -> "13.0"; "" for a CPU build or a version without a CUDA suffix.
-std::string cuda_of_local_version(const std::string& version) {
+// "2.11.0+cu130" -> "13.0"; none for a CPU build or a version without a CUDA suffix.
+std::optional<std::string> cuda_of_local_version(const std::string& version) {
   auto plus = version.find("+cu");
-  if (plus == std::string::npos) return "";
+  if (plus == std::string::npos) return std::nullopt;
   std::string digits = version.substr(plus + 3);
-  if (digits.size() < 3 || digits.find_first_not_of("0123456789") != std::string::npos) return "";
+  if (digits.size() < 3 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
 }
 
@@ -119,7 +119,7 @@ void job_torch_and_nccl(const json& f, Stack& s) {
   std::string version = text(field(own, "torch_version"));
   std::string lib_dir = text(field(own, "libtorch_dir"));
   if (!version.empty()) {
-    StackTorch t{version, version, cuda_of_local_version(version)};
+    StackTorch t{version, version, cuda_of_local_version(version).value_or("")};
     if (!t.cuda.empty()) t.shown += " (CUDA " + t.cuda + ")";
     add(s, "python", "dlready's LibTorch", t.shown);
     s.job_torch = t;

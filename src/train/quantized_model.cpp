@@ -86,9 +86,9 @@ void pack_for_engine(QuantizedLayer& l) {
 
 const char* to_string(QuantScheme s) { return s == QuantScheme::dynamic ? "dynamic" : "static"; }
 
-std::string quantized_engine() {
+std::optional<std::string> quantized_engine() {
   auto engine = at::globalContext().qEngine();
-  if (engine == at::QEngine::NoQEngine) return "";
+  if (engine == at::QEngine::NoQEngine) return std::nullopt;
   return to_lower(c10::toString(engine));  // "X86"; Python's torch.backends.quantized.engine says "x86"
 }
 

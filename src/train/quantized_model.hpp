@@ -8,6 +8,7 @@
 #include <ATen/native/quantized/PackedParams.h>
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -59,6 +60,6 @@ SafetensorsFile to_file(const QuantizedModel& m);
 std::variant<QuantizedModel, std::string> from_file(const SafetensorsFile& file);
 
 // The quantized engine LibTorch uses here ("x86", "fbgemm", ...), or "" when it has none.
-std::string quantized_engine();
+[[nodiscard]] std::optional<std::string> quantized_engine();
 
 }  // namespace dlready

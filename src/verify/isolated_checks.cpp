@@ -47,9 +47,9 @@ Child start_child(const char* stage, const std::function<void(int)>& body) {
   return {pid, fds[0]};
 }
 
-// Reads the child's lines until it closes the pipe, then reaps it: "" when it exited 0, else how
+// Reads the child's lines until it closes the pipe, then reaps it: none when it exited 0, else how
 // it ended ("died of SIGSEGV in /path/libX.so").
-std::string finish_child(const Child& c, const std::function<void(const std::string&)>& on_line) {
+std::optional<std::string> finish_child(const Child& c, const std::function<void(const std::string&)>& on_line) {
   std::string buf, fatal;
   char chunk[65536];
   for (;;) {
@@ -67,7 +67,7 @@ std::string finish_child(const Child& c, const std::function<void(const std::str
   int status = 0;
   while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
   if (WIFSIGNALED(status)) {
     std::string how = std::string("died of ") + signal_name(WTERMSIG(status));
     auto space = fatal.find(' ');
@@ -113,7 +113,7 @@ std::vector<CheckOutcome> run_checks_isolated(const std::vector<Check>& checks, 
     }
     size_t started = first;
     bool in_check = false;
-    std::string how = finish_child(child, [&](const std::string& line) {
+    std::optional<std::string> how = finish_child(child, [&](const std::string& line) {
       if (starts_with(line, "start ")) {
         started = std::strtoul(line.c_str() + 6, nullptr, 10);
         in_check = true;
@@ -130,12 +130,12 @@ std::vector<CheckOutcome> run_checks_isolated(const std::vector<Check>& checks, 
       in_check = false;
       next = i + 1;
     });
-    if (how.empty()) break;  // every check reported
+    if (!how) break;  // every check reported
     size_t dead = in_check ? started : next;
     if (dead >= checks.size()) break;  // died after the last check (at exit): every result is in
     CheckOutcome o{&checks[dead],
-                   {CheckStatus::fail, "the check's process " + how + "; see dlready doctor",
-                    {{"process", how}}}};
+                   {CheckStatus::fail, "the check's process " + *how + "; see dlready doctor",
+                    {{"process", *how}}}};
     on_result(o);
     out.push_back(std::move(o));
     next = dead + 1;
@@ -149,10 +149,10 @@ IsolatedJson run_isolated_json(const char* stage, const std::function<nlohmann::
   });
   if (child.pid < 0) return {{}, "could not start a process"};
   std::string text;
-  std::string how = finish_child(child, [&](const std::string& line) { text = line; });
+  std::optional<std::string> how = finish_child(child, [&](const std::string& line) { text = line; });
   IsolatedJson r;
-  if (!how.empty()) {
-    r.error = "the process " + how;
+  if (how) {
+    r.error = "the process " + *how;
     return r;
   }
   r.value = nlohmann::json::parse(text, nullptr, false);

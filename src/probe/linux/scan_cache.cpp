@@ -131,8 +131,8 @@ std::string default_scan_cache_file(const std::map<std::string, std::string>& en
     auto it = env.find(k);
     return it == env.end() ? std::nullopt : std::optional(it->second);
   };
-  std::string dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
-  return dir.empty() ? "" : dir + "/doctor-cache";
+  auto dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  return dir ? *dir + "/doctor-cache" : "";  // "": ScanCache keeps nothing
 }
 
 ScanCache::ScanCache(std::string dir) : dir_(std::move(dir)) {
