@@ -70,7 +70,13 @@ TEST(Scenario, ACpuBuildOnAGpuMachineIsOfferedTheCudaBuild) {
   auto r = f.report();
   ASSERT_FALSE(r.recommendations.empty()) << finding_ids(r);
   EXPECT_EQ(r.recommendations[0].commands[0], "dlready setup ~/venvs/torch") << "the tool that plans, installs, proves";
-  EXPECT_NE(r.recommendations[0].commands[1].find("/whl/cu132"), std::string::npos);
+  // The build `dlready setup` installs (driver 580: CUDA 13.0 natively), then the newest release's
+  // cu132, which runs only through minor-version compatibility, said as such.
+  EXPECT_NE(r.recommendations[0].commands[1].find("'torch==2.14.*' torchvision --index-url https://download.pytorch.org/whl/cu130"),
+            std::string::npos) << r.recommendations[0].commands[1];
+  ASSERT_GE(r.recommendations.size(), 2u);
+  EXPECT_NE(r.recommendations[1].title.find("only through minor-version compatibility"), std::string::npos)
+      << r.recommendations[1].title;
   // Through the binary: the block is printed for this machine, and not for the healthy one.
   Fixture healthy;
   healthy_gpu_machine(healthy);
@@ -579,8 +585,9 @@ TEST(Scenario, TorchCpuOnly) {
   add_torch_venv(f, "/home/alice/venv2", TorchSpec{"2.11.0+cpu", "", {}, {}});
   auto r = f.report();
   expect_finding(r, "torch-cpu-only");
+  // setup's build: the newest the driver (CUDA 13.0) runs natively, not 2.15's cu132 (minor compatibility only)
   bool cu130 = false;
-  for (const auto& c : get(r, "torch-cpu-only").fix) cu130 |= c.find("/whl/cu132") != std::string::npos;
+  for (const auto& c : get(r, "torch-cpu-only").fix) cu130 |= c.find("'torch==2.14.*' torchvision --index-url https://download.pytorch.org/whl/cu130") != std::string::npos;
   EXPECT_TRUE(cu130);
 }
 
@@ -810,7 +817,7 @@ TEST(Scenario, ArchNotSupportedRtx5090WithCu124Wheel) {
   auto& x = get(r, "arch-not-supported");
   EXPECT_NE(x.evidence.at(0).find("sm_120"), std::string::npos) << x.evidence.at(0);
   EXPECT_NE(x.evidence.at(1).find("5.0;6.0;7.0;7.5;8.0;8.6;9.0"), std::string::npos) << x.evidence.at(1);
-  EXPECT_NE(x.fix.at(1).find("/whl/cu132"), std::string::npos) << x.fix.at(1);
+  EXPECT_NE(x.fix.at(1).find("/whl/cu130"), std::string::npos) << x.fix.at(1);
   ASSERT_EQ(r.verdict.torch.size(), 1u);
   EXPECT_TRUE(r.verdict.torch[0].cuda_available) << "is_available() is True; the kernels are what fail";
   EXPECT_NE(r.verdict.torch[0].reason.find("arch-not-supported"), std::string::npos);

@@ -3,6 +3,7 @@
 #include "core/text.hpp"
 #include "compat/compat.hpp"
 #include "planner/install_plan.hpp"
+#include "platform/platform_record.hpp"
 #include "diagnose/rules.hpp"
 
 namespace dlready {
@@ -21,9 +22,42 @@ bool covers_gpus(const Derived& d, const TorchVariant& v) {
   return true;
 }
 
+// The Python a plan is for: the active environment's, else the first with torch, else the first
+// venv or conda one with a known X.Y; "" when none says.
+std::string python_for_plan(const Facts& f) {
+  const PythonEnv* pick = nullptr;
+  for (const auto& e : f.python.envs)
+    if (e.python_version && split(*e.python_version, '.').size() == 2 &&
+        (!pick || (e.active && !pick->active) || (!pick->active && pick->torch.empty() && !e.torch.empty())))
+      pick = &e;
+  return pick ? *pick->python_version : "";
+}
+
+// setup's plan for this machine from dlready's tables (never the network): the release and variant
+// its `dlready setup` installs, so the doctor's advice and setup's install are one build.
+std::optional<InstallPlan> tables_plan(const Facts& f, const Derived& d, const std::string& python) {
+  const std::string target = setup_target_of(f);
+  if (starts_with(target, "macos-")) return std::nullopt;
+  PlanMachine m;
+  m.platform = target;
+  m.driver = d.driver_version;
+  for (const auto& g : d.gpu_archs) m.gpus.push_back({g.major, g.minor});
+  m.python = python;
+  auto p = plan_install(m);
+  if (!p.ok) return std::nullopt;
+  return p;
+}
+
 }  // namespace
 
-std::optional<TorchVariant> best_torch_variant(const Derived& d) {
+std::optional<TorchVariant> best_torch_variant(const Facts& f, const Derived& d) {
+  // The environment's Python first; a Python no fitting release has wheels for still gets the
+  // build for the machine (the Python is then the fix, said by its own finding).
+  auto plan = tables_plan(f, d, python_for_plan(f));
+  if (!plan) plan = tables_plan(f, d, "");
+  if (plan)
+    for (const auto& v : torch_variants_newest_first(d.machine))
+      if (v.torch == plan->release && v.variant == plan->variant) return v;
   for (const auto& v : torch_variants_newest_first(d.machine))
     if (driver_runs(d, v) && covers_gpus(d, v)) return v;
   return std::nullopt;
@@ -60,10 +94,10 @@ std::string gpu_names(const Derived& d) {
 
 }  // namespace
 
-std::string pip_install_command(const Facts&, const Derived& d) {
+std::string pip_install_command(const Facts& f, const Derived& d) {
   const std::string cpu = "pip install torch torchvision --index-url https://download.pytorch.org/whl/cpu";
   if (!d.gpu_evidence) return cpu;
-  if (auto v = best_torch_variant(d)) return pip_line(d, *v);
+  if (auto v = best_torch_variant(f, d)) return pip_line(d, *v);
   // Nothing fits this driver and GPU: a build with code for the GPU needs a newer driver, or no
   // published build has code for it at all (Kepler sm_30, ...): a source build, never the CPU wheel
   // as if it were the answer.
@@ -166,17 +200,6 @@ Verdict make_verdict(const Facts& f, const Derived& d, const std::vector<Finding
 
 namespace {
 
-// The Python a plan is for: the active environment's, else the first with torch, else the first
-// venv or conda one with a known X.Y; "" when none says.
-std::string python_for_plan(const Facts& f) {
-  const PythonEnv* pick = nullptr;
-  for (const auto& e : f.python.envs)
-    if (e.python_version && split(*e.python_version, '.').size() == 2 &&
-        (!pick || (e.active && !pick->active) || (!pick->active && pick->torch.empty() && !e.torch.empty())))
-      pick = &e;
-  return pick ? *pick->python_version : "";
-}
-
 // A release newer than the tables that the index (as `dlready setup` last read it) serves and that
 // fits this machine: its plan, else nullopt. The doctor never goes to the network itself.
 std::optional<InstallPlan> plan_from_index(const Facts& f, const Derived& d) {
@@ -226,7 +249,7 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                  {"dlready setup ~/venvs/torch", "pip install torch torchvision --index-url " + index}});
     return r;
   }
-  auto best = best_torch_variant(d);
+  auto best = best_torch_variant(f, d);
   // What the newest release needs, when the driver (or GPU) rules it out.
   std::optional<TorchVariant> newest_fit;
   const auto& table = torch_variants_newest_first(d.machine);
@@ -250,8 +273,18 @@ std::vector<Recommendation> make_recommendations(const Facts& f, const Derived& 
                   "container: an NGC image nvcr.io/nvidia/pytorch:<YY.MM>-py3 whose CUDA is <= " +
                       d.driver_max_cuda.value_or("your driver's CUDA") + " (NGC support matrix)"}});
   }
-  if (newest_fit && (!best || best->torch != newest_fit->torch)) {
-    if (auto min = min_driver_for_cuda(newest_fit->cuda))
+  const auto min_for_newest = newest_fit ? min_driver_for_cuda(newest_fit->cuda) : std::nullopt;
+  const bool driver_runs_newest =
+      min_for_newest && d.driver_version && compare_versions(*d.driver_version, *min_for_newest) >= 0;
+  if (newest_fit && (!best || best->torch != newest_fit->torch) && driver_runs_newest) {
+    // setup chose the release before it for a native build; the newest runs too, through CUDA's
+    // minor-version compatibility (no JIT of newer PTX, none of a newer driver's features).
+    r.push_back({"PyTorch " + newest_fit->torch + " " + newest_fit->variant + " runs on driver " + *d.driver_version +
+                     " only through minor-version compatibility (CUDA " + newest_fit->cuda + " on a driver for CUDA " +
+                     d.driver_max_cuda.value_or("?") + ")",
+                 {"pip install torch torchvision --index-url https://download.pytorch.org/whl/" + newest_fit->variant}});
+  } else if (newest_fit && (!best || best->torch != newest_fit->torch)) {
+    if (auto min = min_for_newest)
       r.push_back({"Upgrade the NVIDIA driver to >= " + *min + " to run PyTorch " + newest_fit->torch + " (" +
                        newest_fit->variant + ")",
                    {f.os.id.value_or("") == "ubuntu" ? "sudo ubuntu-drivers install" : "driver: install " + *min + " or newer",

@@ -62,6 +62,7 @@ std::vector<std::string> candidate_releases(const PlanMachine& m) {
 
 // Has the release wheels for this Python? The index's wheel tags where it lists the release, else the tables.
 bool python_fits(const std::string& release, const PlanMachine& m) {
+  if (m.python.empty()) return true;  // the doctor's plan for a machine whose Python is unknown
   if (m.index)
     if (auto line = index_line(*m.index, release); !line.empty()) {
       for (const auto* r : line)
