@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/redact.hpp"
+#include "core/text.hpp"
+#include "report/render.hpp"
 #include "fixture.hpp"
 
 namespace dlready::test {
@@ -78,6 +80,34 @@ TEST(Redact, DoctorReportsCarryNoNameHostAddressOrSecret) {
   ASSERT_FALSE(json.is_discarded()) << "redacted JSON is still JSON";
   EXPECT_NE(command_output(doctor + " --markdown").find("--markdown --redact"), std::string::npos);
   EXPECT_NE(command_output(doctor + " --markdown --redact").find("> Redacted (`--redact`):"), std::string::npos);
+}
+
+// Issue 62, item 2: "<home-1>" in Markdown prose is an HTML tag, which GitHub drops
+// ("VIRTUAL_ENV=/.cache/..."): there it is "&lt;home-1&gt;"; in a code span it stays as it is.
+TEST(Redact, MarkdownKeepsItsPlaceholdersVisible) {
+  Fixture f;
+  alices_machine(f);
+  const std::string doctor = "env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice VIRTUAL_ENV=/home/alice/venv " +
+                             std::string(DLREADY_BINARY) + " doctor --no-driver-probe --no-cache --markdown --redact --root " + f.root;
+  const std::string md = command_output(doctor);
+  ASSERT_NE(md.find("&lt;home-1&gt;/venv"), std::string::npos) << md;
+  EXPECT_EQ(md.find("&lt;br&gt;"), std::string::npos) << "the table's own line breaks stay";
+  // Outside code spans and fenced blocks, no raw placeholder is left for CommonMark to drop.
+  bool fenced = false;
+  for (const auto& line : split(md, '\n')) {
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced) continue;
+    std::string prose;
+    bool code = false;
+    for (char c : line) {
+      if (c == '`') code = !code;
+      else if (!code) prose += c;
+    }
+    EXPECT_EQ(prose.find("<home-"), std::string::npos) << line;
+    EXPECT_EQ(prose.find("<user-"), std::string::npos) << line;
+  }
+  EXPECT_EQ(md_escape_placeholders("a <home-1> `b <home-1>` <br> ``c ` <user-2>``\n```\n<ip-1>\n```\n<ip-1>"),
+            "a &lt;home-1&gt; `b <home-1>` <br> ``c ` <user-2>``\n```\n<ip-1>\n```\n&lt;ip-1&gt;");
 }
 
 // Issue 35, item 13: the account the doctor ran as is hidden even when it is root — where it

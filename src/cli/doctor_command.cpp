@@ -75,6 +75,7 @@ std::string rendered_report(const DoctorArgs& a, const Examination& e) {
   else
     out = render_text(e.facts, e.report, {is_terminal(1) && !std::getenv("NO_COLOR") && !a.no_color});
   if (redactor && !a.json) out = redactor->apply(out);
+  if (redactor && a.markdown) out = md_escape_placeholders(out);
   return out;
 }
 

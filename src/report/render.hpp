@@ -28,6 +28,10 @@ std::string render_findings_catalogue_markdown();
 std::string md_prose(const std::string& text);
 std::string md_code_span(const std::string& text);
 std::string md_fix(const std::string& fix);
+// A redacted Markdown report's placeholders where Markdown keeps them: "<home-1>" in prose is an
+// HTML tag to CommonMark (GitHub drops it), so there it becomes "&lt;home-1&gt;"; in a code span
+// or a fenced block it stays as it is (shown literally there).
+std::string md_escape_placeholders(const std::string& markdown);
 
 // How a platform's plan says where it installs: ", win_amd64" after the variant, " (PowerShell)"
 // after "commands"; empty on Linux.

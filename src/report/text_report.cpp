@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
@@ -76,6 +77,70 @@ std::string md_text(const std::string& text, size_t max_bytes) {
   return out;
 }
 
+
+// The length of "<kind-N>" at `at` ("<home-1>", "<secret-12>"), 0 for anything else.
+size_t placeholder_at(const std::string& s, size_t at) {
+  size_t i = at + 1;
+  while (i < s.size() && std::islower(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == at + 1 || i >= s.size() || s[i] != '-') return 0;
+  size_t digits = ++i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == digits || i >= s.size() || s[i] != '>') return 0;
+  return i + 1 - at;
+}
+
+// One line outside a fenced block: placeholders outside its code spans escaped (a span opens with
+// a run of backticks and closes at the next run of the same length, as CommonMark reads it).
+std::string escape_line_placeholders(const std::string& line) {
+  std::string out;
+  for (size_t i = 0; i < line.size();) {
+    if (line[i] == '`') {
+      size_t run = line.find_first_not_of('`', i) == std::string::npos ? line.size() - i : line.find_first_not_of('`', i) - i;
+      size_t close = i + run;
+      for (;;) {
+        close = line.find(std::string(run, '`'), close);
+        if (close == std::string::npos) break;
+        size_t end = line.find_first_not_of('`', close);
+        if ((end == std::string::npos ? line.size() : end) - close == run) break;
+        close = end == std::string::npos ? line.size() : end;
+      }
+      size_t stop = close == std::string::npos ? i + run : close + run;
+      out += line.substr(i, stop - i);
+      i = stop;
+      continue;
+    }
+    if (size_t n = line[i] == '<' ? placeholder_at(line, i) : 0) {
+      out += "&lt;" + line.substr(i + 1, n - 2) + "&gt;";
+      i += n;
+      continue;
+    }
+    out += line[i++];
+  }
+  return out;
+}
+
+
+std::string escape_placeholders(const std::string& markdown) {
+  std::string out;
+  std::string fence;  // the open fenced block's fence, "" outside one
+  for (size_t start = 0; start < markdown.size();) {
+    size_t nl = markdown.find('\n', start);
+    size_t end = nl == std::string::npos ? markdown.size() : nl;
+    std::string line = markdown.substr(start, end - start);
+    size_t ticks = line.find_first_not_of('`');
+    ticks = ticks == std::string::npos ? line.size() : ticks;
+    if (ticks >= 3 && (fence.empty() || ticks >= fence.size())) {
+      fence = fence.empty() ? std::string(ticks, '`') : "";
+      out += line;
+    } else {
+      out += fence.empty() ? escape_line_placeholders(line) : line;
+    }
+    if (nl != std::string::npos) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 // A code span that holds any text: fenced by more backticks than it holds.
 std::string md_code(const std::string& text) {
   std::string fence(longest_backtick_run(text) + 1, '`');
@@ -109,6 +174,7 @@ std::string markdown_fix(const std::string& fix) {
 std::string md_prose(const std::string& text) { return md_text(text, 4096); }
 std::string md_code_span(const std::string& text) { return md_code(text); }
 std::string md_fix(const std::string& fix) { return markdown_fix(fix); }
+std::string md_escape_placeholders(const std::string& markdown) { return escape_placeholders(markdown); }
 
 std::string render_text(const Facts& f, const Report& r, const TextStyle& style) {
   Paint p{style.color};
