@@ -1,10 +1,12 @@
 #include "cli/security_command.hpp"
 
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "core/json_text.hpp"
+#include "os/atomic_file.hpp"
 #include "secure/audit_log.hpp"
 #include "secure/sealed_file.hpp"
 #include "secure/secret_key.hpp"
@@ -49,10 +51,14 @@ void add_security_commands(CLI::App& app, SecurityArgs& a) {
 namespace {
 
 ExitCode keygen(const SecurityArgs& a) {
+  // An --out that exists (never replaced) or cannot be a file is the argument's fault: exit 2.
+  std::error_code ec;
+  const bool taken = std::filesystem::exists(std::filesystem::symlink_status(a.keygen_out, ec)) ||
+                     (a.keygen_sign && std::filesystem::exists(std::filesystem::symlink_status(a.keygen_out + ".pub", ec)));
   auto st = a.keygen_sign ? write_new_signing_key(a.keygen_out) : write_new_key_file(a.keygen_out);
   if (!st) {
     std::fprintf(stderr, "dlready keygen: %s\n", st.error().c_str());
-    return ExitCode::failed;
+    return taken || unusable_output_path(a.keygen_out) ? ExitCode::usage : ExitCode::failed;
   }
   if (a.keygen_sign)
     std::printf("wrote %s (Ed25519 secret key, mode 0600) and %s.pub (its public key): sign with "

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "os/posix_fs.hpp"
 #include "os/fatal_signal.hpp"
 #include "core/json_text.hpp"
 #include "core/text.hpp"
@@ -154,8 +155,10 @@ Status audit_written(AuditLog* log, const ModelOptions& o, SealingKey* key) {
 ExitCode run_model_command(const ModelOptions& o) {
   const std::string command = o.action == "export" ? "export-model" : o.action;
   install_fatal_signal_report(o.action == "export" ? "export-model" : o.action == "eval" ? "eval" : "quantize");
-  if (o.action != "export")
+  // The thread choice is said once the model has been read: never a line about threads before an error.
+  auto choose_threads_now = [&o] {
     if (auto note = choose_threads(o.threads); !note.empty()) std::fprintf(stderr, "dlready %s: %s\n", o.action.c_str(), note.c_str());
+  };
   set_fatal_signal_stage("reading the model");
   if (!o.out.empty() && same_file(o.input, o.out)) {
     std::fprintf(stderr, "dlready %s: --out %s is the input file itself: writing it would destroy what is being read; "
@@ -185,16 +188,18 @@ ExitCode run_model_command(const ModelOptions& o) {
       auto m = load_eval_model(o.input, key.get());
       if (auto* why = std::get_if<std::string>(&m)) {
         std::fprintf(stderr, "dlready eval: %s\n", why->c_str());
-        return ExitCode::failed;
+        return is_regular_file(o.input) ? ExitCode::failed : ExitCode::usage;
       }
+      choose_threads_now();
       set_fatal_signal_stage("evaluating");
       return eval_model(o, std::get<EvalModel>(m));
     }
     auto loaded = load_weights(o.input, key.get());
     if (!loaded.weights) {
       std::fprintf(stderr, "dlready %s: %s\n", command.c_str(), loaded.error.c_str());
-      return ExitCode::failed;
+      return is_regular_file(o.input) ? ExitCode::failed : ExitCode::usage;
     }
+    if (o.action != "export") choose_threads_now();
     set_fatal_signal_stage(o.action == "export" ? "writing the model file" : "quantizing");
     auto rc = o.action == "export" ? export_model(o, *loaded.weights, key.get())
                                    : run_quantize_command(o, *loaded.weights, key.get());

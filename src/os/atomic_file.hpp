@@ -11,6 +11,10 @@
 
 namespace dlready {
 
+// Whether `path` cannot be an output file at all (it is a folder, a device or a FIFO, or its folder
+// does not exist): a failed write there is the user's argument, exit 2, not a failure of the work.
+[[nodiscard]] bool unusable_output_path(const std::string& path);
+
 // Fails with a message naming the path and the failing step. `mode` is the new file's mode.
 Status write_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0644);
 

@@ -1,5 +1,6 @@
 #include "os/atomic_file.hpp"
 
+#include <filesystem>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,15 @@
 #include "os/posix_fs.hpp"
 
 namespace dlready {
+
+bool unusable_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return true;
+  const fs::path parent = fs::path(path).parent_path();
+  return !parent.empty() && !fs::is_directory(parent, ec);
+}
 
 AtomicFileWriter::Opened AtomicFileWriter::open(const std::string& path, mode_t mode) {
   // Renaming over a device node, a FIFO or a directory would replace it with a regular file (as

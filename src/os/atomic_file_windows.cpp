@@ -1,12 +1,22 @@
 // os/atomic_file.hpp's write_file_atomically on Windows: a temporary file in the same folder,
 // flushed to the disk, then moved over the target in one step (MoveFileEx with
 // MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH), so a crash leaves the old file or the new.
+#include <filesystem>
 #include <algorithm>
 
 #include "os/atomic_file.hpp"
 #include "os/windows_text.hpp"
 
 namespace dlready {
+
+bool unusable_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return true;
+  const fs::path parent = fs::path(path).parent_path();
+  return !parent.empty() && !fs::is_directory(parent, ec);
+}
 
 Status write_file_atomically(const std::string& path, std::string_view content, mode_t) {
   const std::string tmp = path + ".dlready-tmp-" + std::to_string(::GetCurrentProcessId());

@@ -14,6 +14,9 @@ namespace dlready {
 
 bool path_exists(const std::string& path);
 bool is_directory(const std::string& path);
+// A regular file (a symlink followed): what a command that reads a file needs; anything else
+// (missing, a folder, a FIFO, a device) is an unusable path, exit 2 (ExitCode::usage).
+bool is_regular_file(const std::string& path);
 // Sorted entry names, without "." and ".."; empty when unreadable.
 std::vector<std::string> list_directory(const std::string& dir);
 // mkdir -p; fails with a message naming the directory that could not be created.

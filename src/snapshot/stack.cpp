@@ -242,7 +242,7 @@ ExitCode write_snapshot(const nlohmann::json& snapshot, const std::string& out) 
   }
   if (auto st = write_file_atomically(out, text); !st) {
     std::fprintf(stderr, "dlready snapshot: %s\n", st.error().c_str());
-    return ExitCode::failed;
+    return unusable_output_path(out) ? ExitCode::usage : ExitCode::failed;
   }
   std::fprintf(stderr, "dlready snapshot: wrote %s (compare two with: dlready diff A B)\n", out.c_str());
   return ExitCode::ok;

@@ -171,7 +171,7 @@ bool TrainingRun::init_from_file() {
   // torch.save'd state_dict from PyTorch) as it is.
   auto loaded = load_weights(o_.init, sealed_key_id(o_.init) ? hooks_.key : nullptr);
   if (!loaded.weights) {
-    fail(ExitCode::failed, "--init " + loaded.error);
+    fail(is_regular_file(o_.init) ? ExitCode::failed : ExitCode::usage, "--init " + loaded.error);
     return false;
   }
   if (loaded.weights->kind != o_.model) {

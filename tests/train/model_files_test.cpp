@@ -234,5 +234,28 @@ TEST(ModelFiles, AnOutputThatIsTheInputIsRefused) {
   EXPECT_EQ(read_text(f.root + "/m.pt"), before);
 }
 
+// Issue 62, item 6: a path that cannot be what it must be (a folder or nothing where a file is read,
+// an output that exists or cannot be a file) is exit 2 for every command, as the README says; a file
+// whose content is wrong stays 1. And no thread-choice line comes before the error.
+TEST(ModelFiles, UnusablePathsExitTwoEverywhere) {
+  Fixture f;
+  f.mkdir("/adir");
+  f.write("/exists.key", "someone's key");
+  f.write("/garbage.pt", "not a model");
+  const std::string dir = f.root + "/adir";
+  for (const std::string& args : {"eval " + dir, "export-model " + dir + " --out " + f.root + "/x.pt",
+                                  "quantize " + dir + " --out " + f.root + "/q.safetensors",
+                                  "eval " + f.root + "/missing.pt", "keygen --out " + f.root + "/exists.key",
+                                  "keygen --out " + dir, "snapshot --no-driver-probe --out " + dir,
+                                  "snapshot --no-driver-probe --out " + f.root + "/no/such/folder/s.json"}) {
+    auto run = run_command(bin() + " " + args + " 2>&1");
+    EXPECT_EQ(run.status, 2) << args << "\n" << run.out;
+    EXPECT_EQ(run.out.find("thread"), std::string::npos) << args << "\n" << run.out;
+  }
+  EXPECT_EQ(read_text(f.root + "/exists.key"), "someone's key");
+  auto garbage = run_command(bin() + " eval " + f.root + "/garbage.pt 2>&1");
+  EXPECT_EQ(garbage.status, 1) << "a file whose content is wrong is not a usage error\n" << garbage.out;
+}
+
 }  // namespace
 }  // namespace dlready::test
