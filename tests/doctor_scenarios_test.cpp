@@ -788,6 +788,38 @@ TEST(Scenario, CudaLibSecondCopyOnLdLibraryPathIsAWarning) {
   EXPECT_FALSE(has_finding(r, "cuda-lib-shadowed")) << "the wheel's copy is the one picked";
 }
 
+// Issue 62, item 4: one folder holding several copies is named once in the fix, not once per library.
+TEST(Scenario, ALdLibraryPathFolderIsNamedOnceForAllItsCopies) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  f.copy(DLREADY_FAKE_CUDART, "/usr/local/cuda/lib64/libcudart.so.13.0.48");
+  f.link("/usr/local/cuda/lib64/libcudart.so.13", "libcudart.so.13.0.48");
+  f.copy(DLREADY_FAKE_CUDNN, "/usr/local/cuda/lib64/libcudnn.so.9");
+  for (const char* sub : {"graph", "ops", "cnn", "adv", "heuristic"}) {
+    const std::string name = std::string("libcudnn_") + sub + ".so.9";
+    f.copy(DLREADY_FAKE_CUDNN_GRAPH, "/usr/local/cuda/lib64/" + name + ".1.0");
+    f.link("/usr/local/cuda/lib64/" + name, name + ".1.0");
+  }
+  f.env["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64";
+  auto r = f.report();
+  size_t shadowed = 0;
+  for (const auto& x : r.findings) {
+    if (x.id == "cuda-lib-shadowed") ++shadowed;
+    for (const auto& fix : x.fix) {
+      const std::string dir = "/usr/local/cuda/lib64";
+      size_t first = fix.find(dir + ",");
+      EXPECT_EQ(first, std::string::npos) << x.id << ": " << fix;
+    }
+  }
+  EXPECT_EQ(shadowed, 1u) << "one finding for the folder, its libraries in the evidence\n" << finding_ids(r);
+  ASSERT_TRUE(has_finding(r, "cuda-lib-shadowed")) << finding_ids(r);
+  EXPECT_GE(get(r, "cuda-lib-shadowed").evidence.size(), 5u) << "each shadowed library is listed";
+  ASSERT_TRUE(has_finding(r, "cuda-lib-second-copy")) << finding_ids(r);
+  EXPECT_NE(get(r, "cuda-lib-second-copy").fix.at(0).find("drop /usr/local/cuda/lib64 from it"), std::string::npos)
+      << get(r, "cuda-lib-second-copy").fix.at(0);
+}
+
 TEST(Scenario, LibUnresolvableForABinary) {
   Fixture f;
   healthy_gpu_machine(f);

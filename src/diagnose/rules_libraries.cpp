@@ -1,5 +1,6 @@
 // Rules about dynamic-library resolution (the ld.so simulation of probe/ld_resolver).
 #include <algorithm>
+#include <map>
 
 #include "core/path_text.hpp"
 #include "core/text.hpp"
@@ -295,7 +296,9 @@ void second_copy_rule(const Resolution& b, std::vector<Finding>& out) {
       if (c.via != "ld.so.cache" && c.via != "default directory" && c.via != "LD_LIBRARY_PATH") continue;
       if (c.via == "LD_LIBRARY_PATH") {
         x.severity = Severity::warning;
-        ld_path_dirs.push_back(path_dirname(c.path));
+        // One folder usually holds every copy (/usr/local/cuda/lib64): named once.
+        if (std::find(ld_path_dirs.begin(), ld_path_dirs.end(), path_dirname(c.path)) == ld_path_dirs.end())
+          ld_path_dirs.push_back(path_dirname(c.path));
       }
       if (x.evidence.size() < 8)
         x.evidence.push_back(lib.name + ": the wheel's " + *lib.path + (lib.version ? " [" + *lib.version + "]" : "") +
@@ -337,6 +340,8 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
     }
     bool torch = ends_with(b.binary, "/libtorch_cuda.so");
     if (torch) second_copy_rule(b, out);
+    // Every library one LD_LIBRARY_PATH folder shadows for this program: one finding, one fix.
+    std::map<std::string, Finding> shadowed_by_dir;
     for (const auto& lib : b.libraries) {
       if (!lib.path) {
         if (torch && f.arm && f.arm->tegra) continue;  // jetson-wheel-libraries-missing says what a Jetson needs
@@ -362,15 +367,18 @@ void rules_libraries(const Facts& f, const Derived& d, std::vector<Finding>& out
         out.push_back(x);
       } else if (lib.via == "LD_LIBRARY_PATH" && !lib.later_copies.empty() && is_cuda_family(lib.name) &&
                  !lacks_symbols(b, *lib.path)) {  // library-symbol-missing says it, with more
-        auto x = make_finding("cuda-lib-shadowed");
+        const std::string dir = path_dirname(*lib.path);
+        auto [it, first] = shadowed_by_dir.try_emplace(dir, make_finding("cuda-lib-shadowed"));
+        Finding& x = it->second;
         x.evidence.push_back(lib.name + " for " + lib.needed_by + " comes from LD_LIBRARY_PATH: " + *lib.path +
                              (lib.version ? " [" + *lib.version + "]" : ""));
         for (const auto& c : lib.later_copies) x.evidence.push_back("shadowed copy: " + c);
-        x.fix = {"unset LD_LIBRARY_PATH (or drop the directory " + path_dirname(*lib.path) + " from it) when running "
-                 "PyTorch; it brings its own CUDA libraries"};
-        out.push_back(x);
+        if (first)
+          x.fix = {"unset LD_LIBRARY_PATH (or drop the directory " + dir + " from it) when running "
+                   "PyTorch; it brings its own CUDA libraries"};
       }
     }
+    for (auto& [dir, x] : shadowed_by_dir) out.push_back(std::move(x));
   }
 }
 
