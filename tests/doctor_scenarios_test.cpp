@@ -837,6 +837,22 @@ TEST(Scenario, LibUnresolvableForABinary) {
   EXPECT_NE(get(z, "lib-unresolvable").evidence.at(0).find("libz.so.1"), std::string::npos);
 }
 
+// Issue 62, item 5: --binary naming the torch's own libtorch_cuda.so is one closure, not two of
+// different sizes (one without what cuDNN opens by name).
+TEST(Scenario, ABinaryThatIsTheTorchLibraryIsResolvedOnce) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_wheel_libraries(f, kSp);
+  auto o = f.options();
+  o.binaries = {std::string(kSp) + "/torch/lib/libtorch_cuda.so"};
+  auto g = gather_facts(o);
+  ASSERT_EQ(g.facts.binaries.size(), 1u);
+  EXPECT_TRUE(g.facts.binaries[0].requested);
+  bool graph = false;
+  for (const auto& l : g.facts.binaries[0].libraries) graph |= l.name == "libcudnn_graph.so.9";
+  EXPECT_TRUE(graph) << "what cuDNN opens by name is in the one closure";
+}
+
 // Issue scenarios: new GPU with an old wheel, old GPU with a new wheel (published arch lists).
 TEST(Scenario, ArchNotSupportedRtx5090WithCu124Wheel) {
   Fixture f;

@@ -3,6 +3,7 @@
 // the Windows source is probe/windows/gather_windows.cpp).
 #include "probe/gather.hpp"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include "os/posix_fs.hpp"
@@ -175,21 +176,29 @@ class BinaryScan {
     // Scanning a 1 GB libtorch_cuda.so costs a few hundred ms: only when there is a GPU to compare.
     bool know_gpu_arch = false;
     for (const auto& d : f_.driver.devices) know_gpu_arch |= d.cc_major.has_value();
+    // PyTorch's CUDA library and what cuDNN will dlopen from it: the import-time failures.
+    std::vector<std::string> torch_libs;
+    for (const auto& e : f_.python.envs)
+      for (const auto& t : e.torch) {
+        std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
+        if (t.has_libtorch_cuda && elf_machine(fs_, lib)) torch_libs.push_back(lib);  // placeholder files are not ELF
+      }
+    auto is_torch_lib = [&](const std::string& b) {
+      return std::find(torch_libs.begin(), torch_libs.end(), b) != torch_libs.end();
+    };
     for (const auto& b : opt_.binaries) {
-      auto res = resolve(b, false);
+      // --binary naming a torch's libtorch_cuda.so is that library, resolved once, as the torch one
+      // is (with what it opens by name): one file, one closure in the report.
+      auto res = resolve(b, is_torch_lib(b));
       res.requested = true;
       res.unlinked_torch_cuda = unlinked_torch_cuda(fs_, b, res);
       f_.binaries.push_back(res);
       scan_gpu_code(b);
     }
-    // PyTorch's CUDA library and what cuDNN will dlopen from it: the import-time failures.
-    for (const auto& e : f_.python.envs) {
-      for (const auto& t : e.torch) {
-        std::string lib = t.site_packages + "/torch/lib/libtorch_cuda.so";
-        if (!t.has_libtorch_cuda || !elf_machine(fs_, lib)) continue;  // placeholder files are not ELF
-        f_.binaries.push_back(resolve(lib, true));
-        if (know_gpu_arch) scan_gpu_code(lib);
-      }
+    for (const auto& lib : torch_libs) {
+      if (std::find(opt_.binaries.begin(), opt_.binaries.end(), lib) != opt_.binaries.end()) continue;
+      f_.binaries.push_back(resolve(lib, true));
+      if (know_gpu_arch) scan_gpu_code(lib);
     }
     // A cache that cannot be written only makes the next run slower; the report is complete without it.
     static_cast<void>(cache_.save());
