@@ -27,7 +27,7 @@ else()
 endif()
 
 dlready_layer(dlready_train train
-  src/train/model.cpp src/train/amp.cpp src/train/stop_signal.cpp src/train/checkpoint.cpp
+  src/train/model.cpp src/train/amp.cpp src/train/checkpoint.cpp
   src/train/batches.cpp src/train/run_state.cpp src/train/resume.cpp src/train/fused_mlp_step.cpp
   src/train/step_runner.cpp src/train/graph_replay.cpp src/train/evaluation.cpp src/train/epoch_record.cpp src/train/loss_curve.cpp src/train/model_files.cpp src/train/torch_save_format.cpp
   src/train/safetensors_format.cpp src/train/quantized_model.cpp src/train/quantized_model_file.cpp

@@ -156,7 +156,7 @@ TEST(AtomicWrite, ATargetThatIsNotARegularFileIsLeftAlone) {
   Fixture g;
   healthy_gpu_machine(g);
   auto r = run_sh("", "snapshot --no-driver-probe --root " + g.root + " --out " + f.root + "/fifo");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << "an unusable path is a usage error (issue 62, item 6)\n" << r.out;
   EXPECT_NE(r.out.find("a FIFO; nothing written"), std::string::npos) << r.out;
 }
 

@@ -110,6 +110,46 @@ TEST(SetupInstall, CreatesTheEnvironmentOnceAndLeavesARightOneAlone) {
   EXPECT_EQ(mine.out.find("(this run created it)"), std::string::npos) << mine.out;
 }
 
+// Whether a process is gone (or only a zombie left for init to reap: it runs no more).
+bool process_ended(pid_t pid) {
+  std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  return stat.empty() || (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+}
+
+// Issue 62, item 1: Ctrl-C during setup ends the program it runs and everything that started (in
+// its own process group, which a terminal's Ctrl-C misses), removes the half-made environment and
+// says so in one line; exit 130.
+TEST(SetupInstall, CtrlCEndsTheInstallerAndWhatItStartedAndRemovesTheHalfMadeEnvironment) {
+  Fixture work, cpu_machine;
+  add_base_system(cpu_machine);
+  // A python3.11 whose `-m venv ENV` makes half the folder, starts a helper that ignores SIGINT (a
+  // background job of sh) and waits.
+  work.write("/bin/python3.11", "#!/bin/sh\nmkdir -p \"$3\" && touch \"$3/half-made\"\nsleep 300 &\necho $! > " + work.root +
+                                    "/helper.pid\nsleep 300\n", 0755);
+  const std::string env = work.root + "/env";
+  pid_t dlready = start_in_background("env PATH=" + work.root + "/bin:$PATH " + std::string(DLREADY_BINARY) + " setup " + env +
+                                          " --root " + cpu_machine.root + " --python 3.11 --torch 2.11 --tool pip --no-verify"
+                                          " --offline --torch-index http://127.0.0.1:1/",
+                                      work.root + "/out.txt");
+  std::string helper;
+  for (int i = 0; i < 150 && helper.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    helper = read_text(work.root + "/helper.pid");
+  }
+  ASSERT_FALSE(helper.empty()) << read_text(work.root + "/out.txt");
+  ::kill(dlready, SIGINT);
+  EXPECT_EQ(wait_exit(dlready, 20), 130) << read_text(work.root + "/out.txt");
+  const std::string out = read_text(work.root + "/out.txt");
+  EXPECT_NE(out.find("interrupted during create: stopped it and everything it started"), std::string::npos) << out;
+  EXPECT_NE(out.find("removed " + env + " (this run created it)"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(env)) << out;
+  const pid_t helper_pid = std::atoi(helper.c_str());
+  for (int i = 0; i < 50 && !process_ended(helper_pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_TRUE(process_ended(helper_pid)) << "the installer's helper outlived dlready";
+  if (!process_ended(helper_pid)) ::kill(helper_pid, SIGKILL);
+}
+
 TEST(SetupInstall, AGpuMachineGetsTheVariantWithItsKernels) {
   std::string py = host_python();
   if (py.empty()) GTEST_SKIP() << "no python3 with venv and ensurepip here";

@@ -38,7 +38,7 @@ ExitCode module_build(const ModuleArgs& a) {
   if (!built.error.empty()) {
     std::fprintf(stderr, "dlready module build: %s\n", built.error.c_str());
     for (const auto& f : built.fix) std::fprintf(stderr, "  → %s\n", f.c_str());
-    return ExitCode::failed;
+    return built.interrupted ? ExitCode::interrupted : ExitCode::failed;
   }
   if (built.reused)
     std::printf("dlready module build: already built for this torch: %s (--force builds it again)\n", built.library.c_str());

@@ -124,8 +124,8 @@ void explain_load_failure(const std::string& command, const std::string& path, c
 }
 
 // A wheel-installed dlready's module, built for the user's torch now unless it is already: false
-// (explained) when there is no torch or the build fails.
-bool ensure_module_built(const std::string& command, ModuleLocation& loc) {
+// (explained) when there is no torch or the build fails; `interrupted` when Ctrl-C stopped it.
+bool ensure_module_built(const std::string& command, ModuleLocation& loc, bool& interrupted) {
   if (!loc.torch) {
     std::fprintf(stderr,
                  "dlready %s: this dlready (installed from a wheel) runs %s on your own torch, and finds none\n"
@@ -137,6 +137,7 @@ bool ensure_module_built(const std::string& command, ModuleLocation& loc) {
   std::fprintf(stderr, "dlready %s: the LibTorch module is %s: building it now (once per torch; `dlready module build` "
                "does the same)\n", command.c_str(), loc.problem.c_str());
   auto built = build_module(module_build_request(loc));
+  interrupted = built.interrupted;
   if (!built.error.empty()) {
     std::fprintf(stderr, "dlready %s: cannot build the LibTorch module: %s\n", command.c_str(), built.error.c_str());
     for (const auto& f : built.fix) std::fprintf(stderr, "  → %s\n", f.c_str());
@@ -149,9 +150,9 @@ bool ensure_module_built(const std::string& command, ModuleLocation& loc) {
 }
 
 // The module's run function once its ABI version is the one this binary speaks; else nullptr.
-ModuleRunFn load_module(const std::string& command) {
+ModuleRunFn load_module(const std::string& command, bool& interrupted) {
   auto loc = locate_train_module();
-  if (loc.kit && !ensure_module_built(command, loc)) return nullptr;
+  if (loc.kit && !ensure_module_built(command, loc, interrupted)) return nullptr;
   std::string path = loc.path;
   // Opening a FIFO waits for a writer forever (dlopen and the preload's ELF read both open it).
   struct stat st {};
@@ -200,8 +201,9 @@ ExitCode run_torch_module(const std::string& command, const nlohmann::json& opti
                  command.c_str());
     return ExitCode::usage;
   }
-  ModuleRunFn run = load_module(command);
-  if (!run) return ExitCode::cannot_load;
+  bool interrupted = false;
+  ModuleRunFn run = load_module(command, interrupted);
+  if (!run) return interrupted ? ExitCode::interrupted : ExitCode::cannot_load;
   return static_cast<ExitCode>(run(command.c_str(), options_json.c_str()));
 }
 

@@ -26,7 +26,7 @@
 #include "formats/confusion.hpp"
 #include "train/evaluation.hpp"
 #include "train/resume.hpp"
-#include "train/stop_signal.hpp"
+#include "os/stop_signal.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready {

@@ -16,11 +16,13 @@ namespace dlready {
 
 // How a child ended.
 struct ChildEnd {
-  enum class How { exited, signalled, timed_out, not_started } how = How::not_started;
+  // interrupted: a stop was asked for (os/stop_signal.hpp): the child's group got SIGINT, then
+  // SIGKILL after a grace period, and was reaped.
+  enum class How { exited, signalled, timed_out, interrupted, not_started } how = How::not_started;
   int code = 0;  // the exit status, or the signal's number
   double elapsed_ms = 0;
-  // The shell's number: the status; 128 + N for signal N; 124 after the time limit; 127 when it
-  // could not start.
+  // The shell's number: the status; 128 + N for signal N; 124 after the time limit; 130 when
+  // interrupted; 127 when it could not start.
   int shell_status() const;
 };
 
@@ -47,6 +49,7 @@ struct ProgramOptions {
 
 struct ProgramRun {
   int status = 127;  // ChildEnd::shell_status(): 127 when not on PATH
+  bool interrupted = false;  // ended because a stop was asked for (Ctrl-C), not by itself
   bool timed_out() const { return status == 124; }
 };
 

@@ -15,6 +15,7 @@
 
 #include "core/text.hpp"
 #include "os/cloexec_pipe.hpp"
+#include "os/stop_signal.hpp"
 
 namespace dlready {
 
@@ -37,6 +38,25 @@ ChildEnd ended(int status) {
 void reap(pid_t pid, int& status) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+}
+
+// A stop was asked for (Ctrl-C): the child's group gets SIGINT, as a terminal would have sent it
+// (pip, cmake and ninja clean up on it), then SIGKILL after `grace`; reaped either way.
+void end_on_stop(pid_t pid, bool own_group, int& status) {
+  constexpr auto grace = std::chrono::seconds(5);
+  if (own_group) signal_process_group(pid, SIGINT);
+  else ::kill(pid, SIGINT);
+  for (auto until = Clock::now() + grace; Clock::now() < until;) {
+    pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) {
+      if (own_group) signal_process_group(pid, SIGKILL);  // what it started and left behind
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (own_group) signal_process_group(pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  reap(pid, status);
 }
 
 enum class PipeRead { data, nothing, closed };
@@ -72,6 +92,14 @@ ChildEnd watch(pid_t pid, int pipe_fd, const ForkOptions& o, Clock::time_point t
       pipe_fd = -1;
     }
     if (exited) break;
+    if (stop_signal_requested()) {
+      if (pipe_fd >= 0) ::close(pipe_fd);
+      end_on_stop(pid, o.own_group, status);
+      ChildEnd e;
+      e.how = ChildEnd::How::interrupted;
+      e.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      return e;
+    }
     int tick = 50;
     if (o.timeout_ms > 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -109,6 +137,7 @@ int ChildEnd::shell_status() const {
     case How::exited: return code;
     case How::signalled: return 128 + code;
     case How::timed_out: return 124;
+    case How::interrupted: return 130;
     case How::not_started: return 127;
   }
   return 127;
@@ -151,7 +180,9 @@ ProgramRun run_program(const std::vector<std::string>& argv, const ProgramOption
   ForkOptions fork_options;
   fork_options.timeout_ms = options.timeout_s * 1000;
   fork_options.while_running = options.while_running;
-  r.status = run_forked(exec, fork_options).shell_status();
+  const ChildEnd end = run_forked(exec, fork_options);
+  r.status = end.shell_status();
+  r.interrupted = end.how == ChildEnd::How::interrupted;
   return r;
 }
 

@@ -81,7 +81,9 @@ Ran run_logged(const std::vector<std::string>& argv, const std::string& log, int
       follower->poll();
     };
   Ran r;
-  r.status = run_program(argv, options).status;
+  const ProgramRun run = run_program(argv, options);
+  r.status = run.status;
+  r.interrupted = run.interrupted;
   r.streamed = stream;
   r.tail = last_lines(log, 12);
   return r;

@@ -11,6 +11,7 @@ struct [[nodiscard]] Ran {
   int status = -1;  // exit status; 124 after the time limit; 127 when it could not start
   std::string tail;  // its last lines (stdout and stderr together)
   bool streamed = false;  // its lines were shown as they came
+  bool interrupted = false;  // ended by Ctrl-C/SIGTERM (os/stop_signal.hpp), with what it started
 };
 
 // Runs argv with its output in `log`, for at most `seconds`; `stream`: shows each new line of it on

@@ -21,6 +21,7 @@
 #include "core/path_text.hpp"
 #include "os/posix_fs.hpp"
 #include "os/process_runner.hpp"
+#include "os/stop_signal.hpp"
 #include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "probe/linux/probes.hpp"
@@ -317,7 +318,9 @@ Status compile_module(const ModuleBuildRequest& rq, const BuildTools& tools, con
                                         "-DCMAKE_CXX_COMPILER=" + tools.cxx, "-DCMAKE_MAKE_PROGRAM=" + tools.make_program,
                                         "-DDLREADY_TORCH_DIR=" + rq.torch.torch_dir,
                                         "-DDLREADY_TORCH_CXX11_ABI=" + std::to_string(rq.torch.cxx11_abi)};
-  if (auto r = run_logged(configure, m.dir + "/configure.log", 600, false); r.status != 0)
+  if (auto r = run_logged(configure, m.dir + "/configure.log", 600, false); r.interrupted)
+    return Status::failure("interrupted while CMake configured the module");
+  else if (r.status != 0)
     return Status::failure("CMake could not configure the module (exit " +
                            std::to_string(r.status) + "); its last lines:\n" + r.tail +
                            "  the whole log: " + m.dir + "/configure.log");
@@ -327,7 +330,9 @@ Status compile_module(const ModuleBuildRequest& rq, const BuildTools& tools, con
   std::fflush(rq.progress);
   if (auto r = run_logged({tools.cmake, "--build", build_dir, "--target", "dlready_train_module", "-j", std::to_string(jobs)},
                           m.dir + "/build.log", 7200, true, rq.progress);
-      r.status != 0)
+      r.interrupted)
+    return Status::failure("interrupted while the module compiled");
+  else if (r.status != 0)
     return Status::failure("the module did not compile against torch " + rq.torch.version +
                            " with " + tools.cxx_words + " (exit " + std::to_string(r.status) +
                            "); the whole log: " + m.dir + "/build.log");
@@ -367,9 +372,19 @@ ModuleBuildResult build_module(const ModuleBuildRequest& rq) {
                rq.torch.torch_dir.c_str(), tools.cxx_words.c_str(), tools.generator.c_str());
   auto started = std::chrono::steady_clock::now();
   std::string build_dir = path_join(rq.cache_root, "build/" + m.key);
-  if (Status built = compile_module(rq, tools, m, build_dir); !built.ok())
+  // Ctrl-C ends CMake and the compilers it started (os/process_runner.hpp); the half-built folder goes.
+  StopOnSignal stop;
+  Status compiled = compile_module(rq, tools, m, build_dir);
+  if (stop.requested()) {
+    remove_tree(build_dir);
+    ModuleBuildResult r = failed(compiled.ok() ? "interrupted" : compiled.error(), {"dlready module build starts it again"});
+    r.error += "; removed the partial build " + build_dir;
+    r.interrupted = true;
+    return r;
+  }
+  if (!compiled.ok())
     return failed(
-        built.error(),
+        compiled.error(),
         {"a newer compiler may help: CXX=g++-12 dlready module build",
          "the log above names the first error; dlready module build --force starts again"});
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

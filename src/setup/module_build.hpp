@@ -71,6 +71,7 @@ struct [[nodiscard]] ModuleBuildResult {
   double seconds = 0;         // the build's wall time
   std::string error;          // one line: what is missing or failed ("" = built)
   std::vector<std::string> fix;  // the commands that fix it
+  bool interrupted = false;   // Ctrl-C/SIGTERM stopped the build (its build folder is removed)
 };
 
 // Builds the module into the cache (a lock keeps two processes from building the same one), with

@@ -19,6 +19,7 @@
 #include "core/json_text.hpp"
 #include "os/atomic_file.hpp"
 #include "os/process_runner.hpp"
+#include "os/stop_signal.hpp"
 #include "os/bounded_file.hpp"
 #include "os/tcp_connect.hpp"
 #include "core/redact.hpp"
@@ -294,9 +295,15 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
   std::printf("dlready setup: %s\n", (req.env_dir + (existed ? " (existing)" : " (new)") + ", tool " + tool).c_str());
   fs::path logs = fs::temp_directory_path() / ("dlready-setup-" + std::to_string(::getpid()));
   fs::create_directories(logs, ec);
+  // Ctrl-C ends the installer with what it started (os/process_runner.hpp) and comes here as a
+  // failed step: the same clean-up, one line, exit 130.
+  StopOnSignal stop;
   auto fail = [&](const std::string& step, const Ran& r) {
-    say(step + " failed (exit " + std::to_string(r.status) + ")" + (r.streamed ? "" : "; its last lines:\n" + r.tail));
-    if (auto hint = unreachable_index_hint(plan, r.tail)) say(*hint);
+    if (r.interrupted || stop.requested())
+      say("interrupted during " + step + ": stopped it and everything it started");
+    else
+      say(step + " failed (exit " + std::to_string(r.status) + ")" + (r.streamed ? "" : "; its last lines:\n" + r.tail));
+    if (auto hint = unreachable_index_hint(plan, r.tail); hint && !stop.requested()) say(*hint);
     if (!existed && !folder_existed) {
       fs::remove_all(req.env_dir, ec);  // this run created it: leave nothing half-made
       say("removed " + req.env_dir + " (this run created it)");
@@ -308,7 +315,7 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
       say(req.env_dir + " left as it was");
     }
     fs::remove_all(logs, ec);
-    return ExitCode::failed;
+    return stop.requested() ? ExitCode::interrupted : ExitCode::failed;
   };
   if (have && satisfies(*have, plan) && req.with.empty()) {
     say("already holds torch " + *have + ": nothing to install");
@@ -317,22 +324,27 @@ ExitCode carry_out(const InstallPlan& plan, const InstallRequest& req) {
       std::vector<std::string> make = tool == "uv" ? std::vector<std::string>{"uv", "venv", "--python", req.python, req.env_dir}
                                                    : std::vector<std::string>{"python" + req.python, "-m", "venv", req.env_dir};
       say("create: " + shell_join(make));
-      if (auto r = run_logged(make, (logs / "venv.log").string(), 300); r.status != 0) return fail("create", r);
+      if (auto r = run_logged(make, (logs / "venv.log").string(), 300); r.status != 0 || stop.requested())
+        return fail("create", r);
     }
     if (existed) {  // resolve first: a broken index or a conflict is found before anything changes
       say("resolve: " + shell_join(install_command(tool, plan, req, true)));
       if (auto r = run_logged(install_command(tool, plan, req, true), (logs / "resolve.log").string(), 1800, true);
-          r.status != 0)
+          r.status != 0 || stop.requested())
         return fail("resolve (" + tool + ")", r);
     }
     say("install: " + shell_join(install_command(tool, plan, req, false)));
     if (auto r = run_logged(install_command(tool, plan, req, false), (logs / "install.log").string(), 3600, true);
-        r.status != 0)
+        r.status != 0 || stop.requested())
       return fail("install (" + tool + ")", r);
     say("installed torch " + installed_torch(req.env_dir).value_or("(no torch dist-info found in " + req.env_dir + ")"));
   }
   bool proven = !req.verify || prove(req, {req.env_dir + "/bin/python"}, (logs / "proof.log").string());
   fs::remove_all(logs, ec);
+  if (stop.requested()) {
+    say("interrupted during the proof: " + req.env_dir + " holds the installed torch, not proven (dlready verify proves it)");
+    return ExitCode::interrupted;
+  }
   if (!req.verify) say("proof skipped (--no-verify)");
   std::printf("dlready setup: %s\n", proven ? ("ready: " + req.env_dir + "/bin/python").c_str()
                                             : "NOT READY: see the proof above");

@@ -1,4 +1,4 @@
-#include "train/stop_signal.hpp"
+#include "os/stop_signal.hpp"
 
 #include <csignal>
 
@@ -38,8 +38,11 @@ StopOnSignal::StopOnSignal() {
 StopOnSignal::~StopOnSignal() {
   ::sigaction(SIGINT, &previous_int_, nullptr);
   ::sigaction(SIGTERM, &previous_term_, nullptr);
+  stop_requested = 0;  // a request belongs to the work this object guarded
 }
 
 bool StopOnSignal::requested() const { return stop_requested != 0; }
+
+bool stop_signal_requested() { return stop_requested != 0; }
 
 }  // namespace dlready
