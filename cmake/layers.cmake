@@ -155,7 +155,7 @@ dlready_platform_sources(DLREADY_CLI_SOURCES
   macos:src/cli/front_end_macos.cpp
   src/cli/doctor_command.cpp src/cli/explain_command.cpp src/cli/snapshot_command.cpp src/cli/usage_hints.cpp src/cli/help_format.cpp src/cli/setup_command.cpp
   linux:src/cli/train_command.cpp linux:src/cli/torch_module.cpp
-  linux:src/cli/cuda_preload.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
+  linux:src/cli/cuda_preload.cpp linux:src/cli/module_torch.cpp linux:src/cli/verify_command.cpp linux:src/cli/launch_command.cpp
   linux:src/cli/security_command.cpp linux:src/cli/shell_completion.cpp src/cli/capture_command.cpp
   posix:src/cli/capture_output_posix.cpp windows:src/cli/capture_output_windows.cpp
   linux:src/cli/module_command.cpp)

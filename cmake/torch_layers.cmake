@@ -56,6 +56,22 @@ target_link_libraries(dlready_torch_layers INTERFACE dlready_module)
 
 add_library(dlready_train_module MODULE src/module/exports.cpp)
 set_target_properties(dlready_train_module PROPERTIES OUTPUT_NAME dlready_train)
+# The torch the module is built against (its version.py: __version__ and git_version), written into
+# the module's .dlready_torch section: when that torch's folder is gone, the binary finds the same
+# build in the user's environment, or names the one it needs (cli/module_torch.hpp).
+set(_dlready_built_for_torch "")
+if(EXISTS "${_dlready_site}/torch/version.py")
+  file(STRINGS "${_dlready_site}/torch/version.py" _dlready_torch_version_lines REGEX "^(__version__|git_version)")
+  foreach(_line IN LISTS _dlready_torch_version_lines)
+    if(_line MATCHES "^__version__[^'\"]*['\"]([^'\"]*)['\"]")
+      set(_dlready_built_for_torch "${CMAKE_MATCH_1}${_dlready_built_for_torch}")
+    elseif(_line MATCHES "^git_version[^'\"]*['\"]([^'\"]*)['\"]")
+      set(_dlready_built_for_torch "${_dlready_built_for_torch} ${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+endif()
+set_source_files_properties(src/module/exports.cpp PROPERTIES
+                            COMPILE_DEFINITIONS "DLREADY_BUILT_FOR_TORCH=\"${_dlready_built_for_torch}\"")
 target_link_libraries(dlready_train_module PRIVATE dlready_module)
 # Only dlready_module_abi and dlready_module_run leave the module (src/module/exports.map).
 target_link_options(dlready_train_module PRIVATE "-Wl,--version-script=${PROJECT_SOURCE_DIR}/src/module/exports.map"

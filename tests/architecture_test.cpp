@@ -3,6 +3,7 @@
 // and the table has no cycle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "compat/compat.hpp"
 #include "os/posix_fs.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
@@ -153,6 +155,22 @@ TEST(Architecture, EveryPathNamedInACommentOrDocExists) {
   for (const char* file : {"README.md", "CMakeLists.txt"})
     for (const auto& p : stale_paths(read_text(root + "/" + file), root)) stale.push_back(std::string(file) + ": " + p);
   EXPECT_TRUE(stale.empty()) << stale.size() << " stale paths:\n" << join(stale, "\n");
+}
+
+// Issue 62, item 11: the README's sample outputs name the tables the binary carries (a sample said
+// "tables of 2026-12-01" for a binary of 2026-12-05's).
+TEST(Readme, ItsSampleOutputsNameTheBinarysTableDate) {
+  const std::string readme = read_text(std::string(DLREADY_SOURCE_DIR) + "/README.md");
+  const std::string marker = "tables of ";
+  int seen = 0;
+  for (size_t at = readme.find(marker); at != std::string::npos; at = readme.find(marker, at + 1)) {
+    const std::string date = readme.substr(at + marker.size(), 10);
+    if (date.size() != 10 || !std::isdigit(static_cast<unsigned char>(date[0])) || date[4] != '-') continue;
+    ++seen;
+    const size_t line = std::count(readme.begin(), readme.begin() + static_cast<long>(at), '\n') + 1;
+    EXPECT_EQ(date, kCompatTableDate) << "README.md:" << line;
+  }
+  EXPECT_GE(seen, 3);
 }
 
 TEST(Architecture, TheStalePathCheckFindsAMovedFile) {

@@ -201,6 +201,48 @@ TEST(Capture, RedactedCaptureHoldsNoNameAndStillReplays) {
   expect_replays_to_its_report(dir);
 }
 
+// Issue 62, item 3: a capture made as root said "redacted" yet kept "root", /root and the venv under
+// it, which `doctor --redact` hides. Root's home keeps its shape as /<user-N>, one number with the
+// account's name, and the copy still replays.
+TEST(Capture, RedactedCaptureAsRootHidesRootsHomeAsDoctorDoes) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  add_torch_venv(f, "/root/venv", TorchSpec{});
+  const std::string env = "env -i PATH=/usr/bin:/bin HOME=/root USER=root VIRTUAL_ENV=/root/venv";
+  auto doctor = run(env, "doctor --redact --json --no-cache --load-root-drivers --root " + f.root);
+  EXPECT_EQ(doctor.out.find("/root/venv"), std::string::npos) << "doctor --redact hides root's home";
+  Fixture out;
+  std::string dir = out.root + "/m";
+  auto made = run(env, "capture --load-root-drivers --root " + f.root + " " + dir);
+  ASSERT_EQ(made.status, 0) << made.out;
+  EXPECT_NE(made.out.find("home director"), std::string::npos) << made.out;
+  std::string everything = all_text_under(dir);
+  ASSERT_NE(everything.find("site-packages"), std::string::npos) << "the venv under root's home was captured";
+  EXPECT_EQ(everything.find("/root/venv"), std::string::npos) << "root's home is hidden";
+  for (const char* named : {"\"USER\": \"root\"", "\"user\": \"root\"", "\"name\": \"root\""})
+    EXPECT_EQ(everything.find(named), std::string::npos) << named << ": root's name is hidden where it stands alone";
+  EXPECT_NE(everything.find("\"root\": "), std::string::npos) << "a key of the schema is not a name";
+  EXPECT_TRUE(is_directory(dir + "/<user-1>/venv/lib") || is_directory(dir + "/<user-2>/venv/lib"))
+      << "root's home keeps its shape";
+  expect_replays_to_its_report(dir);
+}
+
+// Issue 62, item 12b: a capture whose own_module is "" (none recorded) replays without a module line
+// ("dlready's module: : a directory, not a program").
+TEST(Capture, AnEmptyOwnModuleIsNoModule) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  Fixture out;
+  std::string dir = out.root + "/m";
+  ASSERT_EQ(run("env -i PATH=/usr/bin:/bin", "capture --no-redact --load-root-drivers --root " + f.root + " " + dir).status, 0);
+  auto manifest = json_file(dir + "/.dlready-capture/capture.json");
+  manifest["own_module"] = "";
+  std::ofstream(dir + "/.dlready-capture/capture.json") << manifest.dump(2);
+  auto replay = run("env -i PATH=/usr/bin:/bin", "doctor --no-cache --no-color --root " + dir);
+  EXPECT_EQ(replay.out.find("dlready's module: :"), std::string::npos) << replay.out;
+  EXPECT_EQ(replay.out.find("a directory, not a program"), std::string::npos) << replay.out;
+}
+
 // Issue 47, item 4: `snapshot --root <capture> --redact` hid the names of the machine it ran on, not
 // of the captured one: a capture made with --no-redact kept its user and home in the snapshot.
 TEST(Capture, SnapshotOfACaptureIsRedactedWithTheCapturedNames) {

@@ -54,6 +54,24 @@ TEST(Cli, HealthyExit0ErrorExit1WarningTightens) {
   EXPECT_EQ(sh(base), 1);
 }
 
+// Issue 62, item 14: the doctor as a CI gate. A machine without a usable GPU fails the default
+// gate (its error finding) but passes `--need cpu`; `--need gpu` passes only where CUDA works.
+TEST(Cli, NeedCpuPassesWithoutAGpuAndNeedGpuOnlyWithOne) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  std::string base = "env -u CUDA_VISIBLE_DEVICES -u LD_LIBRARY_PATH VIRTUAL_ENV=/home/alice/venv HOME=/home/alice "
+                     "PATH=/usr/bin " + std::string(DLREADY_BINARY) + " doctor --load-root-drivers --user alice --root " + f.root;
+  auto sh = [](const std::string& c) { return WEXITSTATUS(std::system((c + " >/dev/null 2>&1").c_str())); };
+  EXPECT_EQ(sh(base + " --need gpu"), 0);
+  EXPECT_EQ(sh(base + " --need cpu"), 0);
+  f.remove("/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_EQ(sh(base), 1) << "the default gate: an error finding";
+  EXPECT_EQ(sh(base + " --need cpu"), 0) << "training on the CPU works";
+  EXPECT_EQ(sh(base + " --need gpu"), 1);
+  EXPECT_EQ(sh(base + " --need tpu"), 2);
+  EXPECT_EQ(sh(base + " --need cpu --fail-on warning"), 2) << "one gate at a time";
+}
+
 TEST(Cli, JsonHasTheDocumentedShape) {
   Fixture f;
   add_base_system(f);

@@ -98,6 +98,43 @@ TEST(Scenario, NoNvidiaGpu) {
   EXPECT_NE(r.recommendations.at(0).commands.at(1).find("/whl/cpu"), std::string::npos);
 }
 
+// A docker container in a KVM guest: the PCI devices seen are the VM's, so the finding says "a
+// virtual machine", names it from DMI, and offers passthrough; the container alone is not the cause.
+TEST(Scenario, NoNvidiaGpuInAVirtualMachineSaysNoGpuIsPassedThrough) {
+  Fixture f;
+  add_base_system(f);
+  add_pci_function(f, "0000:00:02.0", "1234", "1111", "030000", "bochs-drm");
+  f.write("/.dockerenv", "");
+  f.write("/proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU\nflags\t\t: fpu sse2 hypervisor\n\n");
+  f.write("/sys/class/dmi/id/sys_vendor", "QEMU\n");
+  f.write("/sys/class/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n");
+  auto r = f.report();
+  ASSERT_TRUE(has_finding(r, "no-nvidia-gpu")) << finding_ids(r);
+  const auto& x = get(r, "no-nvidia-gpu");
+  std::string evidence;
+  for (const auto& e : x.evidence) evidence += e + "\n";
+  EXPECT_NE(evidence.find("in a virtual machine (QEMU Standard PC (Q35 + ICH9, 2009))"), std::string::npos) << evidence;
+  EXPECT_NE(evidence.find("no NVIDIA GPU is passed through"), std::string::npos) << evidence;
+  EXPECT_EQ(evidence.find("the host's PCI devices are visible"), std::string::npos) << evidence;
+  std::string fixes;
+  for (const auto& s : x.fix) fixes += s + "\n";
+  EXPECT_NE(fixes.find("PCI passthrough"), std::string::npos) << fixes;
+  // Through the binary: the facts name the VM.
+  auto text = run_command(f.env_command() + " " + DLREADY_BINARY + " doctor --no-color --no-cache --root " + f.root + " 2>&1");
+  EXPECT_NE(text.out.find("virtual machine: QEMU Standard PC"), std::string::npos) << text.out;
+  // Bare metal in a container keeps the container's wording.
+  Fixture bare;
+  add_base_system(bare);
+  add_pci_function(bare, "0000:00:02.0", "8086", "4680", "030000", "i915");
+  bare.write("/.dockerenv", "");
+  const auto bare_report = bare.report();
+  const auto& y = get(bare_report, "no-nvidia-gpu");
+  std::string bare_evidence;
+  for (const auto& e : y.evidence) bare_evidence += e + "\n";
+  EXPECT_NE(bare_evidence.find("the host's PCI devices are visible here"), std::string::npos) << bare_evidence;
+  EXPECT_EQ(bare_evidence.find("virtual machine"), std::string::npos) << bare_evidence;
+}
+
 TEST(Scenario, NouveauLoaded) {
   Fixture f;
   add_base_system(f);

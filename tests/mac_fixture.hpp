@@ -34,6 +34,8 @@ struct Mac {
   std::map<std::string, std::string> env;              // more of the environment
   std::map<std::string, std::string> files;            // more files (path -> text)
   std::optional<nlohmann::json> metal;                 // the live Metal probe's record
+  bool sysctl_answers = true;                          // false: a capture that recorded none
+  std::optional<std::string> arch;                     // the manifest's uname machine
 };
 
 inline void write_mac(Fixture& f, const Mac& m) {
@@ -66,7 +68,8 @@ inline void write_mac(Fixture& f, const Mac& m) {
   nlohmann::json manifest = {
       {"format", 1}, {"platform", "macos"}, {"dlready_version", "0.1.0"}, {"created", "2026-12-06T07:00:00Z"},
       {"environment", {{"HOME", "/Users/alice"}, {"PATH", prefix + "/bin:/usr/bin:/bin"}}},
-      {"user", {{"name", "alice"}, {"uid", 501}, {"gids", {20}}}}, {"sysctl", sysctl}};
+      {"user", {{"name", "alice"}, {"uid", 501}, {"gids", {20}}}}, {"sysctl", m.sysctl_answers ? sysctl : nlohmann::json::object()}};
+  if (m.arch) manifest["arch"] = *m.arch;
   if (!m.conda_subdir.empty()) manifest["environment"]["CONDA_PREFIX"] = prefix;
   for (const auto& [k, v] : m.env) manifest["environment"][k] = v;
   if (m.metal) manifest["metal"] = *m.metal;

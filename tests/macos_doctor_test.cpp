@@ -130,6 +130,27 @@ TEST(MacDoctor, AnIntelCondaOnAppleSiliconIsNamed) {
   EXPECT_NE(d.text.find("CONDA_SUBDIR=osx-arm64"), std::string::npos) << d.text;
 }
 
+// Issue 62, item 12b: a capture without sysctl's answers: its manifest's arch (arm64) still says
+// Apple Silicon, so an x86_64 Python is under Rosetta; with no arch either, MPS is not claimed for it.
+TEST(MacDoctor, ACaptureWithoutSysctlUsesItsArchAndNeverClaimsMpsForAnX86Python) {
+  Mac m;
+  m.sysctl_answers = false, m.arch = "arm64", m.python_cpus = {kX86_64}, m.torch = "2.2.2", m.torch_minos = 0x000A0D00;
+  auto d = doctor(m);
+  ASSERT_FALSE(d.report.is_discarded()) << d.text;
+  EXPECT_TRUE(finding_ids(d).count("mac-python-under-rosetta")) << d.text;
+  EXPECT_EQ(d.report.at("facts").at("os").at("arch"), "arm64") << d.text;
+  EXPECT_EQ(d.report.at("verdict").at("summary").get<std::string>().find("MPS ready"), std::string::npos) << d.text;
+  m.arch.reset();
+  auto unknown = doctor(m);
+  ASSERT_FALSE(unknown.report.is_discarded()) << unknown.text;
+  const auto& v = unknown.report.at("verdict");
+  EXPECT_EQ(v.at("summary").get<std::string>().rfind("MPS not known", 0), 0u) << v.dump(1);
+  EXPECT_TRUE(!v.at("torch")[0].contains("mps_available") || v.at("torch")[0].at("mps_available").is_null()) << v.dump(1);
+  // An arm64 Python needs no processor to be known: MPS ready as before.
+  m.python_cpus = {kArm64}, m.torch = "2.11.0", m.torch_minos = 0x000B0000;
+  EXPECT_EQ(doctor(m).report.at("verdict").at("summary").get<std::string>().rfind("MPS ready", 0), 0u);
+}
+
 TEST(MacDoctor, AnIntelMacStopsAtTorch222) {
   Mac m;
   m.apple_silicon = false, m.model = "MacBookPro16,1", m.brand = "Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz";

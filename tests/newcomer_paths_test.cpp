@@ -43,6 +43,41 @@ TEST(Newcomer, AnActiveVenvWithoutTorchIsNamed) {
   EXPECT_FALSE(ids_of(run_command(doctor + " --json 2>/dev/null").out).count("active-env-without-torch"));
 }
 
+// Issue 62, item 7: a pyenv user's shell runs the version pyenv chooses; when it has no torch the
+// doctor says so (it showed another environment's torch as "✓ PyTorch"), naming what chose it.
+// `python -m dlready` from that interpreter says "the Python that ran `python -m dlready`", never
+// "(VIRTUAL_ENV)", which nobody set.
+TEST(Newcomer, APyenvShellWithoutTorchIsTheUsersPython) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.env.erase("VIRTUAL_ENV");  // torch is in /home/alice/venv, which is not activated
+  const std::string pyenv = "/home/alice/.pyenv";
+  f.write(pyenv + "/shims/python3", "#!/bin/sh\n", 0755);
+  for (const char* v : {"3.11.7", "3.10.13"}) {
+    f.write(pyenv + "/versions/" + v + "/bin/python3", "#!/bin/sh\n", 0755);
+    f.write(pyenv + "/versions/" + v + "/lib/python" + std::string(v).substr(0, 4) + "/site-packages/pip/__init__.py", "");
+  }
+  f.write(pyenv + "/version", "3.11.7\n");
+  f.env["PATH"] = pyenv + "/shims:/usr/bin:/bin";
+  auto doctor = [&] { return f.env_command() + " " + DLREADY_BINARY + " doctor --no-cache --load-root-drivers --root " + f.root; };
+  auto text = run_command(doctor() + " --no-color 2>&1");
+  EXPECT_NE(text.out.find("the Python your shell runs, " + pyenv + "/versions/3.11.7 (pyenv: " + pyenv +
+                          "/version), has no torch: import torch fails in this shell"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("python on PATH: " + pyenv + "/shims/python3 -> " + pyenv + "/versions/3.11.7 (pyenv: "),
+            std::string::npos) << text.out;
+  // PYENV_VERSION outranks the global file; "system" is no pyenv version.
+  f.env["PYENV_VERSION"] = "system";
+  EXPECT_FALSE(ids_of(run_command(doctor() + " --json 2>/dev/null").out).count("active-env-without-torch"));
+  f.env.erase("PYENV_VERSION");
+  // python -m dlready from the pyenv interpreter: named as that, not as VIRTUAL_ENV.
+  f.env["DLREADY_PARENT_PYTHON"] = pyenv + "/versions/3.11.7/bin/python3";
+  auto parent = run_command(doctor() + " --no-color 2>&1");
+  EXPECT_NE(parent.out.find("the Python that ran `python -m dlready`, " + pyenv + "/versions/3.11.7, has no torch"),
+            std::string::npos) << parent.out;
+  EXPECT_EQ(parent.out.find("(VIRTUAL_ENV)"), std::string::npos) << parent.out;
+}
+
 }  // namespace
 }  // namespace dlready::test
 

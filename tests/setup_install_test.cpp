@@ -13,7 +13,9 @@
 #include <fstream>
 #include <thread>
 
+#include "core/text.hpp"
 #include "fixture.hpp"
+#include "os/posix_fs.hpp"
 #include "package_index.hpp"
 
 namespace dlready::test {
@@ -241,6 +243,32 @@ TEST(SetupInstall, CondaGetsAnEnvironmentFileAndTheCommand) {
   auto theirs = command_output(in_dir + DLREADY_BINARY + args + " 2>&1; echo rc=$?");
   EXPECT_NE(theirs.find("exists and is not dlready's"), std::string::npos) << theirs;
   EXPECT_EQ(read_text(work.root + "/environment.yml"), "name: someone-elses\n");
+}
+
+// Issue 62, item 9: `setup --conda NAME --dry-run` showed the venv plan; it shows the commands the
+// real run carries out: the very environment.yml it writes (run as printed, they write the same
+// bytes), conda env update, the proof inside the environment. A bad name is refused in the dry run too.
+TEST(SetupInstall, CondaDryRunShowsTheEnvironmentFileTheInstallWrites) {
+  Fixture work, gpu_machine;
+  healthy_gpu_machine(gpu_machine);
+  std::string in_dir = "cd " + work.root + " && env PATH=/usr/bin:/bin ";
+  std::string args = " setup --conda torch-env --python 3.11 --torch 2.11 --no-verify --offline --root " + gpu_machine.root;
+  auto dry = run_command(in_dir + DLREADY_BINARY + args + " --dry-run 2>&1");
+  ASSERT_EQ(dry.status, 0) << dry.out;
+  EXPECT_EQ(dry.out.find("-m venv"), std::string::npos) << dry.out;
+  EXPECT_FALSE(path_exists(work.root + "/environment.yml")) << "a dry run writes nothing";
+  EXPECT_NE(dry.out.find("conda env update --name torch-env --file environment.yml"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("conda run --name torch-env python -c 'import torch;"), std::string::npos) << dry.out;
+  auto from = dry.out.find("cat > environment.yml <<'EOF'\n"), to = dry.out.find("\nEOF\n", from);
+  ASSERT_NE(to, std::string::npos) << dry.out;
+  Fixture copy;
+  ASSERT_EQ(run_command("cd " + copy.root + " && sh -c " + shell_quote(dry.out.substr(from, to + 5 - from))).status, 0);
+  ASSERT_EQ(run_command(in_dir + DLREADY_BINARY + args + " 2>&1").status, 0);
+  EXPECT_EQ(read_text(copy.root + "/environment.yml"), read_text(work.root + "/environment.yml"));
+  auto bad = run_command(in_dir + DLREADY_BINARY + " setup --conda 'a b' --dry-run --python 3.11 --offline --root " +
+                         gpu_machine.root + " 2>&1");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("a conda environment name is letters"), std::string::npos) << bad.out;
 }
 
 }  // namespace

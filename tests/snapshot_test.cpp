@@ -286,6 +286,23 @@ TEST(SnapshotCli, SnapshotThenDiff) {
   EXPECT_EQ(run(bin + " export " + a + " --format nix"), 2);
 }
 
+// Issue 62, item 10: a machine against its own redacted snapshot: a LibTorch (and a toolkit) under the
+// home is one row on both sides (~/libtorch), not "absent" twice under /home/alice and <home-1>.
+TEST(SnapshotCli, ARedactedSnapshotNamesPathRowsAsTheMachinesOwn) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/home/alice/libtorch/share/cmake/Torch/TorchConfig.cmake", "");
+  f.write("/home/alice/libtorch/build-version", "2.11.0+cu130\n");
+  const std::string bin = DLREADY_BINARY, a = f.root + "/a.json", b = f.root + "/b.json";
+  const std::string env = "env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice ";
+  ASSERT_EQ(run(env + bin + " snapshot --root " + f.root + " --no-driver-probe --out " + a), 0);
+  ASSERT_EQ(run(env + bin + " snapshot --redact --root " + f.root + " --no-driver-probe --out " + b), 0);
+  ASSERT_EQ(read_text(b).find("/home/alice"), std::string::npos) << "redacted";
+  auto out = command_output(bin + " diff " + a + " " + b + " 2>&1");
+  EXPECT_EQ(out.find("libtorch"), std::string::npos) << out;
+  EXPECT_EQ(out.find("(absent)"), std::string::npos) << out;
+}
+
 // Issue 35, item 2: two snapshots of one machine, taken with and without the venv activated,
 // are the same machine: the venv is found where dlready setup puts them either way, and the
 // shell's VIRTUAL_ENV is not a difference of the machine.

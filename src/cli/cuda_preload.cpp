@@ -13,7 +13,6 @@
 #include "os/root_fs.hpp"
 #include "core/text.hpp"
 #include "binfmt/elf_reader.hpp"
-#include "probe/linux/ld_resolver.hpp"
 
 namespace dlready {
 namespace {
@@ -45,16 +44,12 @@ bool is_versioned_file_of(const std::string& name, const std::string& stem) {
   return true;
 }
 
-std::vector<std::string> run_path_dirs(const std::string& module_path) {
+// The run path's folders named .../nvidia/<component>/lib that exist.
+std::vector<std::string> wheel_dirs_of(const std::vector<std::string>& run_path) {
   RootFs fs("/");
-  auto elf = read_elf(fs, module_path);
   std::vector<std::string> dirs;
-  if (!elf.info) return dirs;
-  for (auto dir : expand_search_path(elf.info->runpath ? elf.info->runpath : elf.info->rpath, path_dirname(module_path))) {
-    dir = path_normalize(dir);
-    auto nvidia = dir.rfind("/nvidia/");
-    if (nvidia != std::string::npos && ends_with(dir, "/lib") && fs.is_dir(dir)) dirs.push_back(dir);
-  }
+  for (const auto& dir : run_path)
+    if (dir.rfind("/nvidia/") != std::string::npos && ends_with(dir, "/lib") && fs.is_dir(dir)) dirs.push_back(dir);
   return dirs;
 }
 
@@ -72,9 +67,9 @@ std::optional<std::string> find_library(const std::vector<std::string>& dirs, co
 
 }  // namespace
 
-CudaPreload plan_cuda_preload(const std::string& module_path) {
+CudaPreload plan_cuda_preload(const std::vector<std::string>& run_path) {
   CudaPreload plan;
-  plan.wheel_dirs = run_path_dirs(module_path);
+  plan.wheel_dirs = wheel_dirs_of(run_path);
   if (plan.wheel_dirs.empty()) return plan;
   RootFs fs("/");
   std::vector<std::string> files;

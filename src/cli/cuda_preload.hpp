@@ -24,9 +24,9 @@ struct CudaPreload {
 };
 
 // The wheel's CUDA library files the module would use, in the order they must be loaded (each
-// after the libraries of the set it needs): read from the module's DT_RUNPATH/DT_RPATH folders
-// named .../nvidia/<component>/lib. Empty for a CPU-only LibTorch.
-CudaPreload plan_cuda_preload(const std::string& module_path);
+// after the libraries of the set it needs): from the module's run path folders (ModuleTorch's,
+// cli/module_torch.hpp) named .../nvidia/<component>/lib. Empty for a CPU-only LibTorch.
+CudaPreload plan_cuda_preload(const std::vector<std::string>& run_path);
 
 // Loads each planned library by absolute path (the ones libtorch_cuda links into the global scope,
 // as a program linked against LibTorch has them; the rest local), keeping going past one that

@@ -25,6 +25,11 @@ void add_doctor_command(CLI::App& app, DoctorArgs& a) {
   cmd->add_flag("--markdown", a.markdown, "Markdown report, ready to paste into a bug report")->excludes(j);
   cmd->add_option("--fail-on", a.fail_on, "Exit 1 on findings of this severity or worse")
       ->check(CLI::IsMember({"error", "warning"}));
+  cmd->add_option("--need", a.need,
+                  "Exit 0 when this machine can train on it (cpu: a CI box without a GPU passes; gpu: CUDA, or a "
+                  "Mac's MPS, must be usable), 1 when not, whatever else is found")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->excludes("--fail-on");
   cmd->add_flag("--no-color", a.no_color, "No ANSI colours (NO_COLOR is honoured too)");
   if (here.reads_roots)
     cmd->add_option("--user", a.user, "Check device-node access for this user (from <root>/etc/passwd)");
@@ -79,6 +84,15 @@ std::string rendered_report(const DoctorArgs& a, const Examination& e) {
   return out;
 }
 
+// --need: the CPU trains wherever the verdict says so; the GPU is CUDA that is usable, or on a Mac
+// a torch whose MPS is.
+bool needed_device_works(const std::string& need, const Verdict& v) {
+  if (need == "cpu") return v.cpu_training_ok;
+  bool mps = false;
+  for (const auto& t : v.torch) mps = mps || t.mps_available == true;
+  return v.cuda_usable == true || mps;
+}
+
 }  // namespace
 
 CommandGroup doctor_command_group() { return single_command<DoctorArgs>("doctor", add_doctor_command, run_doctor); }
@@ -101,6 +115,7 @@ ExitCode run_doctor(const DoctorArgs& a) {
   std::string out = rendered_report(a, e);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  if (!a.need.empty()) return needed_device_works(a.need, e.report.verdict) ? ExitCode::ok : ExitCode::failed;
   Severity threshold = a.fail_on == "warning" ? Severity::warning : Severity::error;
   for (const auto& x : e.report.findings)
     if (x.severity >= threshold) return ExitCode::failed;

@@ -15,6 +15,7 @@ struct DoctorArgs {
   bool load_root_drivers = false;
   bool redact = false;  // hide user names, homes, hosts, addresses, secret values (core/redact.hpp)
   std::string fail_on = "error";
+  std::string need;  // --need cpu|gpu: the exit status answers "can this machine train there?" alone
   std::string user;
   int timeout_ms = 10000;
   std::vector<std::string> binaries;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "cli/cuda_preload.hpp"
+#include "cli/module_torch.hpp"
 #include "os/posix_fs.hpp"
 #include "os/root_fs.hpp"
 #include "doctor/examine.hpp"
@@ -62,7 +63,11 @@ ModuleBuildRequest module_build_request(const ModuleLocation& loc) {
 void describe_own_module(GatherOptions& opt) {
   auto loc = locate_train_module();
   if (loc.kit && !loc.torch) return;  // no torch: the doctor's torch findings say what to do
+  if (loc.path.empty()) return;
   opt.own_module = loc.path;
+  ModuleTorch torch;
+  if (Status s = locate_module_torch(loc.path, torch); !s.ok()) opt.own_module_problem = s.error();
+  else opt.own_module_torch_lib = torch.moved_to;
   if (loc.kit) opt.own_module_built_by = "dlready module build";
 }
 
@@ -78,7 +83,7 @@ bool installed_by_python() {
 }
 
 void explain_load_failure(const std::string& command, const std::string& path, const std::string& error,
-                          bool ask_doctor) {
+                          bool ask_doctor, const std::string& first_fix = "") {
   std::fprintf(stderr, "dlready %s: cannot load the LibTorch module\n  %s\n  %s\n", command.c_str(), path.c_str(),
                error.c_str());
   if (ask_doctor) {
@@ -98,6 +103,7 @@ void explain_load_failure(const std::string& command, const std::string& path, c
     }
   }
   std::fprintf(stderr, "\nFix:\n");
+  if (!first_fix.empty()) std::fprintf(stderr, "  → %s\n", first_fix.c_str());
   const bool from_env = std::getenv("DLREADY_TRAIN_MODULE") != nullptr;
   if (from_env && ::access(path.c_str(), F_OK) != 0)
     std::fprintf(stderr, "  → DLREADY_TRAIN_MODULE names no file: point it at libdlready_train.so, or unset it\n");
@@ -121,6 +127,15 @@ void explain_load_failure(const std::string& command, const std::string& path, c
                  "    LD_LIBRARY_PATH if it points at another CUDA installation\n");
   if (from_env)
     std::fprintf(stderr, "  → or unset DLREADY_TRAIN_MODULE to use the module next to the dlready binary\n");
+}
+
+// The pip line that puts the module's own torch build into the environment the user runs.
+std::string torch_install_line(const std::optional<std::string>& built_for) {
+  if (!built_for) return "";
+  const std::string version = built_for->substr(0, built_for->find(' '));
+  const auto plus = version.find('+');
+  const std::string index = plus == std::string::npos ? "" : " --index-url https://download.pytorch.org/whl/" + version.substr(plus + 1);
+  return "install that torch into the environment you run dlready in: pip install torch==" + version + index;
 }
 
 // A wheel-installed dlready's module, built for the user's torch now unless it is already: false
@@ -160,10 +175,17 @@ ModuleRunFn load_module(const std::string& command, bool& interrupted) {
     explain_load_failure(command, path, std::string(file_kind(st.st_mode)) + ", not a library: nothing was opened", false);
     return nullptr;
   }
-  // The wheel's CUDA libraries first, by absolute path (cli/cuda_preload.hpp); then the module,
-  // which exports only its two entry points (src/module/exports.map), into the global scope as a
-  // program linked against LibTorch has them.
-  auto preload = plan_cuda_preload(path);
+  // The wheel's CUDA libraries first, by absolute path (cli/cuda_preload.hpp), and torch's own when
+  // the module's torch moved (cli/module_torch.hpp); then the module, which exports only its two
+  // entry points (src/module/exports.map), into the global scope as a program linked against
+  // LibTorch has them.
+  ModuleTorch torch;
+  if (auto s = locate_module_torch(path, torch); !s.ok()) {
+    explain_load_failure(command, path, s.error(), false, torch_install_line(module_built_for_torch(path)));
+    return nullptr;
+  }
+  auto preload = plan_cuda_preload(torch.run_path);
+  for (const auto& lib : torch.torch_libraries) preload.libraries.push_back({lib, true, ""});
   preload_cuda_libraries(preload);
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib) {

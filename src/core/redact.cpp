@@ -112,7 +112,7 @@ Redactor::Redactor(const RedactionInputs& in) {
       const bool account_root = v == "root" && v == account;
       if (v.size() < 2 || v == "/" || (v == "root" && !account_root) || v == "localhost") continue;
       ++n;
-      literals_.push_back({v, kind, account_root});
+      literals_.push_back({v, kind, account_root, v, ""});
     }
     if (n) counts_[n == 1 ? one : many] = n;
   };
@@ -121,6 +121,7 @@ Redactor::Redactor(const RedactionInputs& in) {
     if (secret_variable_name(name) && value.size() >= 4) secrets.push_back(value);
   add_kind(secrets, "secret", "secret value", "secret values");
   add_kind(in.homes, "home", "home directory", "home directories");
+  add_shaped_homes(in.shaped_homes);
   auto users = in.users;
   if (!in.account.empty()) users.push_back(in.account);
   add_kind(users, "user", "user name", "user names", in.account);
@@ -130,17 +131,33 @@ Redactor::Redactor(const RedactionInputs& in) {
                    [](const Literal& a, const Literal& b) { return a.value.size() > b.value.size(); });
 }
 
-const std::string& Redactor::placeholder(size_t i) const {
-  auto [slot, fresh] = placeholders_.emplace(i, "");
-  if (fresh) slot->second = "<" + literals_[i].kind + "-" + std::to_string(++numbered_[literals_[i].kind]) + ">";
-  return slot->second;
+// A shaped home is a "user" literal keyed by its last folder's name, so /root and a standalone
+// "root" (the account) get one number; the rest of its path stays ("/home/", "/", "C:\\Users\\").
+void Redactor::add_shaped_homes(const std::vector<std::string>& homes) {
+  std::set<std::string> seen;
+  for (const auto& home : homes) {
+    const std::string folder = home.substr(0, home.find_last_not_of("/\\") + 1);
+    const size_t cut = folder.find_last_of("/\\");
+    if (cut == std::string::npos || folder.size() - cut - 1 < 2 || !seen.insert(folder).second) continue;
+    literals_.push_back({folder, "user", false, folder.substr(cut + 1), folder.substr(0, cut + 1)});
+  }
+  if (!seen.empty()) counts_[seen.size() == 1 ? "home directory" : "home directories"] = static_cast<int>(seen.size());
 }
 
-std::string Redactor::apply(const std::string& text) const {
+std::string Redactor::placeholder(size_t i) const {
+  const Literal& l = literals_[i];
+  auto [slot, fresh] = placeholders_.emplace(l.kind + '\0' + l.key, "");
+  if (fresh) slot->second = "<" + l.kind + "-" + std::to_string(++numbered_[l.kind]) + ">";
+  return l.prefix + slot->second;
+}
+
+std::string Redactor::apply(const std::string& text) const { return apply_text(text, true); }
+
+std::string Redactor::apply_text(const std::string& text, bool standalone_too) const {
   std::string out = text;
   for (size_t i = 0; i < literals_.size(); ++i)
-    out = replace_words(out, literals_[i].value, [&]() -> const std::string& { return placeholder(i); },
-                        literals_[i].standalone);
+    if (standalone_too || !literals_[i].standalone)
+      out = replace_words(out, literals_[i].value, [&] { return placeholder(i); }, literals_[i].standalone);
   // By shape: URL credentials and MAC addresses (numbered in order of first appearance).
   out = hide_url_credentials(out);
   std::map<std::string, std::string> macs;
@@ -168,7 +185,9 @@ nlohmann::json Redactor::apply(const nlohmann::json& j) const {
   }
   if (j.is_object()) {
     nlohmann::json out = nlohmann::json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) out[apply(it.key())] = apply(it.value());
+    // A key is a name of the schema ("root", "user") or a path: a name standing alone (the account
+    // "root") is hidden in values only.
+    for (auto it = j.begin(); it != j.end(); ++it) out[apply_text(it.key(), false)] = apply(it.value());
     return out;
   }
   return j;
@@ -191,13 +210,15 @@ std::string Redactor::summary() const {
 RedactionInputs capture_redaction(RedactionInputs hidden) {
   // A home directory is hidden through its last part, so /home/alice becomes /home/<user-1> (and
   // C:\Users\alice C:\Users\<user-1>) and a path read below it still has a folder to be in.
+  // Root's home and name are hidden too: /root becomes /<user-N>, "root" where it stands alone the
+  // same <user-N> (never inside --root or rootfs).
   for (const auto& home : hidden.homes) {
     std::string folder = home.substr(0, home.find_last_not_of("/\\") + 1);
     std::string last = folder.substr(folder.find_last_of("/\\") + 1);  // npos + 1 is 0: no separator
-    if (home != "/root" && last.size() > 1) hidden.users.push_back(last);
+    if (last != "root" && last.size() > 1) hidden.users.push_back(last);
   }
+  hidden.shaped_homes = std::move(hidden.homes);
   hidden.homes.clear();
-  if (hidden.account == "root") hidden.account.clear();
   return hidden;
 }
 

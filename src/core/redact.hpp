@@ -17,6 +17,10 @@ namespace dlready {
 
 struct RedactionInputs {
   std::vector<std::string> users, homes, hosts, addresses;
+  // Homes hidden through their last folder's name, keeping the rest of the path: /home/alice ->
+  // /home/<user-1>, /root -> /<user-1> (the same number as the user, so a capture's copies of
+  // files under a home still have a folder to be in, and root's home is hidden like any other).
+  std::vector<std::string> shaped_homes;
   // The account the doctor ran as: hidden even when it is a system one like root ("for root",
   // "user": "root"), then only where it stands alone (never inside /root, --root or rootfs).
   std::string account;
@@ -31,8 +35,8 @@ struct RedactionInputs {
 bool secret_variable_name(const std::string& name);
 
 // What a capture hides, taken from what `--redact` hides: user names, home directories, host names
-// and addresses — a home path keeps its shape (/home/<user-1>, C:\Users\<user-1>), so every path
-// the doctor read still resolves in the copy, and "root" stays (nothing personal).
+// and addresses — a home path keeps its shape (/home/<user-1>, /<user-2> for /root,
+// C:\Users\<user-1>), so every path the doctor read still resolves in the copy.
 RedactionInputs capture_redaction(RedactionInputs hidden);
 
 class Redactor {
@@ -50,14 +54,18 @@ class Redactor {
   struct Literal {
     std::string value, kind;
     bool standalone = false;  // only between spaces, quotes and punctuation other than / . -
+    std::string key;          // literals with one key share a placeholder ("root" and "/root")
+    std::string prefix;       // written before the placeholder ("/home/" of a shaped home)
   };
   // The placeholder of literal `i`, numbered within its kind when first needed.
-  const std::string& placeholder(size_t i) const;
+  std::string placeholder(size_t i) const;
+  std::string apply_text(const std::string& text, bool standalone_too) const;
+  void add_shaped_homes(const std::vector<std::string>& homes);
   std::vector<Literal> literals_;  // longest first, so /home/alice goes before alice
   std::map<std::string, int> counts_;
   // Mutable: the numbers are handed out as values are found, across every text this redactor
   // hides (a capture's files and its report share them).
-  mutable std::map<size_t, std::string> placeholders_;
+  mutable std::map<std::string, std::string> placeholders_;  // kind '\0' key -> placeholder
   mutable std::map<std::string, int> numbered_;  // kind -> placeholders handed out
 };
 

@@ -319,8 +319,10 @@ const std::vector<CatalogueEntry>& catalogue() {
        "Neither the active environment nor the Python installations on PATH, conda or pyenv have torch "
        "('ModuleNotFoundError: No module named torch')."},
       {"active-env-without-torch", S::warning, "pytorch", "The active environment has no PyTorch",
-       "VIRTUAL_ENV or CONDA_PREFIX names an environment without torch, while another environment has it: the "
-       "doctor's PyTorch is that other one, and `import torch` in this shell fails with ModuleNotFoundError."},
+       "The user's Python — the environment VIRTUAL_ENV or CONDA_PREFIX names, the interpreter that ran `python -m "
+       "dlready`, or the version a pyenv shim first on PATH runs (PYENV_VERSION, .python-version, pyenv's global "
+       "version) — has no torch, while another environment has it: the doctor's PyTorch is that other one, and "
+       "`import torch` in this shell fails with ModuleNotFoundError."},
       {"torch-cpu-only", S::error, "pytorch", "PyTorch is a CPU-only build",
        "The torch that would be imported has no CUDA support (version +cpu, torch.version.cuda None): "
        "torch.cuda.is_available() is False whatever the driver."},

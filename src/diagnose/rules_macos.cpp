@@ -233,6 +233,13 @@ void metal_rules(const MacosFacts& m, std::vector<Finding>& out) {
   out.push_back(x);
 }
 
+// The Mac Python read for an environment's prefix; nullptr when none was.
+const MacPython* mac_python_of(const std::vector<MacPython>& pythons, const std::string& prefix) {
+  for (const auto& p : pythons)
+    if (p.prefix == prefix) return &p;
+  return nullptr;
+}
+
 }  // namespace
 
 void rules_macos(const Facts& f, const Derived&, std::vector<Finding>& out) {
@@ -257,17 +264,29 @@ Verdict macos_verdict(const Facts& f, const Derived&, const std::vector<Finding>
       "mac-virtual-machine-no-mps", "torch-built-without-mps", "mac-no-metal-device-for-mps"};
   for (const auto& x : findings)
     if (kBlocksMps.count(x.id)) errors.push_back(x.title + " [" + x.id + "]");
-  bool mps = false;
+  bool mps = false, unsure = false;
   for (const auto& e : f.python.envs)
     for (const auto& t : e.torch) {
       TorchVerdict tv{t.site_packages, t.version.value_or("unknown"), std::nullopt, false, ""};
       tv.mps_available = errors.empty();
       tv.reason = errors.empty() ? "MPS ready" : "CPU only: " + join(errors, "; ");
-      mps |= errors.empty();
+      // An x86_64-only Python on a Mac whose processor is not known (a capture without sysctl's
+      // answers): under Rosetta it has no MPS, so MPS is not claimed.
+      const MacPython* py = f.macos ? mac_python_of(f.macos->pythons, e.prefix) : nullptr;
+      if (py && errors.empty() && f.macos->apple_silicon != true && !py->cpus.empty() &&
+          std::find(py->cpus.begin(), py->cpus.end(), "arm64") == py->cpus.end()) {
+        tv.mps_available.reset();
+        tv.reason = "MPS not known: " + py->interpreter.value_or(py->prefix) + " is x86_64 only and the processor is not known "
+                    "(on Apple Silicon it runs under Rosetta, without MPS)";
+        unsure = true;
+      }
+      mps |= tv.mps_available == true;
       v.torch.push_back(tv);
     }
   const std::string ask = "python -c \"import torch; print(torch.backends.mps.is_available())\" confirms it.";
   if (v.torch.empty()) v.summary = "No PyTorch found; CUDA does not exist on macOS (PyTorch's GPU here is MPS).";
+  else if (unsure && !mps)
+    v.summary = "MPS not known: an x86_64 Python on a Mac whose processor is not known (sysctl was not read). " + ask;
   else if (mps) v.summary = "MPS ready: PyTorch can use this Mac's GPU (device=\"mps\"; CUDA does not exist on macOS). " + ask;
   else v.summary = "CPU only — MPS is not usable: " + join(errors, "; ") + ".";
   return v;

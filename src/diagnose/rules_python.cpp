@@ -45,8 +45,11 @@ void active_env_rule(const PlatformRecord& p, const Facts& f, const Derived& d, 
   bool conda = active->kind == "conda";
   if (conda && with_torch->kind == "user") return;  // conda's Python imports the user's site-packages too
   auto x = make_finding("active-env-without-torch");
-  x.evidence = {"the active environment " + active->prefix + " (" + (conda ? "CONDA_PREFIX" : "VIRTUAL_ENV") +
-                    ") has no torch: import torch fails in this shell",
+  const std::string by = active->active_by.value_or(conda ? "CONDA_PREFIX" : "VIRTUAL_ENV");
+  const std::string whose = by == "python -m dlready" ? "the Python that ran `python -m dlready`, " + active->prefix + ","
+                            : starts_with(by, "pyenv: ") ? "the Python your shell runs, " + active->prefix + " (" + by + "),"
+                                                         : "the active environment " + active->prefix + " (" + by + ")";
+  x.evidence = {whose + " has no torch: import torch fails " + (by == "python -m dlready" ? "in it" : "in this shell"),
                 "torch " + with_torch->torch[0].version.value_or("?") + " is in " + with_torch->prefix + " (" + with_torch->kind + ")"};
   std::string use = with_torch->kind == "conda" ? "conda activate " + with_torch->prefix
                     : with_torch->kind == "venv"

@@ -109,11 +109,19 @@ void presence_rules(const Facts& f, const Derived& d, std::vector<Finding>& out)
       x.evidence.push_back("/sys/bus/pci/devices is not readable, and no driver answered");
     for (const auto& o : f.pci.other_gpus)
       x.evidence.push_back("other display adapter: " + o.address + " " + o.name.value_or("[" + o.vendor_id + ":" + o.device_id + "]"));
-    if (d.in_container)
+    // A VM's PCI devices are the VM's own: a GPU in the host is not there unless it is passed through.
+    const std::string vm = f.os.virtual_machine ? "a virtual machine (" + *f.os.virtual_machine + ")" : "";
+    if (!vm.empty())
+      x.evidence.push_back((d.in_container ? "inside a " + *f.os.container + " container in " : std::string("this is ")) + vm +
+                           ": its PCI devices are the VM's, and no NVIDIA GPU is passed through to it");
+    else if (d.in_container)
       x.evidence.push_back("inside a " + *f.os.container + " container: the host's PCI devices are visible here, "
                            "and none is an NVIDIA GPU");
     x.fix = {"train on the CPU: dlready train --device cpu",
              "or move to a machine with an NVIDIA GPU and run dlready doctor there"};
+    if (!vm.empty())
+      x.fix.insert(x.fix.begin() + 1, "or give the VM a GPU: PCI passthrough (VFIO) or a vGPU profile on the host, or a "
+                                      "cloud instance type with one");
     out.push_back(x);
   }
 
@@ -186,11 +194,11 @@ std::optional<Finding> bar_unassigned(const Facts& f, const PciFunction& g) {
   bool answers = false;
   for (const auto& d : f.driver.devices) answers = answers || (d.pci_bus_id && same_pci_address(*d.pci_bus_id, g.address));
   answers = answers && f.driver.init_result == 0;
-  const bool vm = std::find(f.os.cpu_flags.begin(), f.os.cpu_flags.end(), "hypervisor") != f.os.cpu_flags.end();
+  const bool vm = f.os.virtual_machine.has_value();
   auto x = make_finding("gpu-bar-unassigned");
   x.evidence.push_back(gpu_label(g) + ": BAR1 has no address range in /sys/bus/pci/devices/" + g.address + "/resource" +
                        (nvml ? "; NVML reports no BAR1 size either" : ""));
-  if (vm) x.evidence.push_back("a virtual machine (the CPU's hypervisor flag): the hypervisor assigns the BARs");
+  if (vm) x.evidence.push_back("a virtual machine (" + *f.os.virtual_machine + "): the hypervisor assigns the BARs");
   if (answers) {
     x.severity = Severity::info;
     x.title = "A GPU's BAR1 is not visible: CUDA works, peer-to-peer and GPUDirect mappings do not";

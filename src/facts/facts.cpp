@@ -42,7 +42,8 @@ const FactTable<Facts>& facts_fields() {
       {"python_on_path", +[](const Facts& f) {
          if (!f.python.python_on_path) return json();
          return json{{"path", *f.python.python_on_path},
-                     {"prefix", f.python.python_on_path_prefix ? json(*f.python.python_on_path_prefix) : json()}};
+                     {"prefix", f.python.python_on_path_prefix ? json(*f.python.python_on_path_prefix) : json()},
+                     {"via", f.python.python_on_path_via ? json(*f.python.python_on_path_via) : json()}};
        }},
       {"libtorch", +[](const Facts& f) { return fact_list_json(f.libtorch.installs, libtorch_install_fields()); }},
       {"own_module", +[](const Facts& f) { return fact_group_json(f.own_module, own_module_fields()); }},

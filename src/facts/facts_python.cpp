@@ -10,6 +10,7 @@ const FactTable<PythonEnv>& python_env_fields() {
       {"prefix", &E::prefix},
       {"kind", &E::kind},
       {"active", &E::active},
+      {"active_by", &E::active_by},
       {"system_site_packages", &E::system_site_packages},
       {"python_version", &E::python_version},
       {"python_full_version", &E::python_full_version},

@@ -37,6 +37,9 @@ struct PythonEnv {
   std::string kind;  // venv, conda, system, user, pyenv
   std::vector<std::string> site_packages;
   bool active = false;  // VIRTUAL_ENV / CONDA_PREFIX
+  // What made it the user's: "VIRTUAL_ENV", "CONDA_PREFIX", "python -m dlready" (the interpreter
+  // that ran dlready), "pyenv: <what chose the version>"; nullopt when not active.
+  std::optional<std::string> active_by;
   bool system_site_packages = false;  // pyvenv.cfg include-system-site-packages = true: its base's packages import too
   std::optional<std::string> python_version;  // from lib/pythonX.Y
   std::optional<std::string> python_full_version;  // 3.11.7: pyvenv.cfg, conda-meta, pyenv's folder
@@ -54,6 +57,9 @@ struct PythonFacts {
   // What the user's `python` runs: the first `python` (else `python3`) on PATH, and the prefix of
   // the environment it belongs to (<prefix>/bin/python). nullopt: none on PATH, or not read here.
   std::optional<std::string> python_on_path, python_on_path_prefix;
+  // How a shim on PATH chose the prefix: "pyenv: PYENV_VERSION", "pyenv: <dir>/.python-version",
+  // "pyenv: ~/.pyenv/version"; nullopt for a plain interpreter.
+  std::optional<std::string> python_on_path_via;
 };
 
 struct LibtorchInstall {

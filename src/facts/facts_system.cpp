@@ -15,6 +15,7 @@ const FactTable<OsFacts>& os_fields() {
       {"cpu_model", &OsFacts::cpu_model, S::text},
       {"cpu_count", &OsFacts::cpu_count, S::text},
       {"container", &OsFacts::container, S::text},
+      {"virtual_machine", &OsFacts::virtual_machine, S::text, "virtual machine"},
       {"memory_bytes", &OsFacts::memory_bytes, S::gib, "memory"},
       {"shm_bytes", &OsFacts::shm_bytes, S::gib, "/dev/shm"},
       {"swap_bytes", &OsFacts::swap_bytes, S::gib, "swap"},

@@ -28,6 +28,10 @@ struct OsFacts {
   std::optional<std::string> glibc;        // from the libc.so.6 the loader finds
   std::optional<std::string> libstdcxx;    // libstdc++.so.6.0.N file name
   std::optional<std::string> container;    // docker, podman, kubernetes, lxc
+  // A virtual machine (the CPU's hypervisor flag, /sys/hypervisor): its DMI vendor and product
+  // ("QEMU Standard PC (Q35 + ICH9, 2009)", "Amazon EC2 g5.xlarge"), "hypervisor" when DMI does
+  // not say; nullopt on bare metal (or where nothing says).
+  std::optional<std::string> virtual_machine;
   bool wsl = false;                        // /proc/version mentions Microsoft
   bool wsl_dxg = false;                    // /dev/dxg exists
   bool wsl_libcuda = false;                // /usr/lib/wsl/lib/libcuda.so.1 exists

@@ -6,6 +6,13 @@
 #include "module/module_entry.hpp"
 #include "module_api/module_abi.hpp"
 
+#ifndef DLREADY_BUILT_FOR_TORCH
+#define DLREADY_BUILT_FOR_TORCH ""
+#endif
+// "2.11.0+cu130 <git_version>": the torch this module was built against, read from the file by the
+// binary (cli/module_torch.hpp) without loading the module, which cannot load once that torch is gone.
+extern "C" __attribute__((used, section(".dlready_torch"))) const char dlready_built_for_torch[] = DLREADY_BUILT_FOR_TORCH;
+
 extern "C" __attribute__((visibility("default"))) unsigned dlready_module_abi() { return dlready::kModuleAbiVersion; }
 
 extern "C" __attribute__((visibility("default"))) int dlready_module_run(const char* command, const char* options_json) {

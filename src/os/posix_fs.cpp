@@ -46,6 +46,11 @@ std::string own_executable() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
+std::string current_directory() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
+}
+
 const char* file_kind(mode_t m) {
   if (S_ISREG(m)) return "a regular file";
   if (S_ISDIR(m)) return "a directory";

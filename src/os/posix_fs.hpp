@@ -25,6 +25,8 @@ Status make_directories(const std::string& path);
 const char* file_kind(mode_t mode);
 // The running program's own file (/proc/self/exe); "" when it cannot be told.
 std::string own_executable();
+// The working folder (getcwd); "" when it cannot be told (removed, too long).
+std::string current_directory();
 // rm -rf (does not follow symlinks).
 void remove_tree(const std::string& path);
 // Writes all of `data` to `fd`, again after EINTR and short writes; false when the descriptor

@@ -37,6 +37,9 @@ struct GatherOptions {
   std::vector<std::string> binaries;       // resolve these programs' libraries like ld.so
   std::optional<std::string> own_module;   // dlready's libdlready_train.so (the CLI knows where)
   std::optional<std::string> own_module_built_by;  // the command that builds it (a wheel-installed dlready)
+  // Where the module's torch is when its run path's is gone (cli/module_torch.hpp): the same build
+  // in the user's environment (its torch/lib), or why it cannot load.
+  std::optional<std::string> own_module_torch_lib, own_module_problem;
   std::string cache_file;                  // probe/linux/scan_cache.hpp; "" = no cache (--no-cache, tests)
   // Also read what --redact hides (probe_redaction_inputs), from the examined machine: its root's
   // files and its environment (a capture's recorded one under a capture's root).

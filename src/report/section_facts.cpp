@@ -40,6 +40,7 @@ void facts_system(const Facts& f, std::vector<std::string>& out) {
   }
   if (!m.empty()) out.push_back(m);
   if (f.os.container) out.push_back("container: " + *f.os.container);
+  if (f.os.virtual_machine) out.push_back("virtual machine: " + *f.os.virtual_machine);
   if (f.os.wsl) out.push_back(std::string("WSL2: /dev/dxg ") + (f.os.wsl_dxg ? "yes" : "no") + ", /usr/lib/wsl/lib/libcuda.so.1 " + (f.os.wsl_libcuda ? "yes" : "no"));
 }
 
@@ -181,7 +182,10 @@ void python_on_path_line(const Facts& f, std::vector<std::string>& out) {
   for (const auto& e : f.python.envs)
     if (f.python.python_on_path_prefix && e.prefix == *f.python.python_on_path_prefix)
       holds = e.torch.empty() ? ": no torch there" : ": torch " + e.torch[0].version.value_or("?") + (e.active ? " [active]" : "");
-  out.push_back("python on PATH: " + *f.python.python_on_path + holds);
+  const std::string via = f.python.python_on_path_via && f.python.python_on_path_prefix
+                              ? " -> " + *f.python.python_on_path_prefix + " (" + *f.python.python_on_path_via + ")"
+                              : "";
+  out.push_back("python on PATH: " + *f.python.python_on_path + via + holds);
 }
 
 void facts_pytorch(const Facts& f, std::vector<std::string>& out) {

@@ -64,6 +64,33 @@ std::vector<std::string> install_commands(const InstallPlan& p, const PlanMachin
   return m.platform == "win-amd64" ? powershell_commands(p, m, env_dir, with) : posix_commands(p, m, env_dir, with);
 }
 
+std::string environment_yml(const InstallPlan& p, const std::string& name, const std::string& python,
+                            const std::vector<std::string>& with) {
+  std::string y = "# dlready setup --conda " + name + ": PyTorch " + p.release + " (" + p.variant +
+                  ") for this machine; `dlready setup --dry-run` says why.\n"
+                  "# pip inside conda: PyTorch publishes no conda packages after 2.5.\n"
+                  "name: " + name + "\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + python +
+                  "\n  - pip\n  - pip:\n    - --index-url " + p.index_url + "\n    - " + p.requirement + "\n";
+  for (const auto& w : with) y += "    - " + w + "\n";
+  return y;
+}
+
+std::vector<std::string> conda_commands(const InstallPlan& p, const PlanMachine& m, const std::string& name,
+                                        const std::vector<std::string>& with) {
+  if (!p.ok) return {};
+  // Printed for a user to copy: an index's user:password stays where the user keeps it.
+  InstallPlan shown = p;
+  shown.index_url = without_credentials(p.index_url);
+  const std::string yml = environment_yml(shown, name, m.python, with);
+  const bool windows = m.platform == "win-amd64";
+  const std::string write = windows ? "@'\n" + yml + "'@ | Set-Content -Encoding utf8 environment.yml"
+                                    : "cat > environment.yml <<'EOF'\n" + yml + "EOF";
+  const std::string run = "conda run --name " + name + " python -c ";
+  return {write, "conda env update --name " + name + " --file environment.yml",
+          windows ? run + "\"" + proof(false, '\'') + "\"" : run + "'" + proof(starts_with(m.platform, "macos-"), '"') + "'",
+          "conda activate " + name + (windows ? "; dlready.exe doctor" : " && dlready doctor")};
+}
+
 std::string plan_text(const InstallPlan& p, const PlanMachine& m, const std::vector<std::string>& seen,
                       const std::vector<std::string>& commands, bool another_machine) {
   PlanWording words;

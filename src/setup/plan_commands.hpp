@@ -15,6 +15,15 @@ namespace dlready {
 std::vector<std::string> install_commands(const InstallPlan& p, const PlanMachine& m, const std::string& env_dir,
                                           const std::vector<std::string>& with);
 
+// `setup --conda NAME`: the environment.yml the install writes (conda's Python X.Y, pip inside it
+// from the plan's index: PyTorch publishes no conda packages after 2.5).
+std::string environment_yml(const InstallPlan& p, const std::string& name, const std::string& python,
+                            const std::vector<std::string>& with);
+// The commands that write it, make the conda environment from it and prove it, in the platform's
+// shell (what the install runs; mamba does the same where it is on PATH); none when no build fits.
+std::vector<std::string> conda_commands(const InstallPlan& p, const PlanMachine& m, const std::string& name,
+                                        const std::vector<std::string>& with);
+
 // The plan as `dlready setup` prints it: what was seen, the build and why, the commands (named by
 // their shell where it is not POSIX sh). `another_machine`: the flags described the machine.
 std::string plan_text(const InstallPlan& p, const PlanMachine& m, const std::vector<std::string>& seen,

@@ -1,4 +1,5 @@
 #include "setup/setup_install.hpp"
+#include "setup/plan_commands.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -193,16 +194,6 @@ std::vector<std::string> install_command(const std::string& tool, const InstallP
   return argv;
 }
 
-std::string conda_yaml(const InstallPlan& p, const InstallRequest& req) {
-  std::string y = "# dlready setup --conda " + req.conda_name + ": PyTorch " + p.release + " (" + p.variant +
-                  ") for this machine; `dlready setup --dry-run` says why.\n"
-                  "# pip inside conda: PyTorch publishes no conda packages after 2.5.\n"
-                  "name: " + req.conda_name + "\nchannels:\n  - conda-forge\ndependencies:\n  - python=" + req.python +
-                  "\n  - pip\n  - pip:\n    - --index-url " + p.index_url + "\n    - " + p.requirement + "\n";
-  for (const auto& w : req.with) y += "    - " + w + "\n";
-  return y;
-}
-
 }  // namespace
 
 ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
@@ -213,7 +204,7 @@ ExitCode carry_out_conda(const InstallPlan& plan, const InstallRequest& req) {
                  req.conda_name.c_str());
     return ExitCode::usage;
   }
-  std::string yaml = conda_yaml(plan, req);
+  std::string yaml = environment_yml(plan, req.conda_name, req.python, req.with);
   std::error_code ec;
   if (fs::exists("environment.yml", ec)) {
     auto old = read_regular_file("environment.yml", 1 << 20, "an environment.yml");

@@ -104,6 +104,9 @@ Status check_request(const SetupRequest& a) {
   for (const auto& w : a.with) values.push_back({"--with", w});
   for (const auto& [flag, v] : values)
     if (Status why = check_flag_value(flag, v); !why.ok()) return why;
+  if (!a.conda.empty() && a.conda.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+                              std::string::npos)
+    return Status::failure("--conda " + printable(a.conda, 60) + ": a conda environment name is letters, digits, '.', '_' and '-'");
   if (!a.platform.empty() && !platform_of_setup_target(a.platform))
     return Status::failure("--platform " + printable(a.platform, 40) +
                            " is not a platform setup plans for (linux-x86_64, linux-aarch64, win-amd64, macos-arm64, macos-x86_64)");
@@ -151,7 +154,8 @@ Status plan_setup(const SetupRequest& a, SetupPlan& out) {
   if (Status why = choose_python(a, found_python, out.machine); !why.ok()) return why;
   choose_indexes(a, out.machine);
   out.plan = plan_install(out.machine);
-  out.commands = install_commands(out.plan, out.machine, a.env_dir, a.with);
+  out.commands = a.conda.empty() ? install_commands(out.plan, out.machine, a.env_dir, a.with)
+                                 : conda_commands(out.plan, out.machine, a.conda, a.with);
   return {};
 }
 

@@ -37,10 +37,15 @@ void add(Stack& s, const std::string& area, const std::string& key, const std::s
 // An environment as another machine would name it too: one under the home directory from there
 // (~/venv for /home/alice/venv and /home/bob/venv), others by path. Not by whether it is active:
 // activating it changes the session, not the machine.
+// Every path-keyed row goes through it (a LibTorch, a toolkit), so a redacted snapshot, whose home
+// is <home-1>, names the same rows as the machine's own.
+std::string home_label(const std::string& path, const std::string& home) {
+  if (home.size() > 1 && path.rfind(home + "/", 0) == 0) return "~" + path.substr(home.size());
+  return path;
+}
+
 std::string environment_label(const json& env, const std::string& home) {
-  std::string prefix = text(field(env, "prefix"));
-  if (home.size() > 1 && prefix.rfind(home + "/", 0) == 0) return "~" + prefix.substr(home.size());
-  return prefix;
+  return home_label(text(field(env, "prefix")), home);
 }
 
 void python_envs(const json& f, Stack& s) {
@@ -180,14 +185,17 @@ Stack stack_from_json(const json& doc) {
   if (s.driver.empty()) s.driver = text(field(field(f, "nvml"), "driver_version"));
   gpus(f, s);
 
+  const std::string home = text(field(field(f, "environment"), "HOME"));
   if (field(f, "cuda_toolkits").is_array())
-    for (const auto& t : f.at("cuda_toolkits")) add(s, "cuda", "toolkit " + text(field(t, "path")), text(field(t, "version")));
+    for (const auto& t : f.at("cuda_toolkits"))
+      add(s, "cuda", "toolkit " + home_label(text(field(t, "path")), home), text(field(t, "version")));
   if (field(f, "cuda_libraries").is_array())
     for (const auto& l : f.at("cuda_libraries")) add(s, "cuda", text(field(l, "soname")), text(field(l, "version")));
 
   python_envs(f, s);
   if (field(f, "libtorch").is_array())
-    for (const auto& l : f.at("libtorch")) add(s, "python", "libtorch " + text(field(l, "path")), text(field(l, "build_version")));
+    for (const auto& l : f.at("libtorch"))
+      add(s, "python", "libtorch " + home_label(text(field(l, "path")), home), text(field(l, "build_version")));
   job_torch_and_nccl(f, s);
   environment_findings(doc, s);
   add(s, "blas", "BLAS", text(field(field(f, "blas"), "implementation")));

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "os/posix_fs.hpp"
 #include "fixture.hpp"
 
@@ -108,6 +109,74 @@ TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {
                                  "verify --device cpu");
   remove_tree(d);
   expect_only_wheel_copies(r, wheel);
+}
+
+// --- a source-built module whose torch moved (issue 62, item 0) -----------------------------------
+
+// The site-packages the module's run path names for torch/lib ("" when none).
+std::string module_torch_site(const std::string& module) {
+  auto out = command_output("readelf -d " + module);
+  std::smatch m;
+  static const std::regex re("(/[^:\\]]*)/torch/lib");
+  return std::regex_search(out, m, re) ? m[1].str() : "";
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+// `bytes` with every `from` replaced by `to` (same length: the file's offsets stay).
+std::string replaced(std::string bytes, const std::string& from, const std::string& to) {
+  for (size_t at = bytes.find(from); at != std::string::npos; at = bytes.find(from, at + to.size()))
+    bytes.replace(at, from.size(), to);
+  return bytes;
+}
+
+// The source build's module names its build venv by absolute path; with that venv gone (here: the
+// path in a copy of the module made to name a folder that does not exist) and the very same torch
+// in the user's active environment, the module loads from there. With no torch, or another build,
+// one error names the torch it needs and the pip line, exit 3 — not "libtorch.so: cannot open".
+TEST(ModuleTorch, AModuleWhoseBuildVenvIsGoneLoadsTheSameTorchFromTheActiveEnvironment) {
+  const std::string module = fs::path(kBinary).parent_path().string() + "/libdlready_train.so";
+  const std::string site = module_torch_site(module);
+  if (site.empty()) GTEST_SKIP() << "the module names no torch/lib by absolute path";
+  const std::string built_for = trim(command_output("readelf -p .dlready_torch " + module + " | sed -n 's/^ *\\[ *0\\] *//p'"));
+  ASSERT_FALSE(built_for.empty()) << "the module says which torch it was built for";
+  char dir[] = "/tmp/dlready-moved-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string d = dir, gone = ("/tmp/gone" + std::string(site.size(), 'x')).substr(0, site.size());
+  write_bytes(d + "/libdlready_train.so", replaced(read_text(module), site, gone));
+  // The user's environment: a venv holding the same torch (and the wheel's CUDA libraries) as links.
+  ASSERT_EQ(std::system(("python3 -m venv --without-pip " + d + "/env").c_str()), 0);
+  const std::string env_site = command_output("ls -d " + d + "/env/lib/python3*/site-packages | head -1");
+  const std::string user_site = trim(env_site);
+  ASSERT_EQ(std::system(("ln -s " + site + "/torch " + site + "/torch-*.dist-info " + user_site + "/ && "
+                         "if [ -d " + site + "/nvidia ]; then ln -s " + site + "/nvidia " + user_site + "/; fi").c_str()), 0);
+  const std::string base = "env -i PATH=/usr/bin:/bin HOME=" + d + " DLREADY_TRAIN_MODULE=" + d + "/libdlready_train.so ";
+  auto loaded = run_command(base + "VIRTUAL_ENV=" + d + "/env " + kBinary + " verify --device cpu 2>&1");
+  EXPECT_EQ(loaded.status, 0) << loaded.out;
+  EXPECT_NE(loaded.out.find("PASS    matmul"), std::string::npos) << loaded.out;
+  // The doctor agrees: the module's LibTorch is the environment's.
+  auto doctor = run_command(base + "VIRTUAL_ENV=" + d + "/env " + kBinary + " doctor --no-color --no-cache 2>&1");
+  EXPECT_NE(doctor.out.find("-> LibTorch " + built_for.substr(0, built_for.find(' ')) + " in " + user_site + "/torch/lib"),
+            std::string::npos) << doctor.out;
+  EXPECT_EQ(doctor.out.find("dlready-module-missing"), std::string::npos) << doctor.out;
+  // No torch anywhere: the torch it needs, and the pip line.
+  const std::string version = built_for.substr(0, built_for.find(' '));
+  auto none = run_command(base + kBinary + " verify --device cpu 2>&1");
+  EXPECT_EQ(none.status, 3) << none.out;
+  EXPECT_NE(none.out.find("the module needs torch " + version + ", built against " + gone + "/torch/lib, which is gone"),
+            std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("pip install torch==" + version), std::string::npos) << none.out;
+  EXPECT_EQ(none.out.find("cannot open shared object file"), std::string::npos) << none.out;
+  // Another build of torch in the environment: refused before loading, naming both.
+  std::string other = built_for;
+  other[other.find('.') + 1] = other[other.find('.') + 1] == '0' ? '1' : '0';
+  write_bytes(d + "/section", other + std::string(1, '\0'));  // the same size
+  ASSERT_EQ(std::system(("objcopy --update-section .dlready_torch=" + d + "/section " + d + "/libdlready_train.so").c_str()), 0);
+  auto mismatch = run_command(base + "VIRTUAL_ENV=" + d + "/env " + kBinary + " verify --device cpu 2>&1");
+  EXPECT_EQ(mismatch.status, 3) << mismatch.out;
+  EXPECT_NE(mismatch.out.find("your environment's torch is " + version), std::string::npos) << mismatch.out;
+  EXPECT_NE(mismatch.out.find("another build"), std::string::npos) << mismatch.out;
+  remove_tree(d);
 }
 
 // --- crash containment ----------------------------------------------------------------------------

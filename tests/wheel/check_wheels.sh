@@ -22,6 +22,22 @@ if [ -z "$x86" ]; then
 fi
 version=$(basename "$x86" | cut -d- -f2)
 
+# 0. The README's executable sizes are these wheels' (issue 62, item 11: they had drifted by 0.5 MB).
+python3 - "$src/README.md" "$dist" <<'PY' || fail "the README's wheel table gives another size than the wheels hold"
+import glob, re, sys, zipfile
+readme = open(sys.argv[1], encoding="utf-8").read()
+for tag in ("manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_11_0_arm64"):
+    row = re.search(r"^\| `" + tag + r"` \|.*?(\d+\.\d) MB", readme, re.M)
+    wheels = glob.glob(sys.argv[2] + "/dlready-*" + tag + "*.whl")
+    if not row or not wheels:
+        sys.exit("no README row or no wheel for " + tag)
+    with zipfile.ZipFile(wheels[0]) as z:
+        size = max(i.file_size for i in z.infolist() if "/scripts/" in i.filename)
+    if abs(size / 1e6 - float(row.group(1))) > 0.15:
+        sys.exit("%s: README says %s MB, the executable is %.1f MB" % (tag, row.group(1), size / 1e6))
+PY
+pass "the README's executable sizes"
+
 # A user's venv with a torch in it (a fixture: version.py and a dist-info are what the doctor reads).
 user_venv=$work/user-venv
 python3 -m venv "$user_venv"

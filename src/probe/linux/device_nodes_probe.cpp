@@ -66,7 +66,7 @@ std::vector<std::string> members_of(const RootFs& fs, unsigned gid) {
 
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user) {
   DeviceNodeFacts f;
-  f.checked_user = user.name + (user.name == "root" ? "" : " (uid " + std::to_string(user.uid) + ")");
+  f.checked_user = user.name + (user.uid == 0 ? "" : " (uid " + std::to_string(user.uid) + ")");
   std::vector<std::string> paths = {"/dev/nvidiactl", "/dev/nvidia-uvm"};
   for (const auto& name : fs.list("/dev")) {
     std::string_view number = std::string_view(name).substr(std::min<size_t>(name.size(), 6));

@@ -79,7 +79,7 @@ GatherOptions replayed_options(const GatherOptions& options, const std::optional
   GatherOptions opt = options;
   if (replay) {
     opt.env = replay->environment;
-    if (replay->own_module) opt.own_module = replay->own_module;
+    if (replay->own_module && !replay->own_module->empty()) opt.own_module = replay->own_module;  // "": none recorded
     opt.record = nullptr;
   }
   return opt;
@@ -156,7 +156,8 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
   f.libtorch = probe_libtorch(fs, f.env, f.python);
   f.blas = probe_blas(fs, loc, f.python, f.libtorch);
   f.torch_index = probe_index_cache(fs, f.env, f.os.arch.value_or("x86_64") == "aarch64" ? "linux-aarch64" : "linux-x86_64");
-  if (opt.own_module) f.own_module = probe_own_module(fs, *opt.own_module, f.env);
+  if (opt.own_module)
+    f.own_module = probe_own_module(fs, *opt.own_module, f.env, opt.own_module_torch_lib, opt.own_module_problem);
   if (opt.own_module) f.own_module.built_by = opt.own_module_built_by;
 }
 

@@ -96,6 +96,22 @@ std::optional<std::string> detect_container(const RootFs& fs) {
   return std::nullopt;
 }
 
+// A virtual machine: the CPU's hypervisor flag (x86: CPUID leaf 1 ECX bit 31, what systemd-detect-virt
+// checks first) or /sys/hypervisor/type (Xen); named by DMI's vendor and product. An arm64 guest
+// has no flag: DMI's product names its hypervisor (QEMU's "KVM Virtual Machine").
+std::optional<std::string> detect_virtual_machine(const RootFs& fs, const std::vector<std::string>& cpu_flags) {
+  auto dmi = [&](const char* name) { return trim(fs.read_line(std::string("/sys/class/dmi/id/") + name).value_or("")); };
+  const std::string vendor = printable(dmi("sys_vendor"), 64), product = printable(dmi("product_name"), 64);
+  const std::string both = trim(vendor + " " + product);
+  const std::string lower = to_lower(both);
+  bool flagged = std::find(cpu_flags.begin(), cpu_flags.end(), "hypervisor") != cpu_flags.end() ||
+                 fs.exists("/sys/hypervisor/type");
+  for (const char* word : {"kvm", "qemu", "vmware", "virtualbox", "xen", "bochs", "virtual machine", "parallels"})
+    flagged = flagged || lower.find(word) != std::string::npos;
+  if (!flagged) return std::nullopt;
+  return both.empty() ? "hypervisor" : both;
+}
+
 }  // namespace
 
 namespace {
@@ -227,6 +243,7 @@ OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc) {
     if (n > 0) f.cpu_count = n;
   }
   f.load = probe_cpu_load(fs, f.cpu_count);
+  f.virtual_machine = detect_virtual_machine(fs, f.cpu_flags);
   probe_build_tools(fs, f);
   return f;
 }

@@ -31,7 +31,8 @@ std::optional<std::string> nccl_wheel_beside(const RootFs& fs, const std::string
 
 }  // namespace
 
-OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env) {
+OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env,
+                                const std::optional<std::string>& moved_torch_lib, const std::optional<std::string>& problem) {
   OwnModuleFacts m;
   if (!fs.exists(module)) {
     m.error = module + " not found";
@@ -44,7 +45,12 @@ OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, con
     return m;
   }
   // As ld.so looks for a DT_NEEDED of an object with DT_RUNPATH: LD_LIBRARY_PATH, then RUNPATH.
+  if (problem) {
+    m.error = *problem;
+    return m;
+  }
   std::vector<std::string> dirs = split(env.get("LD_LIBRARY_PATH").value_or(""), ':');
+  if (moved_torch_lib) dirs.push_back(*moved_torch_lib);
   for (const auto& d : expand_search_path(elf.info->runpath ? elf.info->runpath : elf.info->rpath, path_dirname(module)))
     dirs.push_back(d);
   for (const auto& d : dirs)

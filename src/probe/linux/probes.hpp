@@ -45,7 +45,11 @@ KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std:
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
 CudaLibFacts probe_cuda_libs(const RootFs& fs, const LibraryLocator& loc, const EnvFacts& env);
 LibtorchFacts probe_libtorch(const RootFs& fs, const EnvFacts& env, const PythonFacts& py);
-OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env);
+// `moved_torch_lib`: the torch/lib the module loads instead of its run path's (gone); `problem`: why
+// it cannot load at all (the torch it needs is nowhere), said as the module's error.
+OwnModuleFacts probe_own_module(const RootFs& fs, const std::string& module, const EnvFacts& env,
+                                const std::optional<std::string>& moved_torch_lib = std::nullopt,
+                                const std::optional<std::string>& problem = std::nullopt);
 std::vector<CdiSpec> probe_cdi_specs(const RootFs& fs);
 BlasFacts probe_blas(const RootFs& fs, const LibraryLocator& loc, const PythonFacts& py, const LibtorchFacts& lt);
 

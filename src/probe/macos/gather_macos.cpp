@@ -27,6 +27,9 @@ GatherResult gather_mac(const GatherOptions& options, const MacLive* live) {
   MacosFacts mac;
   probe_macos_version(fs, sysctl, mac, f.os);
   probe_macos_hardware(sysctl, mac, f.os);
+  // A capture without sysctl's answers still has its manifest's uname machine (dlready's own
+  // process): arm64 proves Apple Silicon; x86_64 does not prove Intel (Rosetta answers x86_64).
+  if (!mac.apple_silicon && replay && replay->arch == std::string("arm64")) mac.apple_silicon = true, f.os.arch = "arm64";
   // A Mac's folder without its environment: Python is looked for where a Mac's shell would find it
   // (Homebrew on Apple Silicon and Intel, python.org's framework, the system's).
   EnvFacts search = f.env;

@@ -31,7 +31,7 @@ const char* const kVars[] = {
     "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "CUDA_CACHE_PATH", "XDG_CACHE_HOME", "DLREADY_PARENT_PYTHON",
     "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO",
     "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_CONFIG_FILE",
-    "TRITON_PTXAS_PATH"};
+    "TRITON_PTXAS_PATH", "PYENV_VERSION", "PYENV_ROOT"};
 
 // A variable's value as the doctor keeps it: a path list's first kMaxListEntries entries, any value
 // at most kMaxValueBytes. A list of 200,000 folders would be searched for every library and

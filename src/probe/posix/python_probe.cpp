@@ -4,6 +4,8 @@
 #include "probe/python_files.hpp"
 #include "core/scan.hpp"
 #include "core/text.hpp"
+#include "core/path_text.hpp"
+#include "os/posix_fs.hpp"
 #include "probe/posix/posix_probes.hpp"
 
 namespace dlready {
@@ -34,7 +36,59 @@ struct Candidate {
   std::string prefix;
   std::string kind;
   bool active;
+  std::optional<std::string> active_by = std::nullopt;
 };
+
+struct PyenvChoice {
+  std::string prefix;  // <pyenv root>/versions/<version>
+  std::string via;     // "pyenv: PYENV_VERSION", "pyenv: <dir>/.python-version", "pyenv: <root>/version"
+};
+
+// The first version named by pyenv's version text ("3.11.7 3.10.13", one per line or space).
+std::optional<std::string> first_pyenv_version(const std::string& text) {
+  for (const auto& line : lines(text))
+    for (const auto& word : split(trim(line), ' '))
+      if (!word.empty() && word[0] != '#') return word;
+  return std::nullopt;
+}
+
+// The version a pyenv shim runs, as pyenv chooses it (`pyenv version-name`): PYENV_VERSION, else
+// the nearest .python-version from the working folder up (read on this machine only: a capture
+// records no working folder), else <root>/version; nullopt for "system" or when none is set.
+std::optional<PyenvChoice> pyenv_choice(const RootFs& fs, const EnvFacts& env, const std::string& root) {
+  std::optional<std::string> version;
+  std::string via;
+  if (auto v = env.get("PYENV_VERSION")) version = first_pyenv_version(*v), via = "PYENV_VERSION";
+  if (!version && fs.is_host_root()) {
+    std::string dir = current_directory();
+    for (int depth = 0; !version && !dir.empty() && depth < 64; ++depth) {
+      if (auto text = fs.read(path_join(dir, ".python-version"), 64 * 1024)) version = first_pyenv_version(*text), via = path_join(dir, ".python-version");
+      if (dir == "/") break;
+      dir = path_dirname(dir);
+    }
+  }
+  if (!version)
+    if (auto text = fs.read(root + "/version", 64 * 1024)) version = first_pyenv_version(*text), via = root + "/version";
+  if (!version || *version == "system" || version->find('/') != std::string::npos) return std::nullopt;
+  return PyenvChoice{root + "/versions/" + *version, "pyenv: " + via};
+}
+
+// pyenv's root when `dir` (a PATH folder) is its shims folder.
+std::optional<std::string> pyenv_root_of_shims(const RootFs& fs, const std::string& dir) {
+  if (path_basename(dir) != "shims" || !fs.is_dir(path_dirname(dir) + "/versions")) return std::nullopt;
+  return path_dirname(dir);
+}
+
+// The pyenv version the shell's `python` runs, when the first python on PATH is a pyenv shim.
+std::optional<PyenvChoice> shell_pyenv_choice(const RootFs& fs, const EnvFacts& env) {
+  for (const char* name : {"python", "python3"})
+    for (const auto& dir : split(env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"), ':'))
+      if (!dir.empty() && dir[0] == '/' && fs.exists(dir + "/" + name)) {
+        auto root = pyenv_root_of_shims(fs, dir);
+        return root ? pyenv_choice(fs, env, *root) : std::nullopt;
+      }
+  return std::nullopt;
+}
 
 // Where Python environments are, in the order Python would be chosen: the active ones, conda's,
 // those on PATH, pyenv's, the virtual environments where people keep them, the user's, the system's.
@@ -45,11 +99,14 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
   if (auto py = env.get("DLREADY_PARENT_PYTHON"); py && path_basename(path_dirname(*py)) == "bin") {
     std::string prefix = path_dirname(path_dirname(*py));
     cands.push_back({prefix, fs.exists(prefix + "/pyvenv.cfg") ? "venv" : fs.exists(prefix + "/conda-meta") ? "conda" : "system",
-                     true});
+                     true, "python -m dlready"});
   }
-  if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true});
+  if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true, "VIRTUAL_ENV"});
+  // No environment activated: the Python the shell runs is the one a pyenv shim first on PATH chooses.
+  if (cands.empty() && !env.get("CONDA_PREFIX"))
+    if (auto shim = shell_pyenv_choice(fs, env)) cands.push_back({shim->prefix, "pyenv", true, shim->via});
   if (auto c = env.get("CONDA_PREFIX")) {
-    cands.push_back({*c, "conda", true});
+    cands.push_back({*c, "conda", true, "CONDA_PREFIX"});
     // Sibling envs: <base>/envs/* whether the active one is base or one of them.
     std::string base = path_basename(path_dirname(*c)) == "envs" ? path_dirname(path_dirname(*c)) : *c;
     if (base != *c) cands.push_back({base, "conda", false});
@@ -105,6 +162,8 @@ void python_on_path(const RootFs& fs, const EnvFacts& env, PythonFacts& f) {
       if (dir.empty() || dir[0] != '/' || !fs.exists(dir + "/" + name)) continue;
       f.python_on_path = dir + "/" + name;
       if (path_basename(dir) == "bin") f.python_on_path_prefix = path_dirname(dir);
+      if (auto root = pyenv_root_of_shims(fs, dir))
+        if (auto choice = pyenv_choice(fs, env, *root)) f.python_on_path_prefix = choice->prefix, f.python_on_path_via = choice->via;
       return;
     }
   }
@@ -127,6 +186,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     pe.prefix = c.prefix;
     pe.kind = c.kind;
     pe.active = c.active;
+    pe.active_by = c.active_by;
     pe.system_site_packages = includes_system_site_packages(fs, c.prefix);
     std::vector<std::string> sps;
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
