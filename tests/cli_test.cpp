@@ -250,9 +250,19 @@ TEST(Cli, AnUnknownDeviceIsAUsageError) {
 TEST(Cli, HelpShowsDefaultsAndEnumNames) {
   auto r = run("train --help");
   EXPECT_EQ(r.status, 0);
-  for (const char* expected : {"]=5", "]=64", "=0.001", "=runs/latest", "TEXT:{auto,cpu,cuda,cuda:N}=auto", "cnn|mlp=mlp", "adam|sgd=adam",
-                               "bf16|fp16|off=off", "]=300"})
+  for (const char* expected : {"--epochs N (default 5)", "--batch-size N (default 64)", "--lr X (default 0.001)",
+                               "--out FILE (default runs/latest)", "--device auto|cpu|cuda|cuda:N (default auto)",
+                               "--model cnn|mlp (default mlp)", "--optimizer adam|sgd (default adam)", "bf16|fp16|off (default off)",
+                               "(default 300)"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  // Issue 62, item 15: no CLI11 type tags in any command's help, nor in the manual.
+  for (const char* command : {"doctor", "train", "setup", "launch", "explain", "capture", "export", "verify", "bench"}) {
+    auto help = run(std::string(command) + " --help").out;
+    for (const char* tag : {"TEXT", "INT:", " INT", "FLOAT", "=[]", ":DIR", "VALUE"})
+      EXPECT_EQ(help.find(tag), std::string::npos) << command << ": " << tag << "\n" << help;
+  }
+  EXPECT_NE(run("--help").out.find("\nUsage: dlready [OPTIONS] SUBCOMMAND"), std::string::npos) << "not the path it was run by";
+  EXPECT_NE(run("--help").out.find("  help [COMMAND]"), std::string::npos) << "help is a command too";
   EXPECT_EQ(r.out.find("->"), std::string::npos) << "no numeric enum mapping\n" << r.out;
   EXPECT_EQ(r.out.find("=-1"), std::string::npos) << "unset is not a default to show\n" << r.out;
   EXPECT_EQ(r.out.find("{false}"), std::string::npos) << r.out;
@@ -386,7 +396,7 @@ TEST(Cli, CompletionAndManualComeFromTheCommandTable) {
   auto patterns = split(patterns_line, '|');
   for (const auto& line : lines(help.substr(help.find("Subcommands:")))) {
     auto word = trim(line.substr(0, line.find_first_of(" \t", 2)));
-    if (word.empty() || word == "Subcommands:") continue;
+    if (word.empty() || word == "Subcommands:" || word == "help") continue;  // help is --help spelled out
     EXPECT_NE(std::find(patterns.begin(), patterns.end(), shell_quote(word)), patterns.end()) << word << ": " << patterns_line;
   }
   EXPECT_EQ(run("completion zsh").out.rfind("#compdef dlready\n", 0), 0u);
@@ -396,7 +406,8 @@ TEST(Cli, CompletionAndManualComeFromTheCommandTable) {
   EXPECT_EQ(man, "rc=0\n") << "groff warns about nothing";
   auto page = command_output(std::string(DLREADY_BINARY) + " man | groff -man -Tascii -P-cbou 2>/dev/null");
   EXPECT_NE(page.find("dlready train [options]"), std::string::npos) << page.substr(0, 600);
-  EXPECT_NE(page.find("--epochs INT"), std::string::npos) << page.substr(0, 600);
+  EXPECT_NE(page.find("--epochs N"), std::string::npos) << page.substr(0, 600);
+  EXPECT_EQ(page.find("TEXT"), std::string::npos) << "no CLI11 type tags in the manual";
   EXPECT_NE(page.find("EXIT STATUS"), std::string::npos);
 }
 
@@ -417,6 +428,14 @@ TEST(Cli, CompletionOffersFixedChoicesAndTheManualSaysWhatItReads) {
   auto program = complete_bash("launch --nproc-per-node 2 -- bas");
   EXPECT_NE(program.find("bash"), std::string::npos) << "a command after --: " << program;
   EXPECT_EQ(complete_bash("launch -- sh /nonexistent-dir/"), "\n") << "its arguments are files";
+  // Issue 62, item 15: a dlready after launch's -- completes as dlready; numbers and names complete no files.
+  EXPECT_NE(complete_bash("launch --nproc-per-node 2 -- dlr").find("dlready"), std::string::npos);
+  EXPECT_EQ(complete_bash("launch --nproc-per-node 2 -- dlready tra"), "train\n");
+  EXPECT_EQ(complete_bash("launch -- dlready train --epo"), "--epochs\n");
+  EXPECT_EQ(complete_bash("launch -- /usr/bin/dlready train --model \"\""), "cnn mlp\n");
+  EXPECT_EQ(complete_bash("train --epochs \"\""), "\n") << "a number is no file name";
+  EXPECT_EQ(complete_bash("doctor --user \"\""), "\n") << "a user is no file name";
+  EXPECT_NE(complete_bash("doctor --root /"), "\n") << "a folder is";
   EXPECT_NE(run("completion fish").out.find("-x -a 'gemm copy train floor all'"), std::string::npos);
   auto page = command_output(std::string(DLREADY_BINARY) + " man | groff -man -Tascii -P-cbou 2>/dev/null");
   for (const char* part : {"ENVIRONMENT", "DLREADY_KEY_FILE", "DLREADY_TORCH_INDEX", "NO_COLOR", "FILES",

@@ -159,7 +159,7 @@ TEST(Newcomer, HelpWrapsAtTheTerminalsWidth) {
                                                       << ":\n" << line;
       }
     }
-  EXPECT_NE(help("setup", "COLUMNS=70").find("  --python TEXT               Python version X.Y (default: python3 on\n"
+  EXPECT_NE(help("setup", "COLUMNS=70").find("  --python X.Y                Python version X.Y (default: python3 on\n"
                                               "                              PATH)\n"),
             std::string::npos)
       << help("setup", "COLUMNS=70");

@@ -1,4 +1,5 @@
 #include "cli/shell_completion.hpp"
+#include "cli/help_format.hpp"
 
 #include <vector>
 
@@ -92,9 +93,14 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
       "  # The command as typed so far: its words that name (sub)commands, options skipped.\n"
       "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "    w=${COMP_WORDS[i]}\n"
-      "    # After launch's --: the program to run first (a command), then its arguments (files).\n"
-      "    [[ $w == -- ]] && { if ((i == COMP_CWORD - 1)); then COMPREPLY=($(compgen -c -- \"$cur\"));\n"
-      "      else COMPREPLY=($(compgen -f -- \"$cur\")); fi; return; }\n"
+      "    # After launch's --: the program to run first (dlready, or a command); a dlready after it\n"
+      "    # completes as its own command line (launch -- dlready train --epochs ...); another program's\n"
+      "    # arguments are files.\n"
+      "    if [[ $w == -- ]]; then\n"
+      "      if ((i == COMP_CWORD - 1)); then COMPREPLY=($(compgen -W dlready -- \"$cur\") $(compgen -c -- \"$cur\")); return; fi\n"
+      "      if [[ ${COMP_WORDS[i+1]##*/} == dlready ]]; then path=; ((i++)); continue; fi\n"
+      "      COMPREPLY=($(compgen -f -- \"$cur\")); return\n"
+      "    fi\n"
       "    [[ $w == -* ]] && continue\n"
       "    case \"${path:+$path }$w\" in\n";
   std::vector<std::string> paths;
@@ -104,16 +110,20 @@ std::string bash_script(const std::vector<CommandSpec>& commands) {
   s += "  case \"$path\" in\n";
   for (const auto& c : commands) {
     s += "    " + shell_quote(c.path) + ")\n      case \"$prev\" in\n";
-    std::vector<std::string> valued;
+    std::vector<std::string> valued, unnamed;
     for (const auto& o : c.options) {
       if (!o.takes_value) continue;
       if (!o.choices.empty())
         s += "        " + join(o.names, "|") + ") COMPREPLY=($(compgen -W " + shell_quote(join(o.choices, " ")) +
              " -- \"$cur\")); return ;;\n";
+      else if (value_is_not_a_file(o.type, o.names.front()))
+        unnamed.insert(unnamed.end(), o.names.begin(), o.names.end());
       else
         valued.insert(valued.end(), o.names.begin(), o.names.end());
     }
     if (!valued.empty()) s += "        " + join(valued, "|") + ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+    // A number, a name, a version: nothing to offer, and never a file name.
+    if (!unnamed.empty()) s += "        " + join(unnamed, "|") + ") COMPREPLY=(); return ;;\n";
     std::vector<std::string> words;
     for (const auto& o : c.options) words.insert(words.end(), o.names.begin(), o.names.end());
     s += "      esac\n      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W " + shell_quote(join(words, " ")) +
@@ -148,6 +158,7 @@ std::string fish_script(const std::vector<CommandSpec>& commands) {
       s += "complete -c dlready -n " + shell_quote(when);
       for (const auto& n : o.names) s += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
       if (!o.choices.empty()) s += " -x -a " + shell_quote(join(o.choices, " "));
+      else if (o.takes_value && value_is_not_a_file(o.type, o.names.front())) s += " -x";
       else if (o.takes_value) s += " -r -F";
       s += " -d " + shell_quote(o.description.substr(0, 80)) + "\n";
     }
@@ -246,7 +257,7 @@ std::string man_page(const CLI::App& app, const std::string& version, const std:
       // A list of choices may break after each comma (troff's \: is a break point that prints nothing).
       if (o.takes_value) {
         s += " \\fI";
-        for (char ch : roff(o.type)) s += ch == ',' ? std::string(",\\:") : std::string(1, ch);
+        for (char ch : roff(value_label(o.type, o.names.front()))) s += ch == '|' ? std::string("|\\:") : std::string(1, ch);
         s += "\\fR";
       }
       s += "\n" + roff(o.description) + (o.default_value.empty() ? "" : " (default: " + roff(o.default_value) + ")") + "\n";
