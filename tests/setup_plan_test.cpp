@@ -675,5 +675,24 @@ TEST(SetupCli, GpuNamesAreAcceptedFromTheDoctorsTable) {
   EXPECT_EQ(plan("A1000").status, 2) << "a different GPU, not an A100 with a board";
 }
 
+// Issue 62, item 12: the GH200's plan names PyPI's aarch64 default for 2.15 (cu132, read from the
+// wheel, as x86_64's), so behind a PyPI mirror it installs from the mirror, and on a driver of
+// CUDA 13.0 it says cu132 would run only through minor-version compatibility.
+TEST(SetupCli, TheGh200PlanKnowsWhatPypiServesForAarch64) {
+  auto plan = [](const std::string& more) {
+    return run_command(std::string(DLREADY_BINARY) + " setup --dry-run --offline --platform linux-aarch64 --gpu GH200 "
+                       "--python 3.12 " + more + " 2>&1");
+  };
+  auto mirror = plan("--driver 595.58.03 --index-url https://pypi.tuna.tsinghua.edu.cn/simple");
+  EXPECT_EQ(mirror.status, 0) << mirror.out;
+  EXPECT_NE(mirror.out.find("plan: torch==2.15.* (cu132) from https://pypi.tuna.tsinghua.edu.cn/simple"), std::string::npos)
+      << mirror.out;
+  EXPECT_NE(mirror.out.find("serves 2.15's default variant, cu132, the one planned"), std::string::npos) << mirror.out;
+  EXPECT_EQ(mirror.out.find("did not answer"), std::string::npos) << mirror.out;
+  auto older = plan("--driver 580.65.06");
+  EXPECT_NE(older.out.find("2.15's cu132 runs on driver 580.65.06 only through minor-version compatibility"),
+            std::string::npos) << older.out;
+}
+
 }  // namespace
 }  // namespace dlready::test
