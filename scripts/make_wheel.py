@@ -16,7 +16,10 @@ import sys
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EPOCH = (2026, 1, 1, 0, 0, 0)  # zip entries carry no build time
+# Zip entries carry no build time: SOURCE_DATE_EPOCH's (scripts/release.sh sets the commit's), else a
+# fixed one (zip cannot hold a time before 1980).
+_EPOCH_SECONDS = max(int(os.environ.get("SOURCE_DATE_EPOCH", "1767225600")), 315532800)
+EPOCH = __import__("time").gmtime(_EPOCH_SECONDS)[:6]
 
 
 def record_line(name, data):

@@ -63,5 +63,14 @@ if [ ! -x "$DLREADY_VENV/bin/uv" ]; then
   "$DLREADY_VENV/bin/pip" install -q "uv==$UV_VERSION"
 fi
 
+# check-jsonschema: the release workflow is checked against GitHub's workflow schema (its copy is in
+# the package; actionlint's PyPI package fetches its binary from GitHub at install, which this
+# project's machines cannot reach).
+CHECK_JSONSCHEMA_VERSION=0.39.0
+if [ ! -x "$DLREADY_VENV/bin/check-jsonschema" ]; then
+  echo "setup: adding check-jsonschema==$CHECK_JSONSCHEMA_VERSION to the venv"
+  "$DLREADY_VENV/bin/pip" install -q "check-jsonschema==$CHECK_JSONSCHEMA_VERSION"
+fi
+
 cmake --preset release
 cmake --build --preset release -j"$(nproc)" "${targets[@]}"
