@@ -3,6 +3,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,7 +14,15 @@ namespace dlready {
 
 // Whether `path` cannot be an output file at all (it is a folder, a device or a FIFO, or its folder
 // does not exist): a failed write there is the user's argument, exit 2, not a failure of the work.
-[[nodiscard]] bool unusable_output_path(const std::string& path);
+// Inline: std::filesystem answers it alike on every platform.
+[[nodiscard]] inline bool unusable_output_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) return true;
+  const fs::path parent = fs::path(path).parent_path();
+  return !parent.empty() && !fs::is_directory(parent, ec);
+}
 
 // Fails with a message naming the path and the failing step. `mode` is the new file's mode.
 Status write_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0644);

@@ -12,15 +12,6 @@
 
 namespace dlready {
 
-bool unusable_output_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) return true;
-  const fs::path parent = fs::path(path).parent_path();
-  return !parent.empty() && !fs::is_directory(parent, ec);
-}
-
 AtomicFileWriter::Opened AtomicFileWriter::open(const std::string& path, mode_t mode) {
   // Renaming over a device node, a FIFO or a directory would replace it with a regular file (as
   // root, /dev/full would become a file): refuse any target that exists and is not a regular file.

@@ -9,15 +9,6 @@
 
 namespace dlready {
 
-bool unusable_output_path(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st)) return true;
-  const fs::path parent = fs::path(path).parent_path();
-  return !parent.empty() && !fs::is_directory(parent, ec);
-}
-
 Status write_file_atomically(const std::string& path, std::string_view content, mode_t) {
   const std::string tmp = path + ".dlready-tmp-" + std::to_string(::GetCurrentProcessId());
   const std::wstring wide_tmp = wide_from_utf8(tmp);
