@@ -1,7 +1,10 @@
 // `dlready train`: options, then the LibTorch module (see cli/torch_module.hpp).
 #include "cli/train_command.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 #include "cli/security_command.hpp"
@@ -78,6 +81,16 @@ void add_train_command(CLI::App& app, TrainOptions& o) {
   cmd->add_flag_callback("--no-progress", [&o] { o.progress = false; }, "No progress bar");
 }
 
-ExitCode run_train(const TrainOptions& opt) { return run_torch_module("train", to_json(opt)); }
+ExitCode run_train(const TrainOptions& opt) {
+  // Refused before the module loads and prints its header (issue 62, item 16); the module checks
+  // again (train/resume.cpp), and a torchrun restart turns into --resume there.
+  const std::string checkpoint = opt.out + "/checkpoint.dlr";
+  if (!opt.resume && !opt.overwrite && !std::getenv("TORCHELASTIC_RESTART_COUNT") && ::access(checkpoint.c_str(), F_OK) == 0) {
+    std::fprintf(stderr, "dlready train: --out %s already holds a run (%s): continue it with --resume, replace it with "
+                         "--overwrite, or choose another --out\n", opt.out.c_str(), checkpoint.c_str());
+    return ExitCode::usage;
+  }
+  return run_torch_module("train", to_json(opt));
+}
 
 }  // namespace dlready

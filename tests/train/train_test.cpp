@@ -2,6 +2,8 @@
 // reference loss trajectory, checkpoints (torn, tampered, resume bit for bit after SIGKILL), NaN
 // detection, a real Fashion-MNIST run, and the CLI's refusal to die on a loader error.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sodium.h>
 #include <signal.h>
 #include <pty.h>
@@ -769,6 +771,8 @@ TEST(TrainCli, AnExistingRunIsNotOverwrittenSilently) {
   std::string text = command_output("cat " + f.root + "/o.txt");
   EXPECT_NE(text.find("already holds a run"), std::string::npos) << text;
   EXPECT_NE(text.find("--overwrite"), std::string::npos) << text;
+  EXPECT_EQ(text.find("dlready train: mlp on"), std::string::npos) << "refused before the run's header\n" << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line\n" << text;
   EXPECT_EQ(command_output("cat " + f.root + "/run/checkpoint.dlr"), before);
   EXPECT_EQ(sh(" --epochs 2 --resume"), 0) << command_output("cat " + f.root + "/o.txt");
   EXPECT_EQ(sh(" --epochs 1 --seed 7 --overwrite"), 0) << command_output("cat " + f.root + "/o.txt");
