@@ -95,7 +95,15 @@ TEST(Scenario, NoNvidiaGpu) {
   expect_finding(r, "no-nvidia-gpu");
   EXPECT_TRUE(r.verdict.cpu_training_ok);
   EXPECT_FALSE(r.verdict.torch.at(0).cuda_available);
-  EXPECT_NE(r.recommendations.at(0).commands.at(1).find("/whl/cpu"), std::string::npos);
+  // The torch installed trains on the CPU: a CPU build is no better, so none is recommended (issue
+  // 62, item 14); without a torch, the CPU build is.
+  EXPECT_TRUE(r.recommendations.empty()) << r.recommendations.at(0).title;
+  Fixture bare;
+  add_base_system(bare);
+  add_pci_function(bare, "0000:00:02.0", "8086", "4680", "030000", "i915");
+  auto none = bare.report();
+  ASSERT_FALSE(none.recommendations.empty());
+  EXPECT_NE(none.recommendations.at(0).commands.at(1).find("/whl/cpu"), std::string::npos);
 }
 
 // A docker container in a KVM guest: the PCI devices seen are the VM's, so the finding says "a

@@ -37,9 +37,11 @@ Verdict verdict_of(VerdictKind kind, const Facts& f, const Derived& d, const std
 // The torch that would be imported works for this machine (issue 50, item 10: "Recommended install"
 // was printed on every run): no error finding, and where there is a GPU a CUDA build the verdict finds
 // usable; a CPU-only machine runs any build. Then nothing needs installing.
+// Without a GPU, "no NVIDIA GPU" is an error no install fixes: the torch installed trains on the CPU,
+// and a CPU build offered beside it is no better (issue 62, item 14).
 bool installed_torch_fits(const Facts& f, const Derived& d, const Report& r) {
   for (const auto& x : r.findings)
-    if (x.severity == Severity::error) return false;
+    if (x.severity == Severity::error && (d.gpu_evidence || x.check != "gpu")) return false;
   const TorchInstall* primary = primary_torch(f);
   if (!primary) return false;
   if (!d.gpu_evidence) return true;
