@@ -151,6 +151,41 @@ TEST(SetupPlan, ANativeBuildComesBeforeMinorVersionCompatibility) {
 // Issue 61 item 4: every build graded for the machine, as torch-check's users have them: for one
 // given by flags, the plan marked, minor-version compatibility graded as such, and with --all the
 // builds that do not run here with why; the same as JSON.
+// Issue 61, item 4: --why BUILD, check by check, for a machine given by flags and for this one (a
+// fixture root); --json; exit 1 when the build does not run, 2 for no build.
+TEST(SetupCli, WhyChecksOneBuildCheckByCheck) {
+  const std::string flags = " --offline --gpu 'RTX 5090' --driver 570.86.10 --python 3.12";
+  auto old = run_command(std::string(DLREADY_BINARY) + " setup --why torch==2.7.1+cu126" + flags + " 2>&1");
+  EXPECT_EQ(old.status, 1) << old.out;
+  EXPECT_NE(old.out.find("2.7 cu126: incompatible (the plan is "), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("[fails]         kernels  no kernels for sm_120"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("[ok]            python   wheels for Python 3.12"), std::string::npos) << old.out;
+  EXPECT_NE(old.out.find("[not checked]   index"), std::string::npos) << old.out;
+  auto minor = run_command(std::string(DLREADY_BINARY) + " setup --why 2.15+cu132 --offline --gpu H100 --driver 580.65.06 "
+                           "--python 3.12 --json 2>&1");
+  EXPECT_EQ(minor.status, 0) << minor.out;
+  auto j = nlohmann::json::parse(minor.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << minor.out;
+  EXPECT_EQ(j["schema"], "dlready.setup-why/1");
+  EXPECT_EQ(j["builds"][0]["status"], "minor");
+  EXPECT_EQ(j["builds"][0]["checks"][3]["check"], "driver");
+  EXPECT_EQ(j["builds"][0]["checks"][3]["verdict"], "minor");
+  auto every = run_command(std::string(DLREADY_BINARY) + " setup --why 2.11" + flags + " 2>&1");
+  EXPECT_NE(every.out.find("2.11 cu128: direct (the plan)"), std::string::npos) << every.out;
+  EXPECT_NE(every.out.find("2.11 cu126: incompatible"), std::string::npos) << "each variant of the release\n" << every.out;
+  EXPECT_EQ(run_command(std::string(DLREADY_BINARY) + " setup --why 'torch==2.x'" + flags + " 2>&1").status, 2);
+  EXPECT_NE(run_command(std::string(DLREADY_BINARY) + " setup --why 0.3" + flags + " 2>&1").out.find("in neither dlready's tables"),
+            std::string::npos);
+  // This machine: a fixture root's GPU and driver.
+  Fixture f;
+  healthy_gpu_machine(f);
+  auto here = run_command("env -i PATH=/usr/bin:/bin HOME=/home/alice " + std::string(DLREADY_BINARY) +
+                          " setup --why 2.11+cu130 --offline --python 3.11 --load-root-drivers --root " + f.root + " 2>&1");
+  EXPECT_EQ(here.status, 0) << here.out;
+  EXPECT_NE(here.out.find("driver 580.65.06 runs CUDA 13.0 natively"), std::string::npos) << here.out;
+  EXPECT_NE(here.out.find("kernels for sm_90"), std::string::npos) << here.out;
+}
+
 TEST(SetupCli, CandidatesGradeEveryBuildForTheMachine) {
   const std::string setup =
       std::string(DLREADY_BINARY) +

@@ -61,6 +61,10 @@ void add_setup_command(CLI::App& app, SetupArgs& a) {
       "(through minor-version compatibility), incompatible, unavailable; installs nothing");
   cmd->add_flag("--all", a.all,
                 "With --candidates: also the builds that do not run here, with why");
+  cmd->add_option("--why", a.why,
+                  "Why one build fits the machine or not, check by check (the index, Python, the GPUs' "
+                  "kernels, the driver): torch==2.12.1+cu130, 2.12+cu130, or 2.12 for each of its variants")
+      ->type_name("BUILD");
   cmd->add_option("--driver", a.driver, "Plan for another machine: its NVIDIA driver version");
   cmd->add_option("--gpu", a.gpus, "Plan for another machine: its GPUs' compute capabilities (sm_61,sm_90) or names (H100, 'RTX 4090', GH200)")
       ->delimiter(',');

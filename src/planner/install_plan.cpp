@@ -561,3 +561,95 @@ std::vector<Candidate> plan_candidates(const PlanMachine& m) {
 }
 
 }  // namespace dlready
+
+namespace dlready {
+namespace {
+
+BuildCheck python_check(const PlanMachine& m, const std::string& release) {
+  auto r = python_range(release);
+  const std::string range = r ? " (" + r->min + " to " + r->max + ")" : "";
+  if (m.python.empty()) return {"python", "not checked", "the environment's Python is not known"};
+  return python_fits(release, m) ? BuildCheck{"python", "ok", "wheels for Python " + m.python + range}
+                                 : BuildCheck{"python", "fails", "no wheel for Python " + m.python + range};
+}
+
+BuildCheck index_check(const PlanMachine& m, const std::string& release, const std::string& variant) {
+  if (!m.index) return {"index", "not checked", m.index_note.empty() ? "not read: planned from dlready's tables" : m.index_note};
+  auto served = index_variants(m, release);
+  if (index_line(*m.index, release).empty()) return {"index", "fails", release + " is not on the index"};
+  if (served.empty()) return {"index", "ok", release + " is on the index (its default build)"};
+  auto it = served.find(variant);
+  if (it == served.end()) return {"index", "fails", variant + " of " + release + " is not on the index"};
+  return {"index", "ok", variant + " of " + release + " is on the index"};
+}
+
+BuildCheck kernels_check(const PlanMachine& m, const TorchVariant& v) {
+  if (m.gpus.empty()) return {"kernels", "ok", "no NVIDIA GPU: any build runs on the CPU"};
+  std::vector<std::string> ok, missing;
+  for (const auto& g : m.gpus) (arch_list_covers(v.arch_list, g.first, g.second) ? ok : missing).push_back(sm(g));
+  if (!missing.empty()) return {"kernels", "fails", "no kernels for " + join(missing, ", ") + " (" + v.arch_list + ")"};
+  return {"kernels", "ok", "kernels for " + join(ok, ", ") + " (" + v.arch_list + ")"};
+}
+
+BuildCheck driver_check(const PlanMachine& m, const TorchVariant& v) {
+  if (!m.driver) return {"driver", "not checked", "the driver is not known (--driver gives it)"};
+  auto floor = driver_floor(m, v.cuda);
+  if (floor && compare_versions(*m.driver, *floor) < 0)
+    return {"driver", "fails", "CUDA " + v.cuda + " needs driver >= " + *floor + "; this one is " + *m.driver};
+  const std::string max = max_cuda_for_driver(*m.driver).value_or("?");
+  if (compatibility_of(m, v.cuda) == "minor")
+    return {"driver", "minor", "driver " + *m.driver + " is for CUDA " + max + ": CUDA " + v.cuda +
+                                   " runs only through minor-version compatibility (no JIT of newer PTX)"};
+  return {"driver", "ok", "driver " + *m.driver + " runs CUDA " + v.cuda + " natively (up to " + max + ")"};
+}
+
+// The row of a build: the tables' (or the index's) for a CUDA variant; the CPU build has none.
+std::vector<TorchVariant> variants_asked(const PlanMachine& m, const std::string& release, const std::string& variant) {
+  std::vector<TorchVariant> out;
+  for (const auto& v : table_of(m))
+    if (v.torch == release && (variant.empty() || v.variant == variant)) out.push_back(v);
+  if (out.empty() && m.index && !index_line(*m.index, release).empty())  // a release only the index knows
+    for (const auto& v : variants_from_index(m, release))
+      if (variant.empty() || v.variant == variant) out.push_back(v);
+  const bool known = !out.empty() || in_tables(m, release);
+  if (known && (variant == "cpu" || (variant.empty() && m.gpus.empty()))) out.insert(out.begin(), TorchVariant{release, "cpu", "", "", false, ""});
+  return out;
+}
+
+}  // namespace
+
+std::vector<BuildWhy> explain_build(const PlanMachine& m, const std::string& version, const std::string& variant) {
+  const std::string release = release_line(version);
+  const InstallPlan plan = plan_install(m);
+  std::vector<BuildWhy> out;
+  const auto variants = variants_asked(m, release, variant);
+  if (variants.empty()) {
+    BuildWhy w{release, variant.empty() ? "?" : variant, {}, "unavailable", false};
+    w.checks.push_back({"release", "fails", (variant.empty() ? release : release + " " + variant) +
+                                                " is in neither dlready's tables (" + kCompatTableDate + ") nor the index read"});
+    return {w};
+  }
+  for (const auto& v : variants) {
+    BuildWhy w{release, v.variant, {}, "", plan.ok && plan.release == release && plan.variant == v.variant};
+    w.checks.push_back(index_check(m, release, v.variant));
+    w.checks.push_back(python_check(m, release));
+    if (v.variant == "cpu") {
+      w.checks.push_back(m.gpus.empty() ? BuildCheck{"kernels", "ok", "no NVIDIA GPU: the CPU build"}
+                                        : BuildCheck{"kernels", "fails", "the CPU build cannot use the NVIDIA GPUs here"});
+    } else {
+      w.checks.push_back(kernels_check(m, v));
+      w.checks.push_back(driver_check(m, v));
+    }
+    bool fails = false, minor = false, unknown = false;
+    for (const auto& c : w.checks) {
+      fails |= c.verdict == "fails";
+      minor |= c.verdict == "minor";
+      unknown |= c.verdict == "not checked" && c.name == "driver";
+    }
+    w.status = fails ? "incompatible" : minor ? "minor" : unknown ? "unknown" : "direct";
+    out.push_back(w);
+  }
+  return out;
+}
+
+}  // namespace dlready

@@ -63,6 +63,22 @@ struct Candidate {
 // Every CUDA variant of every release the machine's platform has (the CPU build on a machine
 // without an NVIDIA GPU), the newest first; incompatible and unavailable ones included.
 std::vector<Candidate> plan_candidates(const PlanMachine& m);
+// `setup --why`: one check of a build against the machine: "ok", "fails", "minor" (the driver runs
+// it only through minor-version compatibility) or "not checked" (the machine does not say).
+struct BuildCheck {
+  std::string name;  // index, python, kernels, driver, release
+  std::string verdict, detail;
+};
+struct BuildWhy {
+  std::string release, variant;
+  std::vector<BuildCheck> checks;
+  std::string status;  // direct, minor, unknown, incompatible, unavailable (as plan_candidates grades)
+  bool planned = false;  // the build plan_install chooses
+};
+// Why a build fits the machine or not, check by check: `version` "2.12" or "2.12.1"; `variant`
+// "cu130", "cpu", or "" for every variant of the release.
+std::vector<BuildWhy> explain_build(const PlanMachine& m, const std::string& version, const std::string& variant);
+
 // A Mac's plan (install_plan_macos.cpp; plan_install hands macos-* platforms to it): the variant is
 // "mps" or "cpu", the index PyPI.
 InstallPlan plan_mac_install(const PlanMachine& m);

@@ -162,6 +162,45 @@ std::string candidates_text(const std::vector<Candidate>& candidates,
   return out;
 }
 
+std::string build_why_text(const std::vector<BuildWhy>& builds, const std::string& asked,
+                           const std::vector<std::string>& seen, const InstallPlan& plan) {
+  std::string out = "dlready setup --why " + asked + " — that build against the machine, check by check\n";
+  for (const auto& line : seen) out += "  seen: " + line + "\n";
+  for (const auto& b : builds) {
+    out += "  " + b.release + " " + b.variant + ": " + b.status +
+           (b.planned ? " (the plan)" : plan.ok ? " (the plan is " + plan.release + " " + plan.variant + ")" : "") + "\n";
+    for (const auto& c : b.checks) {
+      std::string row = "    [" + c.verdict + "]";
+      row.resize(20, ' ');
+      row += c.name;
+      row.resize(29, ' ');
+      out += row + c.detail + "\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json build_why_json(const std::vector<BuildWhy>& builds, const PlanMachine& m,
+                              const std::vector<std::string>& seen) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& b : builds) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& c : b.checks) checks.push_back({{"check", c.name}, {"verdict", c.verdict}, {"detail", c.detail}});
+    rows.push_back({{"release", b.release}, {"variant", b.variant}, {"status", b.status}, {"planned", b.planned},
+                    {"checks", checks}});
+  }
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back(sm(g));
+  return {{"schema", "dlready.setup-why/1"},
+          {"machine",
+           {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()},
+            {"gpus", gpus},
+            {"python", m.python},
+            {"platform", m.platform},
+            {"seen", seen}}},
+          {"builds", rows}};
+}
+
 nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const PlanMachine& m,
                                const std::vector<std::string>& seen) {
   nlohmann::json rows = nlohmann::json::array();

@@ -39,6 +39,11 @@ nlohmann::json install_plan_json(const InstallPlan& p, const PlanMachine& m, con
 // plan_candidates), the chosen one marked; without `all`, only the ones that run here.
 std::string candidates_text(const std::vector<Candidate>& candidates,
                             const std::vector<std::string>& seen, bool all);
+// `setup --why`: each build asked for, its checks and its grade (planner's explain_build).
+std::string build_why_text(const std::vector<BuildWhy>& builds, const std::string& asked,
+                           const std::vector<std::string>& seen, const InstallPlan& plan);
+nlohmann::json build_why_json(const std::vector<BuildWhy>& builds, const PlanMachine& m,
+                              const std::vector<std::string>& seen);
 nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const PlanMachine& m,
                                const std::vector<std::string>& seen);
 

@@ -26,6 +26,7 @@ struct SetupRequest {
   bool offline = false;  // plan from the tables alone (setup/setup_index.hpp)
   bool candidates = false;  // --candidates: every build graded for the machine instead of one plan
   bool all = false;         // --all: the incompatible and unavailable ones too
+  std::string why;          // --why SPEC: one build (torch==2.12.1+cu130, 2.12+cu130, 2.12) checked one check at a time
   // Another machine: any of these plans for it instead of this one.
   std::string driver;
   std::vector<std::string> gpus;
