@@ -340,6 +340,13 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
     EXPECT_NE(oom_read.find(said), std::string::npos) << said << ": " << oom_read;
   EXPECT_EQ(oom_read.find("BAR1"), std::string::npos)
       << "BAR1's Total/Used are not the GPU's memory: " << oom_read;
+  // `pip list | grep torch` keeps no header and `pip show torch` has its own form: both give the torch.
+  auto grep = explained_report("nvidia_smi_and_pip_list_grep.md");
+  EXPECT_EQ(confidence_by_id(grep)["arch-not-supported"], "confirmed") << grep.dump(1);
+  EXPECT_NE(grep["report"]["read"].dump().find("PyTorch 2.5.1+cu124"), std::string::npos) << grep.dump(1);
+  auto show = explained_report("pip_show_cpu_build.txt");
+  EXPECT_EQ(confidence_by_id(show)["torch-cpu-only"], "confirmed") << show.dump(1);
+  EXPECT_NE(show["report"]["read"].dump().find("PyTorch 2.3.1+cpu"), std::string::npos) << show.dump(1);
   auto text = explain("--report " + pasted("rtx5090_torch22_numpy2.md"));
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;

@@ -70,7 +70,16 @@ struct ReadState {
   bool in_fb_memory = false;  // nvidia-smi -q's "FB Memory Usage" block
   std::string cuda_said;
   std::string echoed;  // `echo $NAME` was the last line: its value is the next
+  std::string shown;   // `pip show`'s "Name:": its "Version:" follows
 };
+
+// The packages whose row is read outside a listing's header too (`pip list | grep torch` keeps no
+// header): the ones the rules read, nothing a stray "word 1.2" line could be mistaken for.
+bool known_package(const std::string& name) {
+  const std::string n = to_lower(name);
+  return n == "torch" || n == "torchvision" || n == "torchaudio" || n == "numpy" || n == "triton" ||
+         n == "pytorch" || starts_with(n, "nvidia-") || starts_with(n, "nvidia_") || n == "cuda-toolkit";
+}
 
 // A GPU by the name a report gives: a device whose compute capability the GPU table knows, as if
 // the driver had named it.
@@ -298,7 +307,8 @@ void read_library(PastedReport& r, const std::string& line, ReadState& st) {
   bool conda_line = starts_with(line, "[conda] ");
   auto w = words_of(conda_line ? line.substr(8) : line);
   bool conda = conda_line || st.in_conda_list;
-  if (w.size() < 2 || !(conda || st.in_pip_list) || !is_ascii_digit(w[1][0])) return;
+  const bool listed = conda || st.in_pip_list || (w.size() == 2 && known_package(w[0]));
+  if (w.size() < 2 || !listed || !is_ascii_digit(w[1][0])) return;
   add_package(r, w[0], w[1]);
   if (!conda || w.size() < 3) return;
   CondaPackage p{w[0], w[1], w[2], w.size() > 3 ? w[3] : "", {}};
@@ -338,6 +348,11 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   } else if (key_value(line, "GPU models and configuration", v)) {
     st.in_gpus = true;
     if (!unknown(v)) read_gpu(r, v);
+  } else if (key_value(line, "Name", v) && known_package(v)) {
+    st.shown = v;  // pip show
+  } else if (!st.shown.empty() && key_value(line, "Version", v) && !v.empty() && is_ascii_digit(v[0])) {
+    add_package(r, st.shown, v);
+    st.shown.clear();
   } else if (key_value(line, "Python platform", v)) {
     std::string lower = to_lower(v);
     if (lower.find("microsoft") != std::string::npos) r.facts.os.wsl = true, r.facts.os.wsl_dxg = lower.find("wsl2") != std::string::npos;
