@@ -347,6 +347,13 @@ TEST(Explain, APastedCollectEnvIsJudgedByTheDoctorsRules) {
   auto show = explained_report("pip_show_cpu_build.txt");
   EXPECT_EQ(confidence_by_id(show)["torch-cpu-only"], "confirmed") << show.dump(1);
   EXPECT_NE(show["report"]["read"].dump().find("PyTorch 2.3.1+cpu"), std::string::npos) << show.dump(1);
+  // A Python session's answers (torch.__version__, torch.version.cuda) and nvidia-smi -q's driver
+  // line as pasted ("470.82.01    CUDA Version: 11.4"): the driver against the torch's CUDA.
+  auto repl = explained_report("python_repl_old_driver.txt");
+  EXPECT_EQ(confidence_by_id(repl)["driver-too-old"], "confirmed") << repl.dump(1);
+  auto repl_read = repl["report"]["read"].dump();
+  for (const char* said : {"PyTorch 2.4.0+cu121", "driver 470.82.01\"", "built for CUDA 12.1"})
+    EXPECT_NE(repl_read.find(said), std::string::npos) << said << ": " << repl_read;
   auto text = explain("--report " + pasted("rtx5090_torch22_numpy2.md"));
   EXPECT_NE(text.out.find("[arch-not-supported] — confirmed by the report"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("<env>/bin/python -m pip install \"numpy<2\""), std::string::npos) << text.out;

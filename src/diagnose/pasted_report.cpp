@@ -71,7 +71,9 @@ struct ReadState {
   std::string cuda_said;
   std::string echoed;  // `echo $NAME` was the last line: its value is the next
   std::string shown;   // `pip show`'s "Name:": its "Version:" follows
+  std::string asked;   // a Python prompt asked torch.__version__ or torch.version.cuda: the answer follows
 };
+
 
 // The packages whose row is read outside a listing's header too (`pip list | grep torch` keeps no
 // header): the ones the rules read, nothing a stray "word 1.2" line could be mistaken for.
@@ -176,7 +178,7 @@ bool smi_q_value(const std::string& line, std::string_view key, std::string& val
 bool read_nvidia_smi_q(PastedReport& r, const std::string& line, ReadState& st) {
   std::string v;
   if (smi_q_value(line, "Driver Version", v)) {
-    set_driver(r, v);
+    set_driver(r, v.substr(0, v.find_first_of(" \t")));  // "470.82.01    CUDA Version: 11.4" pasted off the table
     return r.recognised = true;
   }
   if (smi_q_value(line, "Product Name", v) && !v.empty()) {
@@ -319,6 +321,23 @@ void read_library(PastedReport& r, const std::string& line, ReadState& st) {
   else if (cuda != std::string::npos) st.cuda_said = w[2].substr(cuda + 4, w[2].find('_', cuda) - cuda - 4);
 }
 
+// A Python session's answer to `torch.__version__` / `torch.version.cuda` (the REPL's '2.5.1+cu124'
+// or print's 2.5.1+cu124, on the next line): the torch and the CUDA it was built for.
+bool read_python_answer(PastedReport& r, const std::string& line, ReadState& st) {
+  if (!st.asked.empty()) {
+    const std::string asked = std::exchange(st.asked, "");
+    std::string v = line;
+    if (v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+    const bool answer = !v.empty() && v.find(' ') == std::string::npos && (is_ascii_digit(v[0]) || v == "None");
+    if (answer && asked == "version" && is_ascii_digit(v[0])) return add_package(r, "torch", v), true;
+    if (answer && asked == "cuda") return st.cuda_said = v, true;
+  }
+  if (line.find(">>>") == std::string::npos && line.find("print(") == std::string::npos) return false;
+  if (line.find("torch.__version__") != std::string::npos) st.asked = "version";
+  else if (line.find("torch.version.cuda") != std::string::npos) st.asked = "cuda";
+  return false;
+}
+
 // The blocks whose rows carry no key of their own: pip list's and conda list's rows.
 void enter_block(const std::string& line, ReadState& st) {
   auto w = words_of(line);
@@ -329,7 +348,7 @@ void enter_block(const std::string& line, ReadState& st) {
 void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
   std::string v;
-  if (read_echoed(r, line, st)) return;
+  if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
   st.in_gpus = false;
   if (key_value(line, "PyTorch version", v) && !unknown(v)) {
