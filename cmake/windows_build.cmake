@@ -31,7 +31,9 @@ target_include_directories(dlready PRIVATE "${PROJECT_BINARY_DIR}/layers/cli")
 target_link_libraries(dlready PRIVATE dlready_doctor dlready_report dlready_snapshot dlready_setup)
 target_compile_definitions(dlready PRIVATE DLREADY_VERSION="${PROJECT_VERSION}" DLREADY_BUILD_TARGET="windows-x86_64")
 # Everything in the .exe: libstdc++, libgcc and winpthread linked statically.
-target_link_options(dlready PRIVATE -static -static-libgcc -static-libstdc++)
+# No link time in the PE header (GNU ld stamps it by default): two builds of one commit are the
+# same bytes (scripts/release.sh --check).
+target_link_options(dlready PRIVATE -static -static-libgcc -static-libstdc++ -Wl,--no-insert-timestamp)
 
 # The Windows scenarios' fakes (tests/windows_doctor_test.cpp copies them into a wine prefix).
 enable_language(RC)
