@@ -30,12 +30,10 @@ namespace {
 std::string version_of(const std::string& built_for) { return built_for.substr(0, built_for.find(' ')); }
 
 // The module's DT_NEEDED libraries that `torch_lib` holds, by absolute path.
-std::vector<std::string> torch_libraries_needed(const RootFs& fs, const std::string& module_path,
+std::vector<std::string> torch_libraries_needed(const RootFs& fs, const std::vector<std::string>& needed,
                                                 const std::string& torch_lib) {
   std::vector<std::string> out;
-  auto elf = read_elf(fs, module_path);
-  if (!elf.info) return out;
-  for (const auto& name : elf.info->needed)
+  for (const auto& name : needed)
     if (fs.exists(path_join(torch_lib, name))) out.push_back(path_join(torch_lib, name));
   return out;
 }
@@ -67,7 +65,7 @@ Status locate_module_torch(const std::string& module_path, ModuleTorch& out) {
   const std::string site = path_dirname(user.torch->torch_dir);
   for (auto& dir : out.run_path)
     if (starts_with(dir, built_site + "/")) dir = site + dir.substr(built_site.size());
-  out.torch_libraries = torch_libraries_needed(fs, module_path, path_join(site, "torch/lib"));
+  out.torch_libraries = torch_libraries_needed(fs, elf.info->needed, path_join(site, "torch/lib"));
   out.moved_from = built_site;
   out.moved_to = path_join(site, "torch/lib");
   return {};

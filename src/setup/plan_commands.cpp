@@ -162,6 +162,21 @@ std::string candidates_text(const std::vector<Candidate>& candidates,
   return out;
 }
 
+namespace {
+
+// The machine as --candidates and --why describe it (without a Mac's macOS).
+nlohmann::json graded_machine_json(const PlanMachine& m, const std::vector<std::string>& seen) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : m.gpus) gpus.push_back(sm(g));
+  return {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()},
+          {"gpus", gpus},
+          {"python", m.python},
+          {"platform", m.platform},
+          {"seen", seen}};
+}
+
+}  // namespace
+
 std::string build_why_text(const std::vector<BuildWhy>& builds, const std::string& asked,
                            const std::vector<std::string>& seen, const InstallPlan& plan) {
   std::string out = "dlready setup --why " + asked + " — that build against the machine, check by check\n";
@@ -189,16 +204,7 @@ nlohmann::json build_why_json(const std::vector<BuildWhy>& builds, const PlanMac
     rows.push_back({{"release", b.release}, {"variant", b.variant}, {"status", b.status}, {"planned", b.planned},
                     {"checks", checks}});
   }
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : m.gpus) gpus.push_back(sm(g));
-  return {{"schema", "dlready.setup-why/1"},
-          {"machine",
-           {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()},
-            {"gpus", gpus},
-            {"python", m.python},
-            {"platform", m.platform},
-            {"seen", seen}}},
-          {"builds", rows}};
+  return {{"schema", "dlready.setup-why/1"}, {"machine", graded_machine_json(m, seen)}, {"builds", rows}};
 }
 
 nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const PlanMachine& m,
@@ -211,16 +217,7 @@ nlohmann::json candidates_json(const std::vector<Candidate>& candidates, const P
                     {"status", c.status},
                     {"reason", c.reason},
                     {"chosen", c.chosen}});
-  nlohmann::json gpus = nlohmann::json::array();
-  for (const auto& g : m.gpus) gpus.push_back(sm(g));
-  return {{"schema", "dlready.setup-candidates/1"},
-          {"machine",
-           {{"driver", m.driver ? nlohmann::json(*m.driver) : nlohmann::json()},
-            {"gpus", gpus},
-            {"python", m.python},
-            {"platform", m.platform},
-            {"seen", seen}}},
-          {"candidates", rows}};
+  return {{"schema", "dlready.setup-candidates/1"}, {"machine", graded_machine_json(m, seen)}, {"candidates", rows}};
 }
 
 }  // namespace dlready

@@ -79,20 +79,10 @@ std::optional<std::string> pyenv_root_of_shims(const RootFs& fs, const std::stri
   return path_dirname(dir);
 }
 
-// The pyenv version the shell's `python` runs, when the first python on PATH is a pyenv shim.
-std::optional<PyenvChoice> shell_pyenv_choice(const RootFs& fs, const EnvFacts& env) {
-  for (const char* name : {"python", "python3"})
-    for (const auto& dir : split(env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"), ':'))
-      if (!dir.empty() && dir[0] == '/' && fs.exists(dir + "/" + name)) {
-        auto root = pyenv_root_of_shims(fs, dir);
-        return root ? pyenv_choice(fs, env, *root) : std::nullopt;
-      }
-  return std::nullopt;
-}
-
 // Where Python environments are, in the order Python would be chosen: the active ones, conda's,
 // those on PATH, pyenv's, the virtual environments where people keep them, the user's, the system's.
-std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
+// `shell`: what the shell's `python` runs (python_on_path), read once.
+std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env, const PythonFacts& shell) {
   std::vector<Candidate> cands;
   std::string home = env.get("HOME").value_or("/root");
   // `python -m dlready` names the interpreter that started it: <prefix>/bin/python.
@@ -103,8 +93,8 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env) {
   }
   if (auto v = env.get("VIRTUAL_ENV")) cands.push_back({*v, "venv", true, "VIRTUAL_ENV"});
   // No environment activated: the Python the shell runs is the one a pyenv shim first on PATH chooses.
-  if (cands.empty() && !env.get("CONDA_PREFIX"))
-    if (auto shim = shell_pyenv_choice(fs, env)) cands.push_back({shim->prefix, "pyenv", true, shim->via});
+  if (cands.empty() && !env.get("CONDA_PREFIX") && shell.python_on_path_via && shell.python_on_path_prefix)
+    cands.push_back({*shell.python_on_path_prefix, "pyenv", true, shell.python_on_path_via});
   if (auto c = env.get("CONDA_PREFIX")) {
     cands.push_back({*c, "conda", true, "CONDA_PREFIX"});
     // Sibling envs: <base>/envs/* whether the active one is base or one of them.
@@ -177,7 +167,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
   python_on_path(fs, env, f);
   std::vector<std::string> seen, seen_sp;
   std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
-  for (const auto& c : candidates(fs, env)) {
+  for (const auto& c : candidates(fs, env, f)) {
     auto real = fs.resolve(c.prefix);
     if (!real || std::find(seen.begin(), seen.end(), *real) != seen.end()) continue;
     seen.push_back(*real);
