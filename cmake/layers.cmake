@@ -117,7 +117,7 @@ dlready_platform_layer(dlready_diagnose diagnose
   src/diagnose/diagnose.cpp src/diagnose/catalogue.cpp src/diagnose/derive.cpp
   src/diagnose/rules_system.cpp src/diagnose/rules_driver.cpp src/diagnose/rules_devices.cpp
   src/diagnose/alloc_conf.cpp src/diagnose/rules_python.cpp src/diagnose/rules_software.cpp src/diagnose/rules_libraries.cpp src/diagnose/rules_services.cpp src/diagnose/rules_windows.cpp src/diagnose/rules_macos.cpp src/diagnose/rules_arm.cpp
-  src/diagnose/gpu_code.cpp src/diagnose/error_signatures.cpp src/diagnose/pasted_report.cpp
+  src/diagnose/gpu_code.cpp src/diagnose/error_signatures.cpp src/diagnose/pasted_report.cpp src/diagnose/message_finding.cpp
   src/diagnose/verdict.cpp src/diagnose/idle_threads.cpp)
 target_link_libraries(dlready_diagnose PUBLIC dlready_facts dlready_platform dlready_compat dlready_planner)
 dlready_platform_layer(dlready_report report

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -90,11 +91,21 @@ const std::vector<RealMessage>& real_messages() {
        "object file: No such file "
        "or directory",
        {{"library", "libcudnn.so.8"}}},
-      {"winerror-126",
+      {"winerror-126-fbgemm",
        "OSError: [WinError 126] The specified module could not be found. Error loading "
        "\"C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its "
        "dependencies.",
-       {{"dll", "C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\fbgemm.dll"},
+       {{"folder", "C:\\Users\\user\\anaconda3\\Lib\\site-packages\\torch\\lib\\"},
+        {"reason", "The specified module could not be found."}}},
+      {"winerror-126-c10",
+       "OSError: [WinError 126] Le module spécifié est introuvable. Error loading "
+       "\"C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.",
+       {{"folder", "C:\\ai\\stable-diffusion-webui\\venv\\lib\\site-packages\\torch\\lib\\"},
+        {"reason", "Le module spécifié est introuvable."}}},
+      {"winerror-126",
+       "OSError: [WinError 126] The specified module could not be found. Error loading "
+       "\"C:\\Users\\palam\\AppData\\Roaming\\Python\\Python310\\site-packages\\torch\\lib\\shm.dll\" or one of its dependencies.",
+       {{"dll", "C:\\Users\\palam\\AppData\\Roaming\\Python\\Python310\\site-packages\\torch\\lib\\shm.dll"},
         {"reason", "The specified module could not be found."}}},
       {"nvml-version-mismatch", "Failed to initialize NVML: Driver/library version mismatch", {}},
       {"numpy2-abi",
@@ -191,7 +202,15 @@ TEST(Explain, EverySignatureRecognisesTheMessageAPublicReportQuotes) {
     EXPECT_EQ(m["signature"], r.signature) << j.dump(1);
     for (const auto& [name, value] : r.values) EXPECT_EQ(m["values"].value(name, ""), value) << r.signature << " " << name;
     EXPECT_FALSE(j["findings"].empty()) << r.signature;
-    for (const auto& f : j["findings"]) EXPECT_EQ(f["confidence"], "likely") << "nothing was examined";
+    // Nothing was examined: only the finding the message proves by its own words is confirmed (by it).
+    std::string decides;
+    for (const auto& s : error_signatures())
+      if (s.id == r.signature) decides = s.decides;
+    for (const auto& f : j["findings"]) {
+      EXPECT_EQ(f["confidence"], f["id"] == decides ? "confirmed" : "likely") << r.signature << " " << f.dump();
+      if (f["id"] == decides) EXPECT_EQ(f.value("confirmed_by", ""), "message") << f.dump();
+    }
+    if (!decides.empty()) EXPECT_EQ(j["findings"][0]["id"], decides) << "the proven cause comes first: " << j.dump(1);
     EXPECT_EQ(m["advice"].get<std::string>().find("{"), std::string::npos) << "every {value} filled: " << m["advice"];
   }
   // The table and the catalogue agree: every signature is tested here, every finding it names exists.
@@ -201,6 +220,8 @@ TEST(Explain, EverySignatureRecognisesTheMessageAPublicReportQuotes) {
     EXPECT_TRUE(tested.count(s.id)) << s.id << " has no real message in this test";
     EXPECT_TRUE(starts_with(s.seen_in, "https://")) << s.id << ": a public report quoting the message";
     for (const auto& f : s.findings) EXPECT_TRUE(ids.count(f)) << s.id << " names " << f << ", not in the catalogue";
+    if (!s.decides.empty())
+      EXPECT_NE(std::find(s.findings.begin(), s.findings.end(), s.decides), s.findings.end()) << s.id << " decides " << s.decides;
   }
 }
 
@@ -401,6 +422,37 @@ TEST(Explain, AStrangersTextGetsOneLineAndTheRightStatus) {
   auto big = run_command("head -c 17000000 /dev/zero | " + std::string(DLREADY_BINARY) + " explain - 2>&1");
   EXPECT_EQ(big.status, 2) << big.out.substr(0, 200);
   EXPECT_NE(big.out.find("more than 16 MiB"), std::string::npos) << big.out.substr(0, 200);
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Pastes in the shape public bug reports carry them (tests/explain/real/cases.tsv: the file, the
+// cause the report's thread confirmed, the report): each names that cause first, confirmed by the
+// paste — the message's own words, or the report's facts through the doctor's rules.
+TEST(Explain, RealReportsNameTheCauseTheirThreadConfirmed) {
+  const std::string dir = std::string(DLREADY_SOURCE_DIR) + "/tests/explain/real/";
+  std::ifstream cases(dir + "cases.tsv");
+  std::string line;
+  int total = 0, named = 0;
+  while (std::getline(cases, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split(line, '\t');
+    ASSERT_EQ(f.size(), 3u) << line;
+    ++total;
+    auto run = run_command(std::string(DLREADY_BINARY) + " explain --json --report " + dir + f[0] + " 2>&1");
+    auto j = nlohmann::json::parse(run.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << f[0] << ": " << run.out;
+    EXPECT_EQ(run.status, 0) << f[0];
+    bool first = !j["findings"].empty() && j["findings"][0]["id"] == f[1] && j["findings"][0]["confidence"] == "confirmed";
+    named += first;
+    EXPECT_TRUE(first) << f[0] << " (" << f[2] << ") should name " << f[1] << " first, confirmed: " << j["findings"].dump(1);
+  }
+  EXPECT_GE(total, 15);
+  std::printf("real reports: %d of %d name the confirmed cause first\n", named, total);
 }
 
 }  // namespace

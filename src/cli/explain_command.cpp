@@ -10,6 +10,7 @@
 #include "core/text.hpp"
 #include "diagnose/catalogue.hpp"
 #include "diagnose/error_signatures.hpp"
+#include "diagnose/message_finding.hpp"
 #include "diagnose/pasted_report.hpp"
 #include "diagnose/rules.hpp"
 #include "doctor/examine.hpp"
@@ -142,7 +143,8 @@ std::string other_environments(std::string_view text, const Examination& e) {
 struct Cause {
   std::string id;
   bool confirmed = false;
-  Finding finding;  // the doctor's (confirmed), else the catalogue's
+  bool by_message = false;  // the message's own words prove it (nothing examined says otherwise)
+  Finding finding;  // the doctor's or the message's (confirmed), else the catalogue's
 };
 
 // What confirms a cause: the doctor's examination of this machine, the facts of a pasted report,
@@ -152,7 +154,27 @@ struct Judge {
   std::string confirmed = "likely", unseen = "likely";  // the words for a cause it shows, and one it does not
   bool adds_its_own = false;  // a report's own findings are causes even when no message points to them
   std::vector<std::string> read, missing;  // a report's: what it gave, what it lacks
+  // No machine was examined (a report, or the message alone): a message that proves a finding by
+  // its words confirms it, with the report's facts beside it.
+  bool messages_decide = true;
+  const PastedReport* pasted = nullptr;
 };
+
+// The causes the messages prove by their own words (a signature's `decides`).
+void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge& judge, std::vector<Cause>& causes) {
+  static const PastedReport kNoReport;
+  const PastedReport& pasted = judge.pasted ? *judge.pasted : kNoReport;
+  for (const auto& m : matches)
+    for (auto& c : causes) {
+      if (c.id != m.signature->decides) continue;
+      if (c.confirmed) {
+        if (!c.by_message) c.finding.evidence.push_back("the message (line " + std::to_string(m.line_number) + "): " + m.line);
+        continue;
+      }
+      c.confirmed = c.by_message = true;
+      c.finding = message_finding(m, pasted.facts, pasted.loader);
+    }
+}
 
 // The findings the messages point to, each confirmed by the judge or not; a report's own findings too.
 std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const Judge& judge) {
@@ -160,7 +182,7 @@ std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const J
   std::set<std::string> seen;
   auto add = [&](const std::string& id) {
     if (!seen.insert(id).second) return;
-    Cause c{id, false, make_finding(id)};
+    Cause c{id, false, false, make_finding(id)};
     if (judge.report)
       for (const auto& f : judge.report->findings)
         if (f.id == id) c.confirmed = true, c.finding = f;
@@ -170,9 +192,19 @@ std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const J
     for (const auto& id : m.signature->findings) add(id);
   if (judge.adds_its_own)
     for (const auto& f : judge.report->findings) add(f.id);
+  if (judge.messages_decide) decided_by_messages(matches, judge, out);
   // Confirmed causes first; among the rest, the table's order (most likely first).
   std::stable_partition(out.begin(), out.end(), [](const Cause& c) { return c.confirmed; });
   return out;
+}
+
+std::string confidence_words(const Cause& c, const Judge& judge) {
+  return c.by_message ? "shown by the message itself" : c.confirmed ? judge.confirmed : judge.unseen;
+}
+
+// What confirmed a cause, for --json: the message's words, the report's facts, or this machine.
+const char* confirmed_by(const Cause& c, const Judge& judge) {
+  return c.by_message ? "message" : judge.adds_its_own ? "report" : "machine";
 }
 
 std::string report_lines(const Judge& judge) {
@@ -196,7 +228,7 @@ std::string text_report(const std::vector<SignatureMatch>& matches, const std::v
   for (const auto& c : causes) {
     any_confirmed |= c.confirmed;
     out += std::string(mark(c.finding.severity)) + " " + c.finding.title + "  [" + c.id + "] — " +
-           (c.confirmed ? judge.confirmed : judge.unseen) + "\n";
+           confidence_words(c, judge) + "\n";
     if (c.confirmed) {
       for (const auto& ev : c.finding.evidence) out += "    · " + ev + "\n";
       for (const auto& fx : c.finding.fix) out += "    → " + fx + "\n";
@@ -225,7 +257,7 @@ std::string markdown_report(const std::vector<SignatureMatch>& matches, const st
   out += "\n**The causes**\n\n";
   for (const auto& c : causes) {
     out += "- " + std::string(mark(c.finding.severity)) + " **" + md_prose(c.finding.title) + "** (" + md_code_span(c.id) +
-           ") — " + md_prose(c.confirmed ? judge.confirmed : judge.unseen) + "\n";
+           ") — " + md_prose(confidence_words(c, judge)) + "\n";
     for (const auto& ev : c.finding.evidence) out += "  - " + md_prose(ev) + "\n";
     for (const auto& fx : c.finding.fix) out += "  - fix: " + md_fix(fx) + "\n";
     if (!c.confirmed) out += "  - " + md_prose(catalogue_entry(c.id).meaning) + "\n";
@@ -242,10 +274,12 @@ nlohmann::json json_report(const std::vector<SignatureMatch>& matches, const std
     messages.push_back({{"signature", m.signature->id}, {"line", m.line_number}, {"text", m.line},
                         {"printed_by", m.signature->printed_by}, {"values", m.values}, {"advice", signature_advice(m)},
                         {"findings", m.signature->findings}, {"seen_in", m.signature->seen_in}});
-  for (const auto& c : causes)
+  for (const auto& c : causes) {
     findings.push_back({{"id", c.id}, {"severity", to_string(c.finding.severity)}, {"title", c.finding.title},
                         {"confidence", c.confirmed ? "confirmed" : "likely"}, {"evidence", c.finding.evidence},
                         {"fix", c.finding.fix}});
+    if (c.confirmed) findings.back()["confirmed_by"] = confirmed_by(c, judge);
+  }
   nlohmann::json j = {{"schema", "dlready.explain/1"}, {"examined", judge.report && !judge.adds_its_own},
                       {"messages", messages}, {"findings", findings}};
   if (judge.adds_its_own) j["report"] = {{"read", judge.read}, {"missing", judge.missing}};
@@ -279,7 +313,10 @@ Report paste_decidable(Report r) {
       "torch-needs-numpy1", "jetson-torch-needs-numpy1", "mac-intel-no-new-torch", "wsl1-no-gpu",
       // nvidia-smi's memory and compute mode, the variables pasted
       "gpu-memory-busy", "compute-mode-exclusive", "compute-mode-prohibited", "nccl-variables-set",
-      "alloc-conf-invalid", "alloc-conf-conflict"};
+      "alloc-conf-invalid", "alloc-conf-conflict",
+      // CUDA_VISIBLE_DEVICES against the GPUs nvidia-smi lists; a Mac's version, processor and Python
+      "cuda-visible-devices-hides-all", "cuda-visible-devices-invalid", "macos-too-old-for-mps",
+      "mac-python-under-rosetta"};
   std::vector<Finding> kept;
   for (auto& f : r.findings)
     if (kDecidable.count(f.id)) kept.push_back(std::move(f));
@@ -324,7 +361,7 @@ ExitCode run_explain(const ExplainArgs& a) {
     pasted = read_pasted_report(*pasted_text);
     from_report = paste_decidable(diagnose(pasted.facts));
     judge = {&from_report, "confirmed by the report", "possible (the report does not show it)", true, pasted.read,
-             pasted.missing};
+             pasted.missing, true, &pasted};
     if (!pasted.recognised) judge.missing = {"python -m torch.utils.collect_env's output (none in the report)"};
   } else if (!matches.empty() && !a.no_examine) {
     GatherOptions opt;
@@ -337,7 +374,7 @@ ExitCode run_explain(const ExplainArgs& a) {
       say_error(e->error);
       return ExitCode::usage;
     }
-    judge = {&e->report, "confirmed on this machine", "possible (this machine does not show it)", false, {}, {}};
+    judge = {&e->report, "confirmed on this machine", "possible (this machine does not show it)", false, {}, {}, false, nullptr};
   }
   auto causes = causes_of(matches, judge);
   bool named = !causes.empty();

@@ -122,8 +122,8 @@ const std::vector<ErrorSignature>& error_signatures() {
     for (const auto& line : lines(kErrorSignaturesTsv)) {
       if (line.empty() || line[0] == '#') continue;
       auto f = split(line, '\t', true);
-      if (f.size() < 6) continue;
-      out.push_back({f[0], split(f[1], ' '), f[2], f[3], f[4], f[5]});
+      if (f.size() < 7) continue;
+      out.push_back({f[0], split(f[1], ' '), f[2], f[3], f[4], f[5], f[6] == "-" ? "" : f[6]});
     }
     return out;
   }();

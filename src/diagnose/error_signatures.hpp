@@ -15,6 +15,9 @@ struct ErrorSignature {
   std::string id;
   std::vector<std::string> findings;  // the catalogue's ids, most likely first
   std::string printed_by, pattern, advice, seen_in;
+  // The finding the message alone proves (its words are the evidence: "… sm_120 is not compatible
+  // with the current PyTorch installation" is arch-not-supported), or empty where it points to several.
+  std::string decides;
 };
 
 // The table, read once.

@@ -48,12 +48,56 @@ TorchInstall& reporter_torch(PastedReport& r) {
   return e.torch.front();
 }
 
+// A Mac's facts as a report gives them: sw_vers, collect_env's OS, Python platform and CPU lines.
+MacosFacts& reporter_mac(PastedReport& r) {
+  r.facts.os.id = "macos";
+  if (!r.facts.macos) r.facts.macos = MacosFacts{};
+  return *r.facts.macos;
+}
+
+void set_macos_version(PastedReport& r, const std::string& version) {
+  MacosFacts& m = reporter_mac(r);
+  if (m.product_version || version.empty() || !is_ascii_digit(version[0])) return;
+  m.product_version = printable(version, 20);
+  r.read.push_back("macOS " + *m.product_version);
+}
+
+// collect_env's "Python platform: macOS-10.16-x86_64-i386-64bit": the interpreter's own
+// architecture (x86_64 on Apple Silicon is Rosetta), and the macOS it was told (10.16: the shim).
+void read_mac_python_platform(PastedReport& r, const std::string& v) {
+  auto parts = split(v, '-');
+  if (parts.size() < 3) return;
+  MacosFacts& m = reporter_mac(r);
+  if (parts[1] != "10.16") set_macos_version(r, parts[1]);
+  if (m.pythons.empty()) {
+    MacPython p;
+    p.prefix = kPrefix;
+    m.pythons.push_back(p);
+  }
+  m.pythons.front().cpus = {parts[2]};
+  r.read.push_back("an " + printable(parts[2], 20) + " Python");
+}
+
+// collect_env's "CPU:" block on a Mac: "Apple M2 Pro" or "Intel(R) Core(TM) i9-9880H".
+void read_mac_cpu(PastedReport& r, const std::string& line) {
+  if (!r.facts.macos || r.facts.macos->cpu_brand) return;
+  MacosFacts& m = *r.facts.macos;
+  if (starts_with(line, "Apple M")) m.apple_silicon = true;
+  else if (starts_with(line, "Intel(R)")) m.apple_silicon = false;
+  else return;
+  m.cpu_brand = printable(line, 80);
+  r.read.push_back(*m.cpu_brand);
+}
+
 // "OS: Ubuntu 22.04.4 LTS (x86_64)" -> ubuntu, x86_64; "macOS 14.5 (arm64)"; "Microsoft Windows 11 Pro".
 void read_os(PastedReport& r, const std::string& v) {
   std::string lower = to_lower(v);
   std::string id = lower.substr(0, lower.find(' '));
   if (starts_with(lower, "microsoft windows")) id = "windows";
-  if (starts_with(lower, "macos")) id = "macos";
+  if (starts_with(lower, "macos")) {
+    id = "macos";
+    set_macos_version(r, v.substr(6, v.find(' ', 6) - 6));
+  }
   r.facts.os.id = id;
   r.facts.os.pretty_name = printable(v, 120);
   auto open = v.rfind('('), close = v.rfind(')');
@@ -67,6 +111,7 @@ void read_os(PastedReport& r, const std::string& v) {
 // torch's CUDA build.
 struct ReadState {
   bool in_gpus = false, in_pip_list = false, in_conda_list = false;
+  bool in_cpu = false;        // collect_env's "CPU:" block
   bool in_fb_memory = false;  // nvidia-smi -q's "FB Memory Usage" block
   std::string cuda_said;
   std::string echoed;  // `echo $NAME` was the last line: its value is the next
@@ -233,10 +278,33 @@ bool read_echoed(PastedReport& r, const std::string& line, ReadState& st) {
   return true;
 }
 
+// A notebook's `os.environ['LD_LIBRARY_PATH'] = f"/opt/conda/lib:{os.environ.get(...)}"`: the
+// literal part of the value (what it puts first).
+bool read_python_environ(PastedReport& r, const std::string& line) {
+  auto at = line.find("os.environ[");
+  if (at == std::string::npos) return false;
+  std::string rest = line.substr(at + 11);
+  if (rest.empty() || (rest[0] != '\'' && rest[0] != '"')) return false;
+  auto close = rest.find(rest[0], 1);
+  if (close == std::string::npos || !pasted_variable(std::string_view(rest).substr(1, close - 1))) return false;
+  std::string name = rest.substr(1, close - 1);
+  std::string value = trim(rest.substr(close + 1));
+  if (!starts_with(value, "]") || trim(value.substr(1)).substr(0, 1) != "=") return false;
+  value = trim(trim(value.substr(1)).substr(1));
+  if (starts_with(value, "f")) value = value.substr(1);
+  if (value.empty() || (value[0] != '\'' && value[0] != '"')) return false;
+  std::string literal = value.substr(1, value.find_first_of(std::string(1, value[0]) + "{", 1) - 1);
+  set_variable(r, name, literal);
+  return true;
+}
+
 bool read_variable(PastedReport& r, const std::string& line, ReadState& st) {
+  if (read_python_environ(r, line)) return true;
   std::string l = line;
   for (const char* prompt : {"$ ", "# ", "> "})
     if (starts_with(l, prompt)) l = trim(l.substr(2));
+  // A prompt with its user, host and folder ("(venv) u@host:~/proj$ echo $LD_LIBRARY_PATH").
+  if (auto echo = l.find("$ echo $"); echo != std::string::npos) l = l.substr(echo + 2);
   if (starts_with(l, "echo $")) {
     std::string name = l.substr(6);
     if (starts_with(name, "{") && ends_with(name, "}")) name = name.substr(1, name.size() - 2);
@@ -251,6 +319,21 @@ bool read_variable(PastedReport& r, const std::string& line, ReadState& st) {
       value.back() == value.front())
     value = value.substr(1, value.size() - 2);
   set_variable(r, l.substr(0, eq), value);
+  return true;
+}
+
+// ldd's "libnvJitLink.so.12 => /usr/local/cuda-12.1/lib64/libnvJitLink.so.12 (0x000070ddad800000)"
+// or "libcudnn.so.8 => not found": the copy the loader picks for each name.
+bool read_ldd(PastedReport& r, const std::string& line) {
+  auto arrow = line.find(" => ");
+  if (arrow == std::string::npos || arrow == 0 || line.find(".so", 0) > arrow) return false;
+  std::string name = line.substr(0, arrow);
+  if (name.find_first_of(" \t/") != std::string::npos) return false;
+  std::string target = trim(line.substr(arrow + 4));
+  if (starts_with(target, "not found")) target = "not found";
+  else if (auto paren = target.rfind(" (0x"); paren != std::string::npos) target = trim(target.substr(0, paren));
+  if (target != "not found" && !starts_with(target, "/")) return false;
+  r.loader.ldd.emplace(printable(name, 200), printable(target, 400));
   return true;
 }
 
@@ -351,6 +434,8 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
   st.in_gpus = false;
+  if (std::exchange(st.in_cpu, false)) read_mac_cpu(r, line);
+  if (line == "CPU:") st.in_cpu = true;
   if (key_value(line, "PyTorch version", v) && !unknown(v)) {
     reporter_torch(r).version = v, r.recognised = true;
     r.read.push_back("PyTorch " + printable(v, 60));
@@ -375,7 +460,12 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   } else if (key_value(line, "Python platform", v)) {
     std::string lower = to_lower(v);
     if (lower.find("microsoft") != std::string::npos) r.facts.os.wsl = true, r.facts.os.wsl_dxg = lower.find("wsl2") != std::string::npos;
-  } else if (!read_variable(r, line, st) && !read_nvidia_smi_q(r, line, st) &&
+    if (starts_with(lower, "macos-")) read_mac_python_platform(r, v);
+  } else if (key_value(line, "ProductName", v) && v == "macOS") {
+    reporter_mac(r);  // sw_vers
+  } else if (key_value(line, "ProductVersion", v) && r.facts.macos) {
+    set_macos_version(r, v);
+  } else if (!read_variable(r, line, st) && !read_ldd(r, line) && !read_nvidia_smi_q(r, line, st) &&
              !read_nvidia_smi(r, line) && !read_smi_usage(r, line)) {
     enter_block(line, st);
     read_library(r, line, st);
@@ -396,6 +486,9 @@ void settle_cuda_build(PastedReport& r, const std::string& said) {
   } else if (said == "None" || label == "cpu") {
     t.cuda.reset();
     r.read.push_back("a CPU build (" + std::string(said == "None" ? "CUDA used to build PyTorch: None" : "+cpu") + ")");
+  } else if (label.empty() && r.facts.os.id == "windows") {
+    t.cuda.reset();  // PyPI's Windows wheels of torch are CPU builds; the CUDA ones carry +cuXYZ
+    r.read.push_back("a CPU build (torch " + version + " without +cuXYZ on Windows: PyPI's own wheel)");
   } else if (starts_with(label, "cu") && label.size() >= 5 && label.find_first_not_of("0123456789", 2) == std::string::npos) {
     t.cuda = label.substr(2, label.size() - 3) + "." + label.substr(label.size() - 1);
     r.read.push_back("built for CUDA " + *t.cuda + " (+" + label + ")");
@@ -405,16 +498,37 @@ void settle_cuda_build(PastedReport& r, const std::string& said) {
   }
 }
 
+// A Mac's report: its torch is what the macOS rules check (MPS, not CUDA), and what decides them
+// is the macOS version, the processor and the Python's architecture.
+void settle_mac(PastedReport& r) {
+  MacosFacts& m = *r.facts.macos;
+  for (auto& e : r.facts.python.envs)
+    for (auto& t : e.torch) {
+      t.cuda.reset();  // no CUDA on macOS
+      MacTorchCheck c;
+      c.site_packages = t.site_packages;
+      m.torch.push_back(c);
+    }
+  if (!m.product_version) r.missing.push_back("the macOS version (sw_vers, or collect_env's \"OS\")");
+  if (!m.apple_silicon) r.missing.push_back("the processor (collect_env's \"CPU\": Apple M… or Intel)");
+}
+
 }  // namespace
 
 PastedReport read_pasted_report(std::string_view text) {
   PastedReport r;
   ReadState st;
-  for (const auto& line : lines(text.substr(0, 16u << 20))) read_line(r, printable(line, 2000), st);
+  for (auto line : lines(text.substr(0, 16u << 20))) {
+    std::replace(line.begin(), line.end(), '\t', ' ');  // ldd and sw_vers indent and align with tabs
+    read_line(r, printable(line, 2000), st);
+  }
   // A listing alone (pip list, conda list, nvidia-smi with pip freeze) is a report too when it names torch.
   if (!r.facts.python.envs.empty() && !r.facts.python.envs.front().torch.empty()) r.recognised = true;
   if (!r.recognised) return r;
+  if (r.facts.macos) return settle_mac(r), r;
   settle_cuda_build(r, st.cuda_said);
+  // nvidia-smi and collect_env list every GPU NVML sees, whatever CUDA_VISIBLE_DEVICES says.
+  if (!r.facts.driver.devices.empty()) r.facts.nvml.device_count = static_cast<int>(r.facts.driver.devices.size());
   if (!r.facts.kernel.loaded_version) r.missing.push_back("the driver version (collect_env's \"Nvidia driver version\", or nvidia-smi's first lines)");
   if (r.facts.driver.devices.empty()) r.missing.push_back("the GPU (collect_env's \"GPU models and configuration\")");
   for (const auto& d : r.facts.driver.devices)

@@ -4,6 +4,7 @@
 // machine (pure: the GPU table names each GPU's compute capability). Lines it does not know are skipped (a paste holds Markdown, tracebacks, prose); what
 // decides a cause and is not there is said by the caller.
 #pragma once
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,10 +13,17 @@
 
 namespace dlready {
 
+// What a report holds beside the facts the rules read: ldd's lines ("libnvJitLink.so.12" ->
+// "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", or "not found").
+struct PastedLoader {
+  std::map<std::string, std::string> ldd;
+};
+
 struct PastedReport {
   Facts facts;
   std::vector<std::string> read;     // what the paste gave ("PyTorch 2.2.0+cu121", "driver 470.86", "GPU 0: ...")
   std::vector<std::string> missing;  // what it lacks that would decide more ("the driver version", ...)
+  PastedLoader loader;
   bool recognised = false;           // it holds collect_env's lines at all
 };
 

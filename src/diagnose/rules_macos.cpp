@@ -69,7 +69,7 @@ void cpu_rules(const Facts& f, const MacosFacts& m, std::vector<Finding>& out) {
     bool conda_intel = p.conda_subdir == std::string("osx-64");
     if (!intel_only && !conda_intel) continue;
     auto x = make_finding("mac-python-under-rosetta");
-    x.evidence = {"this Mac is Apple Silicon (hw.optional.arm64 = 1)"};
+    x.evidence = {"this Mac is Apple Silicon (" + (m.cpu_brand ? *m.cpu_brand : std::string("hw.optional.arm64 = 1")) + ")"};
     if (intel_only) x.evidence.push_back(p.interpreter.value_or(p.prefix) + " is built for " + join(p.cpus, ", ") + " only");
     if (conda_intel) x.evidence.push_back(p.prefix + "/conda-meta: subdir osx-64 (an Intel conda)");
     x.fix = {"install an arm64 Python: brew install python@3.12 (Homebrew in /opt/homebrew), or arm64 Miniforge",

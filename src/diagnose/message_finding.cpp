@@ -1,0 +1,86 @@
+#include "diagnose/message_finding.hpp"
+
+#include "core/path_text.hpp"
+#include "core/text.hpp"
+#include "diagnose/catalogue.hpp"
+#include "diagnose/rules.hpp"
+
+namespace dlready {
+namespace {
+
+std::string value_of(const SignatureMatch& m, const std::string& name) {
+  auto it = m.values.find(name);
+  return it == m.values.end() ? "" : it->second;
+}
+
+// The report's torch: "torch 2.2.0+cu121 (built for CUDA 12.1)".
+std::string reported_torch(const Facts& f) {
+  for (const auto& e : f.python.envs)
+    for (const auto& t : e.torch)
+      if (t.version) return "torch " + *t.version + (t.cuda && *t.cuda != "unknown" ? " (built for CUDA " + *t.cuda + ")" : "");
+  return "";
+}
+
+// A folder inside a wheel of NVIDIA's libraries ("…/site-packages/nvidia/nvjitlink/lib"): torch's own copy.
+bool wheel_folder(const std::string& dir) {
+  return dir.find("-packages/nvidia/") != std::string::npos || dir.find("-packages/torch/lib") != std::string::npos;
+}
+
+// The loader picked the copy in `dir`: what put it first, and the fix that takes it out of the way.
+void loader_picked(const Facts& f, const std::string& soname, const std::string& dir, Finding& x) {
+  const auto ld = f.env.get("LD_LIBRARY_PATH");
+  bool listed = false;
+  for (const auto& p : split(ld.value_or(""), ':')) listed |= !p.empty() && path_normalize(p) == path_normalize(dir);
+  if (listed) {
+    x.evidence.push_back("LD_LIBRARY_PATH=" + *ld + " lists " + dir + ", which the loader searches before the wheel's own "
+                         "folders (RUNPATH)");
+    auto keep = ld_library_path_without_dir(f, dir);
+    x.fix.insert(x.fix.begin(), "drop " + dir + " from LD_LIBRARY_PATH: " +
+                                    (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
+                                    " (and where it is set: ~/.bashrc, a module file, a conda activate script, a notebook's os.environ)");
+    return;
+  }
+  if (!wheel_folder(dir))
+    x.fix.insert(x.fix.begin(), "the loader takes " + dir + "/" + soname + ", not torch's wheel copy: take " + dir +
+                                    " out of the loader's path (LD_LIBRARY_PATH, /etc/ld.so.conf.d, a conda env's lib)");
+}
+
+// "undefined symbol: X, version V" or "version `V' not found": the copy of a library the loader
+// picked is older than the one the dependent was built with. ldd's line says which copy, the
+// report's LD_LIBRARY_PATH why.
+void picked_copy(const SignatureMatch& m, const Facts& f, const PastedLoader& loader, Finding& x) {
+  const bool glibcxx = m.signature->id == "glibcxx-version-not-found";
+  std::string soname = glibcxx ? path_basename(value_of(m, "provider")) : value_of(m, "version");
+  std::string picked = glibcxx ? value_of(m, "provider") : "";
+  auto it = loader.ldd.find(soname);
+  if (it != loader.ldd.end() && it->second != "not found") {
+    picked = it->second;
+    x.evidence.push_back("ldd: " + soname + " => " + picked);
+  }
+  if (!picked.empty() && picked.find('/') != std::string::npos) return loader_picked(f, soname, path_dirname(picked), x);
+  if (auto ld = f.env.get("LD_LIBRARY_PATH"); ld && !trim(*ld).empty()) {
+    x.evidence.push_back("LD_LIBRARY_PATH=" + *ld + ": its folders come before the wheel's own (RUNPATH)");
+    x.fix.insert(x.fix.begin(), "unset LD_LIBRARY_PATH and run again; if that works, remove the folder holding an older " +
+                                    soname + " from it where it is set (~/.bashrc, a module file, a notebook's os.environ)");
+  }
+}
+
+}  // namespace
+
+Finding message_finding(const SignatureMatch& m, const Facts& facts, const PastedLoader& loader) {
+  Finding x = make_finding(m.signature->decides);
+  x.evidence = {"the message (line " + std::to_string(m.line_number) + "): " + m.line};
+  x.fix = {signature_advice(m)};
+  const std::string torch = reported_torch(facts);
+  const std::string& id = m.signature->id;
+  if (id == "undefined-symbol-versioned" || id == "glibcxx-version-not-found") picked_copy(m, facts, loader, x);
+  else if (!torch.empty() && id != "nvml-version-mismatch" && id != "cuda-system-not-initialized")
+    x.evidence.push_back("the report's " + torch);
+  if ((id == "numpy2-abi" || id == "numpy-array-api") && !facts.python.envs.empty()) {
+    auto& d = facts.python.envs.front().distributions;
+    if (auto it = d.find("numpy"); it != d.end()) x.evidence.push_back("the report's numpy " + it->second);
+  }
+  return x;
+}
+
+}  // namespace dlready
