@@ -166,13 +166,13 @@ void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge
   const PastedReport& pasted = judge.pasted ? *judge.pasted : kNoReport;
   for (const auto& m : matches)
     for (auto& c : causes) {
-      if (c.id != m.signature->decides) continue;
+      if (c.id != decided_finding(m, pasted.clues)) continue;
       if (c.confirmed) {
         if (!c.by_message) c.finding.evidence.push_back("the message (line " + std::to_string(m.line_number) + "): " + m.line);
         continue;
       }
       c.confirmed = c.by_message = true;
-      c.finding = message_finding(m, pasted.facts, pasted.loader);
+      c.finding = message_finding(m, pasted.facts, pasted.clues);
     }
 }
 
@@ -199,7 +199,8 @@ std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const J
 }
 
 std::string confidence_words(const Cause& c, const Judge& judge) {
-  return c.by_message ? "shown by the message itself" : c.confirmed ? judge.confirmed : judge.unseen;
+  if (c.by_message) return c.finding.evidence.size() > 1 ? "shown by the message and the report" : "shown by the message itself";
+  return c.confirmed ? judge.confirmed : judge.unseen;
 }
 
 // What confirmed a cause, for --json: the message's words, the report's facts, or this machine.

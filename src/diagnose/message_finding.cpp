@@ -48,12 +48,12 @@ void loader_picked(const Facts& f, const std::string& soname, const std::string&
 // "undefined symbol: X, version V" or "version `V' not found": the copy of a library the loader
 // picked is older than the one the dependent was built with. ldd's line says which copy, the
 // report's LD_LIBRARY_PATH why.
-void picked_copy(const SignatureMatch& m, const Facts& f, const PastedLoader& loader, Finding& x) {
+void picked_copy(const SignatureMatch& m, const Facts& f, const PastedClues& clues, Finding& x) {
   const bool glibcxx = m.signature->id == "glibcxx-version-not-found";
   std::string soname = glibcxx ? path_basename(value_of(m, "provider")) : value_of(m, "version");
   std::string picked = glibcxx ? value_of(m, "provider") : "";
-  auto it = loader.ldd.find(soname);
-  if (it != loader.ldd.end() && it->second != "not found") {
+  auto it = clues.ldd.find(soname);
+  if (it != clues.ldd.end() && it->second != "not found") {
     picked = it->second;
     x.evidence.push_back("ldd: " + soname + " => " + picked);
   }
@@ -65,17 +65,61 @@ void picked_copy(const SignatureMatch& m, const Facts& f, const PastedLoader& lo
   }
 }
 
+// The libraries of CUDA, cuDNN, NCCL and the like that torch's CUDA build loads ("libcudnn.so.9").
+bool cuda_library(const std::string& soname) {
+  for (const char* p : {"libcudart.", "libcublas", "libcudnn", "libcufft", "libcurand", "libcusparse", "libcusolver",
+                        "libnccl.", "libnvrtc", "libnvJitLink", "libcupti", "libnvToolsExt", "libcufile", "libnvshmem"})
+    if (starts_with(soname, p)) return true;
+  return false;
+}
+
+// A `docker run` that asks for no GPU: no --gpus, no NVIDIA runtime, no NVIDIA_VISIBLE_DEVICES, no /dev/nvidia*.
+bool started_without_gpus(const std::string& run) {
+  for (const char* asks : {"--gpus", "--runtime=nvidia", "--runtime nvidia", "NVIDIA_VISIBLE_DEVICES", "/dev/nvidia",
+                           "nvidia.com/gpu"})
+    if (run.find(asks) != std::string::npos) return false;
+  return true;
+}
+
+// "undefined symbol: X" without a version: a C++ name with the C++11 string ABI is LibTorch's ABI,
+// a driver entry point (cuGetProcAddress) the driver library, else an older copy of a library.
+std::string undefined_symbol_finding(const std::string& symbol) {
+  if (symbol.find("cxx11") != std::string::npos) return "libtorch-abi-mismatch";
+  if (symbol.size() > 2 && starts_with(symbol, "cu") && symbol[2] >= 'A' && symbol[2] <= 'Z') return "driver-symbol-missing";
+  return "library-symbol-missing";
+}
+
 }  // namespace
 
-Finding message_finding(const SignatureMatch& m, const Facts& facts, const PastedLoader& loader) {
-  Finding x = make_finding(m.signature->decides);
+std::string decided_finding(const SignatureMatch& m, const PastedClues& clues) {
+  const std::string& id = m.signature->id;
+  if (id == "found-no-nvidia-driver" || id == "nvidia-smi-no-driver" || id == "no-cuda-gpus") {
+    for (const auto& run : clues.docker_runs)
+      if (started_without_gpus(run)) return "container-without-gpu";
+    return "";
+  }
+  if (id == "cannot-open-shared-object") {
+    const std::string lib = value_of(m, "library");
+    if (starts_with(lib, "libcuda.so")) return "libcuda-missing";
+    return cuda_library(lib) ? "cuda-lib-unresolvable" : "";
+  }
+  if (id == "undefined-symbol") return undefined_symbol_finding(value_of(m, "symbol"));
+  return m.signature->decides;
+}
+
+Finding message_finding(const SignatureMatch& m, const Facts& facts, const PastedClues& clues) {
+  Finding x = make_finding(decided_finding(m, clues));
   x.evidence = {"the message (line " + std::to_string(m.line_number) + "): " + m.line};
   x.fix = {signature_advice(m)};
   const std::string torch = reported_torch(facts);
   const std::string& id = m.signature->id;
-  if (id == "undefined-symbol-versioned" || id == "glibcxx-version-not-found") picked_copy(m, facts, loader, x);
+  if (id == "undefined-symbol-versioned" || id == "glibcxx-version-not-found") picked_copy(m, facts, clues, x);
   else if (!torch.empty() && id != "nvml-version-mismatch" && id != "cuda-system-not-initialized")
     x.evidence.push_back("the report's " + torch);
+  for (const auto& run : clues.docker_runs)
+    if (x.id == "container-without-gpu" && started_without_gpus(run))
+      x.evidence.push_back("the container was started without GPUs: " + run),
+          x.fix.insert(x.fix.begin(), "start it with the GPUs: docker run --gpus all … (the NVIDIA Container Toolkit on the host)");
   if ((id == "numpy2-abi" || id == "numpy-array-api") && !facts.python.envs.empty()) {
     auto& d = facts.python.envs.front().distributions;
     if (auto it = d.find("numpy"); it != d.end()) x.evidence.push_back("the report's numpy " + it->second);

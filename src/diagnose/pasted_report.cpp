@@ -333,7 +333,15 @@ bool read_ldd(PastedReport& r, const std::string& line) {
   if (starts_with(target, "not found")) target = "not found";
   else if (auto paren = target.rfind(" (0x"); paren != std::string::npos) target = trim(target.substr(0, paren));
   if (target != "not found" && !starts_with(target, "/")) return false;
-  r.loader.ldd.emplace(printable(name, 200), printable(target, 400));
+  r.clues.ldd.emplace(printable(name, 200), printable(target, 400));
+  return true;
+}
+
+// "$ sudo docker run -t -i --privileged testimage bash": a container the report's error ran in.
+bool read_docker_run(PastedReport& r, const std::string& line) {
+  auto at = line.find("docker run ");
+  if (at == std::string::npos || r.clues.docker_runs.size() >= 8) return false;
+  r.clues.docker_runs.push_back(printable(line.substr(at), 300));
   return true;
 }
 
@@ -465,7 +473,7 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
     reporter_mac(r);  // sw_vers
   } else if (key_value(line, "ProductVersion", v) && r.facts.macos) {
     set_macos_version(r, v);
-  } else if (!read_variable(r, line, st) && !read_ldd(r, line) && !read_nvidia_smi_q(r, line, st) &&
+  } else if (!read_variable(r, line, st) && !read_ldd(r, line) && !read_docker_run(r, line) && !read_nvidia_smi_q(r, line, st) &&
              !read_nvidia_smi(r, line) && !read_smi_usage(r, line)) {
     enter_block(line, st);
     read_library(r, line, st);

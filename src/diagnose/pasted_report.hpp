@@ -14,16 +14,18 @@
 namespace dlready {
 
 // What a report holds beside the facts the rules read: ldd's lines ("libnvJitLink.so.12" ->
-// "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", or "not found").
-struct PastedLoader {
+// "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", or "not found") and the `docker run` command
+// lines it shows.
+struct PastedClues {
   std::map<std::string, std::string> ldd;
+  std::vector<std::string> docker_runs;
 };
 
 struct PastedReport {
   Facts facts;
   std::vector<std::string> read;     // what the paste gave ("PyTorch 2.2.0+cu121", "driver 470.86", "GPU 0: ...")
   std::vector<std::string> missing;  // what it lacks that would decide more ("the driver version", ...)
-  PastedLoader loader;
+  PastedClues clues;
   bool recognised = false;           // it holds collect_env's lines at all
 };
 

@@ -28,14 +28,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& line : pasted.read)
     for (unsigned char c : line)
       if (c < 0x20 || c == 0x7f) __builtin_trap();
-  for (const auto& [name, path] : pasted.loader.ldd)
+  for (const auto& [name, path] : pasted.clues.ldd)
     for (unsigned char c : name + path)
       if (c < 0x20 || c == 0x7f) __builtin_trap();
   if (pasted.recognised) (void)dlready::diagnose(pasted.facts);
   // A cause the message proves, with what the report adds (ldd's line, LD_LIBRARY_PATH): printable.
   for (const auto& m : dlready::match_error_signatures(text)) {
-    if (m.signature->decides.empty()) continue;
-    auto x = dlready::message_finding(m, pasted.facts, pasted.loader);
+    if (dlready::decided_finding(m, pasted.clues).empty()) continue;
+    auto x = dlready::message_finding(m, pasted.facts, pasted.clues);
     for (const auto& line : x.evidence)
       for (unsigned char c : line)
         if (c < 0x20 || c == 0x7f) __builtin_trap();
