@@ -206,7 +206,8 @@ TEST(Explain, EverySignatureRecognisesTheMessageAPublicReportQuotes) {
     std::string decides;
     for (const auto& s : error_signatures())
       if (s.id == r.signature) decides = s.decides;
-    // Where the values decide: the missing library is cuDNN's, the symbol NCCL's (an older copy).
+    // Where the values decide: the missing library is cuDNN's (the traceback names no pip torch,
+    // whose wheel would be the one missing), the symbol NCCL's (an older copy).
     const std::map<std::string, std::string> by_values = {{"cannot-open-shared-object", "cuda-lib-unresolvable"},
                                                           {"undefined-symbol", "library-symbol-missing"}};
     if (by_values.count(r.signature)) decides = by_values.at(r.signature);
@@ -457,6 +458,33 @@ TEST(Explain, RealReportsNameTheCauseTheirThreadConfirmed) {
   }
   EXPECT_GE(total, 15);
   std::printf("real reports: %d of %d name the confirmed cause first\n", named, total);
+}
+
+}  // namespace
+}  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// Without a report, the message's own text holds the clues: a traceback through a pip torch
+// ("…/site-packages/torch/__init__.py") that cannot open libcudnn.so.9 is a missing nvidia-cudnn
+// wheel; the same message without the traceback is only "a CUDA library the loader cannot find".
+TEST(Explain, ATracebacksPathsDecideBetweenTheCausesOfOneMessage) {
+  const std::string traceback =
+      "  File \"/home/u/venv/lib/python3.11/site-packages/torch/__init__.py\", line 427, in <module>\n"
+      "    from torch._C import *  # noqa: F403\n"
+      "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n";
+  auto pip = explained(traceback);
+  ASSERT_FALSE(pip["findings"].empty()) << pip.dump(1);
+  EXPECT_EQ(pip["findings"][0]["id"], "torch-cuda-wheel-missing") << pip.dump(1);
+  EXPECT_EQ(pip["findings"][0].value("confirmed_by", ""), "message") << pip.dump(1);
+  EXPECT_NE(pip["findings"][0]["fix"][0].get<std::string>().find("pip install --force-reinstall torch"), std::string::npos);
+  auto bare = explained("ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory");
+  EXPECT_EQ(bare["findings"][0]["id"], "cuda-lib-unresolvable") << bare.dump(1);
+  auto driver = explained("ImportError: libcuda.so.1: cannot open shared object file: No such file or directory");
+  EXPECT_EQ(driver["findings"][0]["id"], "libcuda-missing") << driver.dump(1);
+  auto other = explained("ImportError: libgomp.so.1: cannot open shared object file: No such file or directory");
+  for (const auto& f : other["findings"]) EXPECT_EQ(f["confidence"], "likely") << "not a CUDA library: " << other.dump(1);
 }
 
 }  // namespace

@@ -158,12 +158,14 @@ struct Judge {
   // its words confirms it, with the report's facts beside it.
   bool messages_decide = true;
   const PastedReport* pasted = nullptr;
+  std::string text;  // the message and the reports, as given
 };
 
 // The causes the messages prove by their own words (a signature's `decides`).
 void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge& judge, std::vector<Cause>& causes) {
-  static const PastedReport kNoReport;
-  const PastedReport& pasted = judge.pasted ? *judge.pasted : kNoReport;
+  // Without a report, the message's own text holds the clues (a traceback's paths, a docker run).
+  const PastedReport from_text = judge.pasted ? PastedReport{} : read_pasted_report(judge.text);
+  const PastedReport& pasted = judge.pasted ? *judge.pasted : from_text;
   for (const auto& m : matches)
     for (auto& c : causes) {
       if (c.id != decided_finding(m, pasted.clues)) continue;
@@ -377,6 +379,7 @@ ExitCode run_explain(const ExplainArgs& a) {
     }
     judge = {&e->report, "confirmed on this machine", "possible (this machine does not show it)", false, {}, {}, false, nullptr};
   }
+  judge.text = text;
   auto causes = causes_of(matches, judge);
   bool named = !causes.empty();
   std::string elsewhere = e ? other_environments(text, *e) : "";

@@ -101,7 +101,12 @@ std::string decided_finding(const SignatureMatch& m, const PastedClues& clues) {
   if (id == "cannot-open-shared-object") {
     const std::string lib = value_of(m, "library");
     if (starts_with(lib, "libcuda.so")) return "libcuda-missing";
-    return cuda_library(lib) ? "cuda-lib-unresolvable" : "";
+    if (!cuda_library(lib)) return "";
+    // A pip torch (in site-packages, not under a lib64 its nvidia wheels are not beside) loads its
+    // CUDA libraries from the nvidia-* wheels it pins: one of them is missing.
+    for (const auto& folder : clues.torch_folders)
+      if (folder.find("/lib64/") == std::string::npos) return "torch-cuda-wheel-missing";
+    return "cuda-lib-unresolvable";
   }
   if (id == "undefined-symbol") return undefined_symbol_finding(value_of(m, "symbol"));
   return m.signature->decides;
@@ -116,6 +121,17 @@ Finding message_finding(const SignatureMatch& m, const Facts& facts, const Paste
   if (id == "undefined-symbol-versioned" || id == "glibcxx-version-not-found") picked_copy(m, facts, clues, x);
   else if (!torch.empty() && id != "nvml-version-mismatch" && id != "cuda-system-not-initialized")
     x.evidence.push_back("the report's " + torch);
+  if (x.id == "torch-cuda-wheel-missing" || x.id == "cuda-lib-unresolvable")
+    for (const auto& folder : clues.torch_folders) {
+      x.evidence.push_back("the torch that failed: " + folder);
+      if (folder.find("/lib64/") != std::string::npos)
+        x.fix.insert(x.fix.begin(), "torch is under lib64 and its nvidia-* wheels under lib (a venv made by a distribution's "
+                                    "Python): torch's RUNPATH ($ORIGIN/../../nvidia/...) misses them; make the venv with "
+                                    "python -m venv --without-pip and pip install torch again, or symlink lib64/…/nvidia to lib/…/nvidia");
+      else if (x.id == "torch-cuda-wheel-missing")
+        x.fix.insert(x.fix.begin(), "reinstall torch with the CUDA wheels it pins: pip install --force-reinstall torch "
+                                    "(with the same --index-url it came from); pip check lists a wheel that is missing or of another version");
+    }
   for (const auto& run : clues.docker_runs)
     if (x.id == "container-without-gpu" && started_without_gpus(run))
       x.evidence.push_back("the container was started without GPUs: " + run),

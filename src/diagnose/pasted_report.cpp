@@ -337,6 +337,20 @@ bool read_ldd(PastedReport& r, const std::string& line) {
   return true;
 }
 
+// A traceback's 'File "/venv/lib/python3.11/site-packages/torch/__init__.py"': where the torch that
+// failed lives.
+void read_torch_folder(PastedReport& r, const std::string& line) {
+  for (const char* marker : {"site-packages/torch/", "dist-packages/torch/", "site-packages\\torch\\"}) {
+    auto at = line.find(marker);
+    if (at == std::string::npos || r.clues.torch_folders.size() >= 4) continue;
+    size_t start = line.find_last_of(" \"'(", at);
+    std::string folder = line.substr(start == std::string::npos ? 0 : start + 1, at - (start == std::string::npos ? 0 : start + 1) +
+                                                                                     std::string_view(marker).size() - 1);
+    if (std::find(r.clues.torch_folders.begin(), r.clues.torch_folders.end(), folder) == r.clues.torch_folders.end())
+      r.clues.torch_folders.push_back(printable(folder, 300));
+  }
+}
+
 // "$ sudo docker run -t -i --privileged testimage bash": a container the report's error ran in.
 bool read_docker_run(PastedReport& r, const std::string& line) {
   auto at = line.find("docker run ");
@@ -438,6 +452,7 @@ void enter_block(const std::string& line, ReadState& st) {
 
 void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
+  read_torch_folder(r, line);
   std::string v;
   if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);

@@ -14,11 +14,12 @@
 namespace dlready {
 
 // What a report holds beside the facts the rules read: ldd's lines ("libnvJitLink.so.12" ->
-// "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", or "not found") and the `docker run` command
-// lines it shows.
+// "/usr/local/cuda-12.1/lib64/libnvJitLink.so.12", or "not found"), the `docker run` command lines
+// it shows and the torch folders its tracebacks name.
 struct PastedClues {
   std::map<std::string, std::string> ldd;
   std::vector<std::string> docker_runs;
+  std::vector<std::string> torch_folders;  // a traceback's ".../site-packages/torch" (pip's or conda's torch)
 };
 
 struct PastedReport {
