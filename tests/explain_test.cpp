@@ -55,6 +55,11 @@ const std::vector<RealMessage>& real_messages() {
        "PyTorch install supports "
        "CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
        {{"gpu", "NVIDIA GeForce RTX 5090"}, {"cc", "120"}}},
+      {"gpu-too-old",
+       "    Found GPU0 NVIDIA GeForce GTX 680 which is of cuda capability 3.0.\n"
+       "    PyTorch no longer supports this GPU because it is too old.\n"
+       "    The minimum cuda capability supported by this library is 3.7.",
+       {{"index", "0"}, {"gpu", "NVIDIA GeForce GTX 680"}, {"cc", "3.0"}}},
       {"no-kernel-image",
        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
        {}},

@@ -337,6 +337,28 @@ bool read_ldd(PastedReport& r, const std::string& line) {
   return true;
 }
 
+// A WSL kernel wherever the report names it (uname -r, collect_env's "Python platform", DKMS's
+// "kernel headers for kernel 4.4.0-19041-Microsoft"): "-Microsoft" alone is WSL1, which has no GPU;
+// "-microsoft-standard" (with or without "-WSL2") is WSL2's own kernel.
+void read_wsl_kernel(PastedReport& r, const std::string& line) {
+  if (r.facts.os.kernel) return;
+  auto at = line.find("-Microsoft");
+  bool wsl2 = false;
+  if (at == std::string::npos) at = line.find("-microsoft-standard"), wsl2 = true;
+  if (at == std::string::npos || at == 0 || !is_ascii_digit(line[at - 1])) return;
+  size_t start = line.find_last_not_of("0123456789.-", at - 1);
+  start = start == std::string::npos ? 0 : start + 1;
+  if (start < line.size() && line.compare(start, 6, "Linux-") == 0) start += 6;
+  size_t end = line.find_first_of(" \t\"'),", at);
+  std::string kernel = line.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!wsl2) kernel = kernel.substr(0, kernel.find("-Microsoft") + 10);
+  else if (auto x86 = kernel.find("-x86_64"); x86 != std::string::npos) kernel = kernel.substr(0, x86);
+  r.facts.os.kernel = printable(kernel, 80);
+  r.facts.os.wsl = true;
+  r.facts.os.wsl_dxg = wsl2;
+  r.read.push_back("kernel " + *r.facts.os.kernel + (wsl2 ? " (WSL2)" : " (WSL1)"));
+}
+
 // A traceback's 'File "/venv/lib/python3.11/site-packages/torch/__init__.py"': where the torch that
 // failed lives.
 void read_torch_folder(PastedReport& r, const std::string& line) {
@@ -423,7 +445,12 @@ void read_library(PastedReport& r, const std::string& line, ReadState& st) {
   if (w[0] != "pytorch" || !st.cuda_said.empty()) return;
   auto cuda = w[2].find("cuda");
   if (w[2].find("cpu") != std::string::npos) st.cuda_said = "None";
-  else if (cuda != std::string::npos) st.cuda_said = w[2].substr(cuda + 4, w[2].find('_', cuda) - cuda - 4);
+  else if (cuda != std::string::npos) {
+    st.cuda_said = w[2].substr(cuda + 4, w[2].find('_', cuda) - cuda - 4);
+    // conda-forge's "cuda118_py311h…" or "cuda120_…": 11.8, 12.0
+    if (st.cuda_said.size() == 3 && st.cuda_said.find_first_not_of("0123456789") == std::string::npos)
+      st.cuda_said = st.cuda_said.substr(0, 2) + "." + st.cuda_said.substr(2);
+  }
 }
 
 // A Python session's answer to `torch.__version__` / `torch.version.cuda` (the REPL's '2.5.1+cu124'
@@ -453,6 +480,7 @@ void enter_block(const std::string& line, ReadState& st) {
 void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
   read_torch_folder(r, line);
+  read_wsl_kernel(r, line);
   std::string v;
   if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
@@ -482,7 +510,6 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
     st.shown.clear();
   } else if (key_value(line, "Python platform", v)) {
     std::string lower = to_lower(v);
-    if (lower.find("microsoft") != std::string::npos) r.facts.os.wsl = true, r.facts.os.wsl_dxg = lower.find("wsl2") != std::string::npos;
     if (starts_with(lower, "macos-")) read_mac_python_platform(r, v);
   } else if (key_value(line, "ProductName", v) && v == "macOS") {
     reporter_mac(r);  // sw_vers
