@@ -60,6 +60,10 @@ const std::vector<RealMessage>& real_messages() {
        "    PyTorch no longer supports this GPU because it is too old.\n"
        "    The minimum cuda capability supported by this library is 3.7.",
        {{"index", "0"}, {"gpu", "NVIDIA GeForce GTX 680"}, {"cc", "3.0"}}},
+      {"pip-no-matching-distribution",
+       "ERROR: Could not find a version that satisfies the requirement torch==1.5.1+cpu (from versions: 0.1.2, "
+       "0.1.2.post1, 0.1.2.post2)\nERROR: No matching distribution found for torch==1.5.1+cpu",
+       {{"package", "torch==1.5.1+cpu"}}},
       {"no-kernel-image",
        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
        {}},

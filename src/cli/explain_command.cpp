@@ -246,7 +246,9 @@ std::string text_report(const std::vector<SignatureMatch>& matches, const std::v
   if (judge.report && !judge.adds_its_own && !any_confirmed && elsewhere.empty())
     out += "\nThis machine shows none of these causes: the message may come from another machine or environment; "
            "run dlready doctor there (with VIRTUAL_ENV or CONDA_PREFIX of the environment that failed).\n";
-  if (!judge.report) out += "\nFrom the message alone: dlready doctor on the machine that printed it confirms the cause.\n";
+  if (!judge.report)
+    out += "\nFrom the message alone (no machine examined): dlready doctor on the machine that printed it gives that "
+           "machine's own evidence and decides the rest.\n";
   return out;
 }
 
@@ -267,7 +269,8 @@ std::string markdown_report(const std::vector<SignatureMatch>& matches, const st
   }
   for (const auto& line : lines(report_lines(judge) + elsewhere))
     if (!line.empty()) out += "\n" + md_prose(line) + "\n";
-  if (!judge.report) out += "\n`dlready doctor` on the machine that printed the message confirms the cause.\n";
+  if (!judge.report)
+    out += "\n`dlready doctor` on the machine that printed the message gives that machine's own evidence and decides the rest.\n";
   return out;
 }
 

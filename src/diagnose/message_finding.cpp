@@ -32,8 +32,8 @@ void loader_picked(const Facts& f, const std::string& soname, const std::string&
   bool listed = false;
   for (const auto& p : split(ld.value_or(""), ':')) listed |= !p.empty() && path_normalize(p) == path_normalize(dir);
   if (listed) {
-    x.evidence.push_back("LD_LIBRARY_PATH=" + *ld + " lists " + dir + ", which the loader searches before the wheel's own "
-                         "folders (RUNPATH)");
+    x.evidence.push_back("LD_LIBRARY_PATH is \"" + *ld + "\": it lists " + dir + ", which the loader searches before the "
+                         "wheel's own folders (RUNPATH)");
     auto keep = ld_library_path_without_dir(f, dir);
     x.fix.insert(x.fix.begin(), "drop " + dir + " from LD_LIBRARY_PATH: " +
                                     (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
@@ -59,7 +59,7 @@ void picked_copy(const SignatureMatch& m, const Facts& f, const PastedClues& clu
   }
   if (!picked.empty() && picked.find('/') != std::string::npos) return loader_picked(f, soname, path_dirname(picked), x);
   if (auto ld = f.env.get("LD_LIBRARY_PATH"); ld && !trim(*ld).empty()) {
-    x.evidence.push_back("LD_LIBRARY_PATH=" + *ld + ": its folders come before the wheel's own (RUNPATH)");
+    x.evidence.push_back("LD_LIBRARY_PATH is \"" + *ld + "\": its folders come before the wheel's own (RUNPATH)");
     x.fix.insert(x.fix.begin(), "unset LD_LIBRARY_PATH and run again; if that works, remove the folder holding an older " +
                                     soname + " from it where it is set (~/.bashrc, a module file, a notebook's os.environ)");
   }
@@ -109,6 +109,7 @@ std::string decided_finding(const SignatureMatch& m, const PastedClues& clues) {
     return "cuda-lib-unresolvable";
   }
   if (id == "undefined-symbol") return undefined_symbol_finding(value_of(m, "symbol"));
+  if (id == "pip-no-matching-distribution") return clues.python_32bit ? "windows-python-architecture-mismatch" : "";
   return m.signature->decides;
 }
 
@@ -132,6 +133,9 @@ Finding message_finding(const SignatureMatch& m, const Facts& facts, const Paste
         x.fix.insert(x.fix.begin(), "reinstall torch with the CUDA wheels it pins: pip install --force-reinstall torch "
                                     "(with the same --index-url it came from); pip check lists a wheel that is missing or of another version");
     }
+  if (x.id == "windows-python-architecture-mismatch")
+    x.evidence.push_back("the report shows a 32-bit Python"),
+        x.fix.insert(x.fix.begin(), "install the 64-bit Python from python.org (\"Windows installer (64-bit)\"), then pip install torch with it");
   for (const auto& run : clues.docker_runs)
     if (x.id == "container-without-gpu" && started_without_gpus(run))
       x.evidence.push_back("the container was started without GPUs: " + run),

@@ -359,6 +359,20 @@ void read_wsl_kernel(PastedReport& r, const std::string& line) {
   r.read.push_back("kernel " + *r.facts.os.kernel + (wsl2 ? " (WSL2)" : " (WSL1)"));
 }
 
+// A 32-bit Python: collect_env's "Python version: 3.7 (32-bit runtime)", or python.org's 32-bit
+// install folder in a path ("C:\\Python\\Python37-32\\Scripts", "python38-32\\python.exe").
+void read_python_bits(PastedReport& r, const std::string& line) {
+  if (r.clues.python_32bit) return;
+  if (line.find("(32-bit runtime)") != std::string::npos) r.clues.python_32bit = true;
+  const std::string lower = to_lower(line);
+  for (size_t at = lower.find("-32\\"); at != std::string::npos && !r.clues.python_32bit; at = lower.find("-32\\", at + 1)) {
+    size_t python = lower.rfind("python", at);
+    r.clues.python_32bit = python != std::string::npos && at - python <= 8 &&
+                           lower.find_first_not_of("0123456789", python + 6) == at;
+  }
+  if (r.clues.python_32bit) r.read.push_back("a 32-bit Python");
+}
+
 // A traceback's 'File "/venv/lib/python3.11/site-packages/torch/__init__.py"': where the torch that
 // failed lives.
 void read_torch_folder(PastedReport& r, const std::string& line) {
@@ -481,6 +495,7 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   std::string line = trim(raw);
   read_torch_folder(r, line);
   read_wsl_kernel(r, line);
+  read_python_bits(r, line);
   std::string v;
   if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
