@@ -164,7 +164,8 @@ struct Judge {
 // The causes the messages prove by their own words (a signature's `decides`).
 void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge& judge, std::vector<Cause>& causes) {
   // Without a report, the message's own text holds the clues (a traceback's paths, a docker run).
-  const PastedReport from_text = judge.pasted ? PastedReport{} : read_pasted_report(judge.text);
+  PastedReport from_text;
+  if (!judge.pasted) from_text.clues = read_pasted_clues(judge.text);
   const PastedReport& pasted = judge.pasted ? *judge.pasted : from_text;
   for (const auto& m : matches)
     for (auto& c : causes) {

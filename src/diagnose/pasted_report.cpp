@@ -364,6 +364,7 @@ void read_wsl_kernel(PastedReport& r, const std::string& line) {
 void read_python_bits(PastedReport& r, const std::string& line) {
   if (r.clues.python_32bit) return;
   if (line.find("(32-bit runtime)") != std::string::npos) r.clues.python_32bit = true;
+  if (line.find("-32\\") == std::string::npos) return;
   const std::string lower = to_lower(line);
   for (size_t at = lower.find("-32\\"); at != std::string::npos && !r.clues.python_32bit; at = lower.find("-32\\", at + 1)) {
     size_t python = lower.rfind("python", at);
@@ -579,6 +580,27 @@ void settle_mac(PastedReport& r) {
 }
 
 }  // namespace
+
+PastedClues read_pasted_clues(std::string_view text) {
+  PastedReport r;
+  text = text.substr(0, 16u << 20);
+  for (size_t start = 0; start < text.size();) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view view = text.substr(start, end - start);
+    start = end + 1;
+    // Most lines of a long log hold no clue: only these are read (each clue reader's own marker).
+    if (view.find("-packages") == std::string_view::npos && view.find(" => ") == std::string_view::npos &&
+        view.find("docker run ") == std::string_view::npos && view.find("-32") == std::string_view::npos)
+      continue;
+    std::string line(view.substr(0, 4096));
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    line = trim(printable(line, 2000));
+    read_torch_folder(r, line);
+    read_python_bits(r, line);
+    if (!read_ldd(r, line)) read_docker_run(r, line);
+  }
+  return r.clues;
+}
 
 PastedReport read_pasted_report(std::string_view text) {
   PastedReport r;

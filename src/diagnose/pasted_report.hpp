@@ -32,5 +32,8 @@ struct PastedReport {
 };
 
 [[nodiscard]] PastedReport read_pasted_report(std::string_view text);
+// The clues alone (ldd's lines, docker run, a traceback's torch, a 32-bit Python), read from a long
+// text (a training log with its traceback) at a few memchr passes per line.
+[[nodiscard]] PastedClues read_pasted_clues(std::string_view text);
 
 }  // namespace dlready
