@@ -167,7 +167,7 @@ endif()
 dlready_platform_layer(dlready_launch launch src/launch/dist_env.cpp src/launch/supervisor.cpp src/launch/launcher.cpp
   src/launch/node_channel.cpp src/launch/node_link.cpp)
 target_link_libraries(dlready_launch PUBLIC dlready_snapshot dlready_secure)
-dlready_platform_layer(dlready_data data src/data/idx.cpp)
+dlready_platform_layer(dlready_data data src/data/idx.cpp src/data/decoded_cache.cpp)
 target_link_libraries(dlready_data PUBLIC dlready_os ZLIB::ZLIB)
 dlready_platform_layer(dlready_secure secure src/secure/secret_key.cpp src/secure/sealed_file.cpp src/secure/audit_log.cpp
   src/secure/job_token.cpp src/secure/content_hash.cpp)

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "data/idx.hpp"
 #include "fixture.hpp"
@@ -61,6 +62,47 @@ TEST(Idx, LoadsPlainAndGzip) {
   EXPECT_EQ(r.dataset->test.size(), 2u);
   EXPECT_EQ(r.dataset->train.images.dims, (std::vector<uint32_t>{3, 2, 2}));
   EXPECT_EQ(r.dataset->test.labels.data[1], 5);
+}
+
+// A gzipped file is decoded once: its decoded copy is what the next load reads (shown by a copy
+// changed in place), a new version of the source (its modification time) is decoded again and
+// the old copy removed, a copy that is not IDX is a miss; plain files get no copy; the hook sees
+// every file's own bytes either way (what the audit log hashes).
+TEST(Idx, AGzippedFileIsDecodedOnceAndItsCopyFollowsTheSource) {
+  Mini m;
+  const std::string cache = m.f.host("/cache");
+  std::map<std::string, size_t> seen;
+  MnistLoadOptions o{cache, [&](const std::string& path, std::string_view bytes) { seen[path] = bytes.size(); }};
+  auto first = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(first.dataset) << first.error;
+  EXPECT_EQ(seen.size(), 4u);
+  std::vector<std::string> copies;
+  for (const auto& e : std::filesystem::directory_iterator(cache)) copies.push_back(e.path().string());
+  ASSERT_EQ(copies.size(), 2u) << "the two gzipped files only";
+  const std::string images_gz = m.dir() + "/t10k-images-idx3-ubyte.gz";
+  std::string images_copy;
+  for (const auto& c : copies)  // the larger one: 2 images of 2x2 against 2 labels
+    if (images_copy.empty() || std::filesystem::file_size(c) > std::filesystem::file_size(images_copy)) images_copy = c;
+  // The copy changed in place (same size): the next load reads it, not the gzip file.
+  std::string bytes = test::read_text(images_copy);
+  bytes.back() = '\x03';
+  std::ofstream(images_copy, std::ios::binary | std::ios::trunc) << bytes;
+  seen.clear();
+  auto second = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(second.dataset) << second.error;
+  EXPECT_EQ(second.dataset->test.images.data.back(), 3) << "read from the decoded copy";
+  EXPECT_EQ(seen.size(), 4u) << "the hook still sees every file";
+  // A new version of the source: decoded again, the stale copy gone.
+  std::filesystem::last_write_time(images_gz, std::filesystem::last_write_time(images_gz) + std::chrono::seconds(5));
+  auto third = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(third.dataset) << third.error;
+  EXPECT_EQ(third.dataset->test.images.data.back(), 7) << "decoded from the gzip file";
+  EXPECT_FALSE(std::filesystem::exists(images_copy)) << "the old version's copy is removed";
+  // A copy that is not IDX is a miss, never an error.
+  for (const auto& e : std::filesystem::directory_iterator(cache)) std::ofstream(e.path(), std::ios::trunc) << "garbage";
+  auto fourth = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(fourth.dataset) << fourth.error;
+  EXPECT_EQ(fourth.dataset->test.labels.data[1], 5);
 }
 
 TEST(Idx, TorchvisionRawLayout) {

@@ -23,17 +23,20 @@ namespace {
 // `global`: the libraries libtorch_cuda (and libtorch_nvshmem) link, which a program linked against
 // LibTorch has in its global scope too; the rest — what cuDNN and PyTorch open at run time — stay
 // local, as their own dlopen would load them.
+// `for_cuda_work`: opened by name only once CUDA work runs (cuDNN's sub-libraries by cuDNN, NVRTC
+// by PyTorch's JIT), never while LibTorch loads — a run without CUDA need not load them.
 struct Preloaded {
   const char* stem;
-  bool global;
+  bool global, for_cuda_work;
 };
 constexpr Preloaded kLoadOrder[] = {
-    {"libcublasLt", true}, {"libcublas", true}, {"libcudart", true}, {"libnvJitLink", true}, {"libnvrtc", false},
-    {"libnvrtc-builtins", false}, {"libcudnn", true}, {"libcudnn_graph", false}, {"libcudnn_ops", false},
-    {"libcudnn_heuristic", false}, {"libcudnn_cnn", false}, {"libcudnn_adv", false},
-    {"libcudnn_engines_precompiled", false}, {"libcudnn_engines_runtime_compiled", false}, {"libcupti", false},
-    {"libcusparse", true}, {"libcufft", true}, {"libcurand", true}, {"libcusolver", false}, {"libcufile", true},
-    {"libnccl", true}, {"libcusparseLt", true}, {"libnvshmem_host", true}};
+    {"libcublasLt", true, false}, {"libcublas", true, false}, {"libcudart", true, false}, {"libnvJitLink", true, false},
+    {"libnvrtc", false, true}, {"libnvrtc-builtins", false, true}, {"libcudnn", true, false},
+    {"libcudnn_graph", false, true}, {"libcudnn_ops", false, true}, {"libcudnn_heuristic", false, true},
+    {"libcudnn_cnn", false, true}, {"libcudnn_adv", false, true}, {"libcudnn_engines_precompiled", false, true},
+    {"libcudnn_engines_runtime_compiled", false, true}, {"libcupti", false, false}, {"libcusparse", true, false},
+    {"libcufft", true, false}, {"libcurand", true, false}, {"libcusolver", false, false}, {"libcufile", true, false},
+    {"libnccl", true, false}, {"libcusparseLt", true, false}, {"libnvshmem_host", true, false}};
 
 // "libcudnn.so.9" for stem "libcudnn": the stem, ".so.", then only digits and dots.
 bool is_versioned_file_of(const std::string& name, const std::string& stem) {
@@ -73,13 +76,14 @@ CudaPreload plan_cuda_preload(const std::vector<std::string>& run_path) {
   if (plan.wheel_dirs.empty()) return plan;
   RootFs fs("/");
   std::vector<std::string> files;
-  std::vector<bool> global;
+  std::vector<bool> global, for_cuda_work;
   std::map<std::string, size_t> by_soname;
   std::vector<std::vector<std::string>> needed;
-  for (const auto& [stem, in_global_scope] : kLoadOrder) {
+  for (const auto& [stem, in_global_scope, opened_for_cuda_work] : kLoadOrder) {
     auto file = find_library(plan.wheel_dirs, stem);
     if (!file) continue;
     global.push_back(in_global_scope);
+    for_cuda_work.push_back(opened_for_cuda_work);
     auto elf = read_elf(fs, *file);
     by_soname[elf.info && elf.info->soname ? *elf.info->soname : path_basename(*file)] = files.size();
     needed.push_back(elf.info ? elf.info->needed : std::vector<std::string>{});
@@ -92,7 +96,7 @@ CudaPreload plan_cuda_preload(const std::vector<std::string>& run_path) {
     for (const auto& n : needed[i])
       if (auto it = by_soname.find(n); it != by_soname.end()) place(it->second);
     placed.insert(i);
-    plan.libraries.push_back({files[i], global[i], ""});
+    plan.libraries.push_back({files[i], global[i], for_cuda_work[i], ""});
   };
   for (size_t i = 0; i < files.size(); ++i) place(i);
   return plan;

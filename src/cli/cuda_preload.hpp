@@ -15,6 +15,7 @@ namespace dlready {
 struct PreloadedLibrary {
   std::string path;
   bool global = false;  // RTLD_GLOBAL: a library libtorch_cuda links (else RTLD_LOCAL)
+  bool for_cuda_work = false;  // opened by name only once CUDA work runs: a run without CUDA skips it
   std::string error;    // empty: loaded
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "data/decoded_cache.hpp"
 #include "os/bounded_file.hpp"
 #include "os/posix_fs.hpp"
 #include "core/status.hpp"
@@ -220,6 +221,29 @@ IdxResult read_idx_file(const std::string& path) {
 
 namespace {
 
+bool gzipped_name(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
+
+// One file of the dataset: its decoded copy when the cache has one (a gzipped file's), else read
+// and decoded (and the copy kept); the hook sees the file's own bytes either way.
+IdxResult read_dataset_file(const std::string& path, const MnistLoadOptions& o) {
+  const bool cached = !o.decoded_cache.empty() && gzipped_name(path);
+  std::optional<IdxArray> copy = cached ? read_decoded_copy(o.decoded_cache, path) : std::nullopt;
+  if (copy && !o.on_file_bytes) return {std::move(copy), ""};
+  auto file = read_regular_file(path, kMaxBytes + 64, "an IDX file");
+  if (!file.bytes) return {std::nullopt, file.error};
+  if (o.on_file_bytes) o.on_file_bytes(path, *file.bytes);
+  if (copy) return {std::move(copy), ""};
+  const std::string& bytes = *file.bytes;
+  const bool gzip = bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b;
+  IdxResult r = gzip ? inflate_idx(bytes, path) : parse_idx(bytes, path);
+  if (r.array && gzip && cached) write_decoded_copy(o.decoded_cache, path, *r.array);
+  return r;
+}
+
+}  // namespace
+
+namespace {
+
 std::optional<std::string> find_file(const std::string& dir, const std::string& stem) {
   for (const auto& name : {stem, stem + ".gz"}) {
     std::string p = dir + "/" + name;
@@ -243,14 +267,15 @@ std::optional<std::string> find_dataset_dir(const std::string& dir) {
   return std::nullopt;
 }
 
-Status load_split(const std::string& dir, const std::string& prefix, int classes, MnistSplit& split) {
+Status load_split(const std::string& dir, const std::string& prefix, int classes, const MnistLoadOptions& o,
+                  MnistSplit& split) {
   auto img_path = find_file(dir, prefix + "-images-idx3-ubyte");
   auto lbl_path = find_file(dir, prefix + "-labels-idx1-ubyte");
   if (!img_path) return Status::failure(dir + "/" + prefix + "-images-idx3-ubyte[.gz]: missing");
   if (!lbl_path) return Status::failure(dir + "/" + prefix + "-labels-idx1-ubyte[.gz]: missing");
-  auto img = read_idx_file(*img_path);
+  auto img = read_dataset_file(*img_path, o);
   if (!img.array) return Status::failure(img.error);
-  auto lbl = read_idx_file(*lbl_path);
+  auto lbl = read_dataset_file(*lbl_path, o);
   if (!lbl.array) return Status::failure(lbl.error);
   if (img.array->dims.size() != 3) return Status::failure(*img_path + ": expected 3 dimensions (N, rows, cols), found " + std::to_string(img.array->dims.size()));
   if (img.array->dims[1] == 0 || img.array->dims[2] == 0) return Status::failure(*img_path + ": empty image dimensions");
@@ -272,7 +297,7 @@ Status load_split(const std::string& dir, const std::string& prefix, int classes
 
 }  // namespace
 
-MnistResult load_mnist(const std::string& dir, int classes) {
+MnistResult load_mnist(const std::string& dir, int classes, const MnistLoadOptions& options) {
   if (!is_directory(dir)) {
     struct stat st {};
     bool exists = ::stat(dir.c_str(), &st) == 0;
@@ -286,8 +311,8 @@ MnistResult load_mnist(const std::string& dir, int classes) {
                                 "files; " + kDataSources + ")"};
   MnistDataset ds;
   ds.directory = *where;
-  if (auto st = load_split(*where, "train", classes, ds.train); !st) return {std::nullopt, st.error()};
-  if (auto st = load_split(*where, "t10k", classes, ds.test); !st) return {std::nullopt, st.error()};
+  if (auto st = load_split(*where, "train", classes, options, ds.train); !st) return {std::nullopt, st.error()};
+  if (auto st = load_split(*where, "t10k", classes, options, ds.test); !st) return {std::nullopt, st.error()};
   if (ds.train.images.dims[1] != ds.test.images.dims[1] || ds.train.images.dims[2] != ds.test.images.dims[2])
     return {std::nullopt, *where + ": train and test images have different sizes"};
   return {std::move(ds), ""};

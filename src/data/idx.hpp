@@ -2,6 +2,7 @@
 // Every malformed input is an error value naming the file and what is wrong; nothing throws.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,8 +44,17 @@ struct MnistResult {
   std::string error;
 };
 
+// How load_mnist reads: the folder of decoded copies of gzipped files (data/decoded_cache.hpp;
+// empty: decode every time), and who sees each file's bytes as read (the audit log hashes them
+// without reading the file again). With a hook, every file is read even when its decoded copy is
+// used.
+struct MnistLoadOptions {
+  std::string decoded_cache;
+  std::function<void(const std::string& path, std::string_view bytes)> on_file_bytes;
+};
+
 // Loads DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz], or the torchvision layout
 // DIR/raw/… or DIR/<Name>/raw/…; checks dimensions, counts and that labels < classes.
-MnistResult load_mnist(const std::string& dir, int classes = 10);
+MnistResult load_mnist(const std::string& dir, int classes = 10, const MnistLoadOptions& options = {});
 
 }  // namespace dlready

@@ -20,14 +20,17 @@ RunSecurity open_run_security(const TrainOptions& o) {
 }
 
 RunAudit::Opened RunAudit::start(std::unique_ptr<AuditLog> log, const TrainOptions& o, bool leader,
-                                 const MnistDataset& ds, SealingKey* key, const std::string& device, int world) {
+                                 const MnistDataset& ds, const std::map<std::string, std::string>& digests,
+                                 SealingKey* key, const std::string& device, int world) {
   std::unique_ptr<RunAudit> audit(new RunAudit);
   if (!leader) return {std::move(audit), ""};  // the other ranks write nothing
   audit->log_ = std::move(log);
   nlohmann::json data = nlohmann::json::array();
   for (const MnistSplit* s : {&ds.train, &ds.test})
-    for (const std::string* p : {&s->images_path, &s->labels_path})
-      data.push_back({{"path", *p}, {"blake2b", blake2b_file(*p).value_or("unreadable")}});
+    for (const std::string* p : {&s->images_path, &s->labels_path}) {
+      auto known = digests.find(*p);
+      data.push_back({{"path", *p}, {"blake2b", known != digests.end() ? known->second : blake2b_file(*p).value_or("unreadable")}});
+    }
   nlohmann::json details = {{"command", "train"}, {"options", to_json(o)}, {"data", data}, {"device", device},
                             {"world_size", world}, {"writer", "rank 0"}};
   if (key) {

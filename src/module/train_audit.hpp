@@ -4,6 +4,7 @@
 // file's hash), and how it ended (finish with the final accuracy, a stop by signal, a NaN stop,
 // a failure). The other ranks of a data-parallel run write nothing, so no record is doubled.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,9 +20,11 @@ class RunAudit {
  public:
   // Opens the logs and writes run_start; on rank != 0 an audit that records nothing.
   struct Opened;
-  // `log`: the run's logs, opened (and its options checked) before any work.
+  // `log`: the run's logs, opened (and its options checked) before any work. `digests`: the data
+  // files' BLAKE2b as they were read (path -> hex); a file missing from it is read again.
   static Opened start(std::unique_ptr<AuditLog> log, const TrainOptions& o, bool leader, const MnistDataset& ds,
-                      SealingKey* key, const std::string& device, int world);
+                      const std::map<std::string, std::string>& digests, SealingKey* key, const std::string& device,
+                      int world);
   // The hook the trainer calls for resume and checkpoint events.
   std::function<Status(const std::string&, const nlohmann::json&)> hook();
   // finish / stop / nan_stop / fail, from the run's result.

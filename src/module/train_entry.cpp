@@ -8,6 +8,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "os/fatal_signal.hpp"
@@ -151,7 +152,8 @@ std::optional<std::string> image_size_problem(const MnistDataset& ds) {
 }
 
 ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
-                      std::chrono::steady_clock::time_point t0, const std::string& thread_note) {
+                      const std::map<std::string, std::string>& digests, std::chrono::steady_clock::time_point t0,
+                      const std::string& thread_note) {
   SealingKey* key = security.key.get();
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
@@ -170,7 +172,7 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), st.error().c_str());
     return ExitCode::usage;
   }
-  auto audit = RunAudit::start(std::move(security.log), o, leader, ds, key, p.device.str(), p.dist.world);
+  auto audit = RunAudit::start(std::move(security.log), o, leader, ds, digests, key, p.device.str(), p.dist.world);
   if (!audit.audit) {
     std::fprintf(stderr, "dlready train%s: %s\n", p.rank_tag().c_str(), audit.error.c_str());
     return ExitCode::failed;
@@ -244,7 +246,18 @@ ExitCode run_train_command(const TrainOptions& given) {
       return ExitCode::usage;
     }
     set_fatal_signal_stage("loading the data");
-    auto ds = load_mnist(o.data);
+    // Decoded once (the gzip files' decoded copies in the user's cache), hashed as read for the audit log.
+    std::map<std::string, std::string> digests;
+    MnistLoadOptions load;
+    const auto env = process_environment();
+    auto var = [&](const char* name) -> std::optional<std::string> {
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    if (auto cache = dlready_cache_dir(var("XDG_CACHE_HOME"), var("HOME")); cache && !cache->empty())
+      load.decoded_cache = *cache + "/decoded";
+    load.on_file_bytes = [&](const std::string& path, std::string_view bytes) { digests[path] = blake2b_hex(bytes); };
+    auto ds = load_mnist(o.data, 10, load);
     if (!ds.dataset) {
       std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
       return ExitCode::failed;
@@ -252,7 +265,7 @@ ExitCode run_train_command(const TrainOptions& given) {
     Placement p;
     set_fatal_signal_stage("choosing the device (CUDA starts here)");
     if (auto failed = place(o, p)) return *failed;
-    return train_placed(o, p, *ds.dataset, security, t0, thread_note);
+    return train_placed(o, p, *ds.dataset, security, digests, t0, thread_note);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dlready train: %s\n", e.what());
     return ExitCode::failed;

@@ -207,6 +207,13 @@ std::vector<std::string> own_command_line() {
   return argv;
 }
 
+std::string blake2b_hex(std::string_view bytes) {
+  ensure_sodium();
+  unsigned char h[kHash];
+  crypto_generichash(h, kHash, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), nullptr, 0);
+  return hex(h, kHash);
+}
+
 std::optional<std::string> blake2b_file(const std::string& path) {
   ensure_sodium();
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -70,5 +70,7 @@ std::vector<std::string> own_command_line();
 
 // BLAKE2b-256 of a file's bytes as hex, read in pieces; nullopt when it cannot be read.
 std::optional<std::string> blake2b_file(const std::string& path);
+// BLAKE2b-256 of bytes already in memory (a file as it was read), as hex.
+std::string blake2b_hex(std::string_view bytes);
 
 }  // namespace dlready

@@ -68,8 +68,14 @@ bool is_cuda_library(const std::string& path) {
   return false;
 }
 
-void expect_only_wheel_copies(const Loaded& r, const std::string& wheel) {
-  ASSERT_EQ(r.status, 0) << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
+// The libraries cuDNN, NVRTC and CUPTI open by name only when CUDA work needs them.
+constexpr const char* kOpenedForCudaWork[] = {"libcudnn_graph.so.9", "libcudnn_cnn.so.9", "libnvrtc.so.13"};
+
+// Every CUDA library loaded is the wheel's copy and no decoy ran; a run that may use CUDA
+// (`cuda_run`) has cuDNN's sub-libraries and NVRTC among them (preloaded by absolute path before
+// cuDNN could open them by name), a CPU run none of them.
+void expect_only_wheel_copies(const Loaded& r, const std::string& wheel, bool cuda_run = false) {
+  if (!cuda_run) ASSERT_EQ(r.status, 0) << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
   EXPECT_EQ(r.output.find("DECOY LIBRARY LOADED"), std::string::npos) << "a decoy was loaded";
   std::set<std::string> cuda;
   for (const auto& o : r.objects) {
@@ -77,12 +83,11 @@ void expect_only_wheel_copies(const Loaded& r, const std::string& wheel) {
     cuda.insert(fs::path(o).filename().string());
     EXPECT_EQ(o.rfind(wheel, 0), 0u) << o << " is not the wheel's copy";
   }
-  // cuDNN's sub-libraries (which cuDNN itself opens by name) and NVRTC are among them.
   if (!fs::exists(wheel + "/cudnn/lib/libcudnn.so.9")) return;
-  for (const char* must : {"libcudart.so.13", "libcublasLt.so.13", "libcudnn.so.9", "libcudnn_graph.so.9",
-                           "libcudnn_cnn.so.9", "libnvrtc.so.13"}) {
+  for (const char* must : {"libcudart.so.13", "libcublasLt.so.13", "libcudnn.so.9"})
     EXPECT_TRUE(cuda.count(must)) << must << " was not loaded";
-  }
+  for (const char* lazy : kOpenedForCudaWork)
+    EXPECT_EQ(cuda.count(lazy), cuda_run ? 1u : 0u) << lazy << (cuda_run ? " was not loaded" : " was loaded for a CPU run");
 }
 
 TEST(CudaLibraryLoading, LdLibraryPathDecoysNeverReplaceTheWheelsLibraries) {
@@ -90,6 +95,9 @@ TEST(CudaLibraryLoading, LdLibraryPathDecoysNeverReplaceTheWheelsLibraries) {
   if (wheel.empty()) GTEST_SKIP() << "this LibTorch loads no CUDA library";
   auto r = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys, "verify --device cpu");
   expect_only_wheel_copies(r, wheel);
+  // A run asked for a GPU preloads what CUDA work opens too (it fails later here when there is no GPU).
+  auto gpu = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys, "verify --device cuda:0");
+  expect_only_wheel_copies(gpu, wheel, true);
 }
 
 TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {

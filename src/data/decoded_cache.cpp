@@ -1,0 +1,69 @@
+#include "data/decoded_cache.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "core/crc32c.hpp"
+#include "os/atomic_file.hpp"
+#include "os/bounded_file.hpp"
+#include "os/posix_fs.hpp"
+
+namespace dlready {
+namespace {
+
+constexpr const char* kMagic = "dlready-decoded-idx 1\n";
+constexpr uint64_t kMaxCopy = (1ull << 31) + 4096;  // idx.cpp's bound on an IDX file, and the line above it
+
+// "<crc32c of the path>-": every copy of one source starts so; the rest names its version.
+std::string source_prefix(const std::string& source) {
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(source, ec);
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "%08x", crc32c(ec ? source : absolute.string()));
+  return std::string(hex) + "-";
+}
+
+// The copy's file name for the source as it is now; nullopt when the source cannot be looked at.
+std::optional<std::string> copy_name(const std::string& source) {
+  std::error_code ec;
+  auto size = std::filesystem::file_size(source, ec);
+  if (ec) return std::nullopt;
+  auto mtime = std::filesystem::last_write_time(source, ec);
+  if (ec) return std::nullopt;
+  long long ns = std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
+  return source_prefix(source) + std::to_string(size) + "-" + std::to_string(ns) + ".idx";
+}
+
+// The IDX bytes of an array: the magic (unsigned bytes, its dimension count), each dimension
+// big-endian, the data.
+std::string idx_bytes(const IdxArray& a) {
+  std::string out = {0, 0, 0x08, static_cast<char>(a.dims.size())};
+  for (uint32_t d : a.dims)
+    for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((d >> shift) & 0xff);
+  out.append(reinterpret_cast<const char*>(a.data.data()), a.data.size());
+  return out;
+}
+
+}  // namespace
+
+std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source) {
+  auto name = copy_name(source);
+  if (!name) return std::nullopt;
+  FileBytes f = read_regular_file(cache + "/" + *name, kMaxCopy, "a decoded copy");
+  const std::string magic = kMagic;
+  if (!f.bytes || f.bytes->compare(0, magic.size(), magic) != 0) return std::nullopt;
+  auto parsed = parse_idx(std::string_view(*f.bytes).substr(magic.size()), cache + "/" + *name);
+  return parsed.array;
+}
+
+void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a) {
+  auto name = copy_name(source);
+  if (!name || !make_directories(cache)) return;
+  if (!write_file_atomically(cache + "/" + *name, kMagic + idx_bytes(a))) return;
+  const std::string prefix = source_prefix(source);
+  for (const auto& other : list_directory(cache))
+    if (other != *name && other.compare(0, prefix.size(), prefix) == 0) std::remove((cache + "/" + other).c_str());
+}
+
+}  // namespace dlready
