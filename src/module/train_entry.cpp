@@ -239,7 +239,8 @@ ExitCode run_train_command(const TrainOptions& given) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     const TrainOptions o = continue_after_restart(given, process_environment());
-    const std::string thread_note = choose_threads(o.threads);
+    // The busy machine's sample (for the thread count) spans the data's loading.
+    const PendingThreadChoice threads = begin_thread_choice(o.threads);
     auto security = open_run_security(o);
     if (!security.error.empty()) {
       std::fprintf(stderr, "dlready train: %s\n", security.error.c_str());
@@ -262,6 +263,7 @@ ExitCode run_train_command(const TrainOptions& given) {
       std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
       return ExitCode::failed;
     }
+    const std::string thread_note = finish_thread_choice(threads);
     Placement p;
     set_fatal_signal_stage("choosing the device (CUDA starts here)");
     if (auto failed = place(o, p)) return *failed;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/text.hpp"
 #include "probe/linux/probes.hpp"
@@ -82,7 +83,21 @@ std::optional<std::pair<double, double>> cpu_jiffies(const RootFs& fs) {
 
 }  // namespace
 
-std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms) {
+// This process's own processor time, all its threads, in the clock ticks /proc/stat counts in
+// (utime + stime of /proc/self/stat).
+std::optional<double> own_jiffies(const RootFs& fs) {
+  auto text = fs.read("/proc/self/stat", 4096);
+  if (!text) return std::nullopt;
+  auto close = text->rfind(')');
+  if (close == std::string::npos || close + 2 > text->size()) return std::nullopt;
+  auto rest = split(text->substr(close + 2), ' ');  // field 3 (state) onwards: utime is 14, stime 15
+  if (rest.size() < 13) return std::nullopt;
+  auto user = parse_int(rest[11]), system = parse_int(rest[12]);
+  if (!user || !system) return std::nullopt;
+  return static_cast<double>(*user + *system);
+}
+
+std::optional<BusySample> start_busy_sample(const RootFs& fs, int cpus) {
   if (cpus <= 0) return std::nullopt;
   auto text = fs.read("/proc/loadavg", 4096);
   if (!text) return std::nullopt;
@@ -90,12 +105,28 @@ std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms)
   // Nothing but the reader runnable and a quiet last minute: idle, no need to wait for a sample.
   if (l.runnable && *l.runnable <= 1 && l.load_1min && *l.load_1min < 0.5) return std::nullopt;
   auto before = cpu_jiffies(fs);
-  if (!before) return std::nullopt;
-  ::usleep(static_cast<useconds_t>(window_ms) * 1000);
+  auto own = own_jiffies(fs);
+  if (!before || !own) return std::nullopt;
+  return BusySample{before->first, before->second, *own, std::chrono::steady_clock::now()};
+}
+
+std::optional<double> finish_busy_sample(const RootFs& fs, const BusySample& s, int cpus, int min_window_ms) {
+  auto waited = std::chrono::steady_clock::now() - s.started;
+  auto left = std::chrono::milliseconds(min_window_ms) - std::chrono::duration_cast<std::chrono::milliseconds>(waited);
+  if (left.count() > 0) ::usleep(static_cast<useconds_t>(left.count()) * 1000);
   auto after = cpu_jiffies(fs);
-  if (!after || after->second <= before->second) return std::nullopt;
-  double fraction = (after->first - before->first) / (after->second - before->second);
+  auto own = own_jiffies(fs);
+  if (!after || !own || after->second <= s.total) return std::nullopt;
+  // Someone else's work: the processors' busy time less this process's own (it loaded its data meanwhile).
+  double others = (after->first - s.busy) - (*own - s.own);
+  double fraction = others / (after->second - s.total);
   return std::clamp(fraction, 0.0, 1.0) * cpus;
+}
+
+std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms) {
+  auto sample = start_busy_sample(fs, cpus);
+  if (!sample) return std::nullopt;
+  return finish_busy_sample(fs, *sample, cpus, window_ms);
 }
 
 CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus) {

@@ -1,5 +1,6 @@
 // One source of facts per file; each returns a plain struct and never prints.
 #pragma once
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -40,6 +41,15 @@ CpuLoad probe_cpu_load(const RootFs& fs, std::optional<int> cpus);
 // iowait), when /proc/loadavg says anything but the reader runs; nullopt = idle or unknown.
 // Slept through by the caller: the caller's own use is in the figure only as far as it ran.
 std::optional<double> busy_processors(const RootFs& fs, int cpus, int window_ms);
+// The same in two halves, so the caller works through the window (train loads its data): the
+// figure leaves out this process's own processor time. nullopt from start = idle or unknown.
+struct BusySample {
+  double busy = 0, total = 0, own = 0;  // jiffies: all processors busy, all, this process's
+  std::chrono::steady_clock::time_point started;
+};
+std::optional<BusySample> start_busy_sample(const RootFs& fs, int cpus);
+// Waits until `min_window_ms` have passed since the start, then samples again.
+std::optional<double> finish_busy_sample(const RootFs& fs, const BusySample& s, int cpus, int min_window_ms);
 PciFacts probe_pci(const RootFs& fs);
 KernelDriverFacts probe_kernel_driver(const RootFs& fs, const std::optional<std::string>& kernel);
 DeviceNodeFacts probe_device_nodes(const RootFs& fs, const UserIdentity& user);
