@@ -126,14 +126,19 @@ std::optional<unsigned> bidi_control_at(std::string_view s, size_t i) {
 }
 
 std::string printable(std::string_view s, size_t max_bytes) {
-  std::string out;
+  // Printable ASCII (nearly all the doctor prints): as it is, without the byte-by-byte walk.
+  size_t plain = 0;
+  const size_t limit = std::min(s.size(), max_bytes);
+  while (plain < limit && static_cast<unsigned char>(s[plain]) >= 0x20 && static_cast<unsigned char>(s[plain]) < 0x7f) ++plain;
+  if (plain == s.size()) return std::string(s);
+  std::string out(s.substr(0, plain));
   auto hex = [&](unsigned char c) {
     static const char digits[] = "0123456789abcdef";
     out += "\\x";
     out += digits[c >> 4];
     out += digits[c & 15];
   };
-  size_t i = 0;
+  size_t i = plain;
   while (i < s.size()) {
     if (out.size() >= max_bytes) {
       out += "…";
