@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "data/decoded_cache.hpp"
 #include "data/idx.hpp"
 #include "fixture.hpp"
 
@@ -103,6 +104,24 @@ TEST(Idx, AGzippedFileIsDecodedOnceAndItsCopyFollowsTheSource) {
   auto fourth = load_mnist(m.dir(), 10, o);
   ASSERT_TRUE(fourth.dataset) << fourth.error;
   EXPECT_EQ(fourth.dataset->test.labels.data[1], 5);
+}
+
+// Datasets come and go (a temporary folder's copy outlives it): the cache keeps the 16 most
+// recently written copies.
+TEST(Idx, TheDecodedCopiesAreBounded) {
+  test::Fixture f;
+  const std::string cache = f.host("/cache");
+  IdxArray a{{2}, {1, 2}};
+  for (int i = 0; i < 20; ++i) {
+    f.write("/src/" + std::to_string(i) + ".gz", gz(labels(std::string("\x01\x02", 2))));
+    write_decoded_copy(cache, f.host("/src/" + std::to_string(i) + ".gz"), a);
+  }
+  size_t copies = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache)) ++copies;
+  EXPECT_EQ(copies, 16u);
+  auto last = read_decoded_copy(cache, f.host("/src/19.gz"));
+  ASSERT_TRUE(last);
+  EXPECT_EQ(last->data, (std::vector<uint8_t>{1, 2})) << "the newest copy is kept and reads back";
 }
 
 TEST(Idx, TorchvisionRawLayout) {

@@ -1,8 +1,10 @@
 #include "data/decoded_cache.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "core/crc32c.hpp"
 #include "os/atomic_file.hpp"
@@ -57,6 +59,40 @@ std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::s
   return parsed.array;
 }
 
+namespace {
+
+// The folder stays bounded: datasets come and go (a temporary folder's copy outlives it), so past
+// kMaxCopies copies or kMaxTotal bytes the least recently written go first.
+constexpr size_t kMaxCopies = 16;
+constexpr uintmax_t kMaxTotal = uintmax_t{4} << 30;
+
+void keep_bounded(const std::string& cache, const std::string& just_written) {
+  struct Copy {
+    std::filesystem::file_time_type written;
+    uintmax_t size;
+    std::string path;
+  };
+  std::vector<Copy> copies;
+  uintmax_t total = 0;
+  for (const auto& name : list_directory(cache)) {
+    std::error_code ec;
+    const std::string path = cache + "/" + name;
+    auto size = std::filesystem::file_size(path, ec);
+    auto written = ec ? std::filesystem::file_time_type{} : std::filesystem::last_write_time(path, ec);
+    if (ec || name.size() < 4 || name.compare(name.size() - 4, 4, ".idx") != 0) continue;
+    copies.push_back({written, size, path});
+    total += size;
+  }
+  std::sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) { return a.written < b.written; });
+  for (size_t i = 0; i < copies.size() && (copies.size() - i > kMaxCopies || total > kMaxTotal); ++i) {
+    if (copies[i].path == just_written) continue;
+    std::remove(copies[i].path.c_str());
+    total -= copies[i].size;
+  }
+}
+
+}  // namespace
+
 void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a) {
   auto name = copy_name(source);
   if (!name || !make_directories(cache)) return;
@@ -64,6 +100,7 @@ void write_decoded_copy(const std::string& cache, const std::string& source, con
   const std::string prefix = source_prefix(source);
   for (const auto& other : list_directory(cache))
     if (other != *name && other.compare(0, prefix.size(), prefix) == 0) std::remove((cache + "/" + other).c_str());
+  keep_bounded(cache, cache + "/" + *name);
 }
 
 }  // namespace dlready

@@ -3,7 +3,8 @@
 // path, its size and its modification time in nanoseconds — so a later run reads ~50 MB of
 // Fashion-MNIST instead of inflating 30 MB of gzip (0.2 s on two cores). A copy that does not
 // parse as the IDX it claims to be is a miss, never an error; the caller's checks (label ranges,
-// dimensions) run on what it returns as on a fresh decode.
+// dimensions) run on what it returns as on a fresh decode. The folder keeps at most 16 copies and
+// 4 GiB, the least recently written going first.
 #pragma once
 #include <optional>
 #include <string>
