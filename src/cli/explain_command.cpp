@@ -202,7 +202,9 @@ std::vector<Cause> causes_of(const std::vector<SignatureMatch>& matches, const J
 }
 
 std::string confidence_words(const Cause& c, const Judge& judge) {
-  if (c.by_message) return c.finding.evidence.size() > 1 ? "shown by the message and the report" : "shown by the message itself";
+  if (c.by_message && c.finding.evidence.size() > 1)
+    return judge.pasted ? "shown by the message and the report" : "shown by the message and the text around it";
+  if (c.by_message) return "shown by the message itself";
   return c.confirmed ? judge.confirmed : judge.unseen;
 }
 

@@ -122,19 +122,23 @@ Finding message_finding(const SignatureMatch& m, const Facts& facts, const Paste
   if (id == "undefined-symbol-versioned" || id == "glibcxx-version-not-found") picked_copy(m, facts, clues, x);
   else if (!torch.empty() && id != "nvml-version-mismatch" && id != "cuda-system-not-initialized")
     x.evidence.push_back("the report's " + torch);
-  if (x.id == "torch-cuda-wheel-missing" || x.id == "cuda-lib-unresolvable")
+  if (x.id == "torch-cuda-wheel-missing" || x.id == "cuda-lib-unresolvable") {
+    bool lib64 = false;
     for (const auto& folder : clues.torch_folders) {
       x.evidence.push_back("the torch that failed: " + folder);
-      if (folder.find("/lib64/") != std::string::npos)
-        x.fix.insert(x.fix.begin(), "torch is under lib64 and its nvidia-* wheels under lib (a venv made by a distribution's "
-                                    "Python): torch's RUNPATH ($ORIGIN/../../nvidia/...) misses them; make the venv with "
-                                    "python -m venv --without-pip and pip install torch again, or symlink lib64/…/nvidia to lib/…/nvidia");
-      else if (x.id == "torch-cuda-wheel-missing")
-        x.fix.insert(x.fix.begin(), "reinstall torch with the CUDA wheels it pins: pip install --force-reinstall torch "
-                                    "(with the same --index-url it came from); pip check lists a wheel that is missing or of another version");
+      lib64 |= folder.find("/lib64/") != std::string::npos;
     }
+    if (lib64)
+      x.fix.insert(x.fix.begin(), "torch went to the venv's lib64 and its nvidia-* wheels to lib (a distribution's Python "
+                                  "splits platlib and purelib): torch's RUNPATH ($ORIGIN/../../nvidia/...) looks beside "
+                                  "itself; link the wheels' folder there: ln -s ../../../lib/python3.X/site-packages/nvidia "
+                                  "<venv>/lib64/python3.X/site-packages/nvidia (pytorch#104259's workaround)");
+    else if (x.id == "torch-cuda-wheel-missing")
+      x.fix.insert(x.fix.begin(), "reinstall torch with the CUDA wheels it pins: pip install --force-reinstall torch "
+                                  "(with the same --index-url it came from); pip check lists a wheel that is missing or of another version");
+  }
   if (x.id == "windows-python-architecture-mismatch")
-    x.evidence.push_back("the report shows a 32-bit Python"),
+    x.evidence.push_back("the paste shows a 32-bit Python"),
         x.fix.insert(x.fix.begin(), "install the 64-bit Python from python.org (\"Windows installer (64-bit)\"), then pip install torch with it");
   for (const auto& run : clues.docker_runs)
     if (x.id == "container-without-gpu" && started_without_gpus(run))
