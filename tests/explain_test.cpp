@@ -498,3 +498,24 @@ TEST(Explain, ATracebacksPathsDecideBetweenTheCausesOfOneMessage) {
 
 }  // namespace
 }  // namespace dlready::test
+
+namespace dlready::test {
+namespace {
+
+// What keeps the NVIDIA module from loading, when the paste shows it beside nvidia-smi's failure:
+// mokutil's "SecureBoot enabled", lsmod's nouveau row; without either, nothing is decided.
+TEST(Explain, SecureBootOrNouveauInThePasteDecideWhyTheDriverDidNotLoad) {
+  const std::string failed =
+      "$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+      "latest NVIDIA driver is installed and running.\n";
+  auto sb = explained(failed + "$ mokutil --sb-state\nSecureBoot enabled\n");
+  EXPECT_EQ(sb["findings"][0]["id"], "secure-boot-blocks-driver") << sb.dump(1);
+  EXPECT_EQ(sb["findings"][0]["confidence"], "confirmed");
+  auto nv = explained(failed + "$ lsmod | grep nouveau\nnouveau              2293760  3\nmxm_wmi                16384  1 nouveau\n");
+  EXPECT_EQ(nv["findings"][0]["id"], "nouveau-loaded") << nv.dump(1);
+  auto bare = explained(failed);
+  for (const auto& f : bare["findings"]) EXPECT_EQ(f["confidence"], "likely") << bare.dump(1);
+}
+
+}  // namespace
+}  // namespace dlready::test

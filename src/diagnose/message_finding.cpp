@@ -96,6 +96,10 @@ std::string decided_finding(const SignatureMatch& m, const PastedClues& clues) {
   if (id == "found-no-nvidia-driver" || id == "nvidia-smi-no-driver" || id == "no-cuda-gpus") {
     for (const auto& run : clues.docker_runs)
       if (started_without_gpus(run)) return "container-without-gpu";
+    if (id == "no-cuda-gpus") return "";
+    // The module that never loaded: nouveau holds the GPU, or Secure Boot refused an unsigned module.
+    if (clues.nouveau_loaded) return "nouveau-loaded";
+    if (clues.secure_boot_on) return "secure-boot-blocks-driver";
     return "";
   }
   if (id == "cannot-open-shared-object") {
@@ -137,6 +141,14 @@ Finding message_finding(const SignatureMatch& m, const Facts& facts, const Paste
       x.fix.insert(x.fix.begin(), "reinstall torch with the CUDA wheels it pins: pip install --force-reinstall torch "
                                   "(with the same --index-url it came from); pip check lists a wheel that is missing or of another version");
   }
+  if (x.id == "secure-boot-blocks-driver")
+    x.evidence.push_back("mokutil --sb-state: SecureBoot enabled"),
+        x.fix.insert(x.fix.begin(), "enrol the key DKMS signs the module with (sudo mokutil --import /var/lib/dkms/mok.pub, "
+                                    "then reboot and confirm it in MOK Manager), or turn Secure Boot off in the firmware");
+  if (x.id == "nouveau-loaded")
+    x.evidence.push_back("lsmod lists nouveau"),
+        x.fix.insert(x.fix.begin(), "blacklist nouveau (echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee "
+                                    "/etc/modprobe.d/blacklist-nouveau.conf; sudo update-initramfs -u), then reboot");
   if (x.id == "windows-python-architecture-mismatch")
     x.evidence.push_back("the paste shows a 32-bit Python"),
         x.fix.insert(x.fix.begin(), "install the 64-bit Python from python.org (\"Windows installer (64-bit)\"), then pip install torch with it");

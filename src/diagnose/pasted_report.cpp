@@ -374,6 +374,13 @@ void read_python_bits(PastedReport& r, const std::string& line) {
   if (r.clues.python_32bit) r.read.push_back("a 32-bit Python");
 }
 
+// mokutil --sb-state's "SecureBoot enabled" and lsmod's "nouveau  2293760  3" row: what keeps the
+// NVIDIA module from loading.
+void read_module_state(PastedReport& r, const std::string& line) {
+  if (line == "SecureBoot enabled") r.clues.secure_boot_on = true;
+  if (starts_with(line, "nouveau ") && line.find_first_of("0123456789") != std::string::npos) r.clues.nouveau_loaded = true;
+}
+
 // A traceback's 'File "/venv/lib/python3.11/site-packages/torch/__init__.py"': where the torch that
 // failed lives.
 void read_torch_folder(PastedReport& r, const std::string& line) {
@@ -497,6 +504,7 @@ void read_line(PastedReport& r, const std::string& raw, ReadState& st) {
   read_torch_folder(r, line);
   read_wsl_kernel(r, line);
   read_python_bits(r, line);
+  read_module_state(r, line);
   std::string v;
   if (read_echoed(r, line, st) || read_python_answer(r, line, st)) return;
   if (st.in_gpus && starts_with(line, "GPU ")) return read_gpu(r, line);
@@ -590,13 +598,15 @@ PastedClues read_pasted_clues(std::string_view text) {
     start = end + 1;
     // Most lines of a long log hold no clue: only these are read (each clue reader's own marker).
     if (view.find("-packages") == std::string_view::npos && view.find(" => ") == std::string_view::npos &&
-        view.find("docker run ") == std::string_view::npos && view.find("-32") == std::string_view::npos)
+        view.find("docker run ") == std::string_view::npos && view.find("-32") == std::string_view::npos &&
+        view.find("SecureBoot") == std::string_view::npos && view.find("nouveau") == std::string_view::npos)
       continue;
     std::string line(view.substr(0, 4096));
     std::replace(line.begin(), line.end(), '\t', ' ');
     line = trim(printable(line, 2000));
     read_torch_folder(r, line);
     read_python_bits(r, line);
+    read_module_state(r, line);
     if (!read_ldd(r, line)) read_docker_run(r, line);
   }
   return r.clues;

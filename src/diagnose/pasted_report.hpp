@@ -20,6 +20,8 @@ struct PastedClues {
   std::map<std::string, std::string> ldd;
   std::vector<std::string> docker_runs;
   std::vector<std::string> torch_folders;  // a traceback's ".../site-packages/torch" (pip's or conda's torch)
+  bool secure_boot_on = false;             // mokutil --sb-state's "SecureBoot enabled"
+  bool nouveau_loaded = false;             // lsmod's "nouveau" row
   bool python_32bit = false;               // "(32-bit runtime)", "C:\\Python37-32\\": a 32-bit Python on Windows
 };
 
