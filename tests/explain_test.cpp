@@ -438,11 +438,6 @@ TEST(Explain, AStrangersTextGetsOneLineAndTheRightStatus) {
   EXPECT_NE(big.out.find("more than 16 MiB"), std::string::npos) << big.out.substr(0, 200);
 }
 
-}  // namespace
-}  // namespace dlready::test
-
-namespace dlready::test {
-namespace {
 
 // Pastes in the shape public bug reports carry them (tests/explain/real/cases.tsv: the file, the
 // cause the report's thread confirmed, the report): each names that cause first, confirmed by the
@@ -469,11 +464,6 @@ TEST(Explain, RealReportsNameTheCauseTheirThreadConfirmed) {
   std::printf("real reports: %d of %d name the confirmed cause first\n", named, total);
 }
 
-}  // namespace
-}  // namespace dlready::test
-
-namespace dlready::test {
-namespace {
 
 // Without a report, the message's own text holds the clues: a traceback through a pip torch
 // ("…/site-packages/torch/__init__.py") that cannot open libcudnn.so.9 is a missing nvidia-cudnn
@@ -496,11 +486,6 @@ TEST(Explain, ATracebacksPathsDecideBetweenTheCausesOfOneMessage) {
   for (const auto& f : other["findings"]) EXPECT_EQ(f["confidence"], "likely") << "not a CUDA library: " << other.dump(1);
 }
 
-}  // namespace
-}  // namespace dlready::test
-
-namespace dlready::test {
-namespace {
 
 // What keeps the NVIDIA module from loading, when the paste shows it beside nvidia-smi's failure:
 // mokutil's "SecureBoot enabled", lsmod's nouveau row; without either, nothing is decided.
