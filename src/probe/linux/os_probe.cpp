@@ -120,24 +120,30 @@ namespace {
 // `gcc --version`; the doctor runs no program it finds): /usr/lib/gcc/<triplet>/<N>,
 // /usr/lib/llvm-<N>/lib/clang/<full version>, /usr/share/cmake-<X.Y>.
 // Installed packages' versions from dpkg's status file ("gcc-12" -> "12.2.0-14+deb12u1").
+// Each wanted package's paragraph is found by its "Package: NAME" line (a few memchr passes over
+// the ~1 MB file, no line-by-line copy of it).
 std::map<std::string, std::string> dpkg_versions(const RootFs& fs, const std::vector<std::string>& wanted) {
   std::map<std::string, std::string> out;
   auto status = fs.read("/var/lib/dpkg/status", 64 << 20);
   if (!status) return out;
-  std::string package, version;
-  bool installed = false;
-  auto flush = [&] {
-    if (installed && !version.empty() && std::find(wanted.begin(), wanted.end(), package) != wanted.end())
-      out[package] = version;
-    package.clear(), version.clear(), installed = false;
+  const std::string_view text = *status;
+  // A field's value in one paragraph ("\nVersion: 3.25.1-1\n"), "" when absent.
+  auto field = [](std::string_view para, std::string_view name) {
+    size_t at = para.find("\n" + std::string(name) + ": ");
+    if (at == std::string_view::npos) return std::string();
+    at += name.size() + 3;
+    return trim(para.substr(at, para.find('\n', at) - at));
   };
-  for (const auto& line : lines(*status)) {
-    if (line.empty()) flush();
-    else if (starts_with(line, "Package: ")) package = trim(line.substr(9));
-    else if (starts_with(line, "Version: ")) version = trim(line.substr(9));
-    else if (starts_with(line, "Status: ")) installed = ends_with(trim(line), " installed");
+  for (const auto& name : wanted) {
+    const std::string key = "Package: " + name + "\n";
+    for (size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+      if (at != 0 && text[at - 1] != '\n') continue;  // "Package: " begins a line
+      size_t end = text.find("\n\n", at);
+      std::string_view para = text.substr(at == 0 ? 0 : at - 1, end == std::string_view::npos ? std::string_view::npos : end - at + 2);
+      std::string version = field(para, "Version");
+      if (ends_with(field(para, "Status"), " installed") && !version.empty()) out[name] = version;
+    }
   }
-  flush();
   return out;
 }
 
