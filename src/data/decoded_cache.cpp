@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <vector>
 
 #include "core/crc32c.hpp"
 #include "os/atomic_file.hpp"
-#include "os/bounded_file.hpp"
 #include "os/posix_fs.hpp"
 
 namespace dlready {
@@ -52,10 +52,27 @@ std::string idx_bytes(const IdxArray& a) {
 std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source) {
   auto name = copy_name(source);
   if (!name) return std::nullopt;
-  FileBytes f = read_regular_file(cache + "/" + *name, kMaxCopy, "a decoded copy");
+  // Read straight into the array (one copy of ~50 MB in memory, never the file and the array
+  // both); a FIFO or device placed here is not opened, a file of another length is a miss.
+  const std::string path = cache + "/" + *name;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxCopy) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
   const std::string magic = kMagic;
-  if (!f.bytes || f.bytes->compare(0, magic.size(), magic) != 0) return std::nullopt;
-  auto parsed = parse_idx(std::string_view(*f.bytes).substr(magic.size()), cache + "/" + *name);
+  std::string head(magic.size() + 4, '\0');
+  if (!in.read(head.data(), static_cast<std::streamsize>(head.size())) || head.compare(0, magic.size(), magic) != 0)
+    return std::nullopt;
+  const size_t dims = static_cast<unsigned char>(head.back());
+  if (dims == 0 || dims > 4) return std::nullopt;
+  head.resize(head.size() + 4 * dims);
+  if (!in.read(head.data() + magic.size() + 4, static_cast<std::streamsize>(4 * dims))) return std::nullopt;
+  uint64_t count = 0;
+  auto parsed = parse_idx_header(std::string_view(head).substr(magic.size()), path, count);
+  if (!parsed.array || size != head.size() + count) return std::nullopt;
+  parsed.array->data.resize(static_cast<size_t>(count));
+  if (!in.read(reinterpret_cast<char*>(parsed.array->data.data()), static_cast<std::streamsize>(count))) return std::nullopt;
   return parsed.array;
 }
 

@@ -39,10 +39,6 @@ std::optional<uint64_t> declared_idx_size(std::string_view head) {
 
 }  // namespace
 
-namespace {
-
-// The header's dims (the array without data) and how many data bytes they declare; an error naming
-// the file when the header is malformed or `b` holds less than it.
 IdxResult parse_idx_header(std::string_view b, const std::string& name, uint64_t& count) {
   auto fail = [&](const std::string& what) { return IdxResult{std::nullopt, name + ": " + what}; };
   if (b.size() < 4) return fail("file too short for an IDX header (" + std::to_string(b.size()) + " bytes)");
@@ -65,6 +61,8 @@ IdxResult parse_idx_header(std::string_view b, const std::string& name, uint64_t
   }
   return {std::move(a), ""};
 }
+
+namespace {
 
 size_t header_size(const IdxArray& a) { return 4 + 4 * a.dims.size(); }
 

@@ -20,6 +20,9 @@ struct IdxResult {
   std::string error;  // "<name>: <what is wrong>"
 };
 
+// The header's dims (the array without data) and how many data bytes they declare; an error naming
+// the file when the header is malformed or `header` holds less than it.
+IdxResult parse_idx_header(std::string_view header, const std::string& name, uint64_t& data_bytes);
 // Parses an uncompressed IDX (unsigned byte data only, like MNIST) from memory.
 IdxResult parse_idx(std::string_view bytes, const std::string& name);
 // gunzip with bounds: truncated or corrupt streams are errors. nullopt + error on failure.
