@@ -502,5 +502,24 @@ TEST(Explain, SecureBootOrNouveauInThePasteDecideWhyTheDriverDidNotLoad) {
   for (const auto& f : bare["findings"]) EXPECT_EQ(f["confidence"], "likely") << bare.dump(1);
 }
 
+// pip's CUDA torch beside conda's CPU pytorch of another release: two installs in one
+// environment, and "Torch not compiled with CUDA enabled" came from the other one — the report's
+// own torch is a CUDA build, so the message does not confirm torch-cpu-only; the two installs are
+// the cause. The same release under both names is one install (pip lists conda's pytorch too).
+TEST(Explain, PipsTorchOverCondasPytorchIsTwoInstalls) {
+  auto j = explained_report("pip_torch_over_conda_cpu.txt", "'AssertionError: Torch not compiled with CUDA enabled'");
+  ASSERT_FALSE(j["findings"].empty()) << j.dump(1);
+  EXPECT_EQ(j["findings"][0]["id"], "torch-duplicate-installs") << j.dump(1);
+  EXPECT_EQ(confidence_by_id(j)["torch-cpu-only"], "likely") << j.dump(1);
+  Fixture same;
+  same.write("/paste.txt", "[pip3] torch==2.1.0\n[conda] pytorch                   2.1.0           "
+                          "py3.11_cuda12.1_cudnn8.9.2_0    pytorch\n");
+  auto run = explain("--json --report " + same.host("/paste.txt") + " 'AssertionError: Torch not compiled with CUDA enabled'");
+  auto one = nlohmann::json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(one.is_discarded()) << run.out;
+  for (const auto& f : one["findings"]) EXPECT_NE(f["id"], "torch-duplicate-installs") << one.dump(1);
+  EXPECT_FALSE(one["findings"].empty()) << one.dump(1);
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -161,6 +161,16 @@ struct Judge {
   std::string text;  // the message and the reports, as given
 };
 
+// A report whose facts say otherwise than the message: "Torch not compiled with CUDA enabled"
+// beside a report whose torch is a CUDA build came from another torch (a second install, another
+// environment), so the message does not confirm it.
+bool refuted_by_report(const std::string& id, const PastedReport& pasted) {
+  if (id != "torch-cpu-only" || pasted.facts.python.envs.empty() || pasted.facts.python.envs.front().torch.empty())
+    return false;
+  const auto& cuda = pasted.facts.python.envs.front().torch.front().cuda;
+  return cuda && *cuda != "unknown";
+}
+
 // The causes the messages prove by their own words (a signature's `decides`).
 void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge& judge, std::vector<Cause>& causes) {
   // Without a report, the message's own text holds the clues (a traceback's paths, a docker run).
@@ -169,7 +179,7 @@ void decided_by_messages(const std::vector<SignatureMatch>& matches, const Judge
   const PastedReport& pasted = judge.pasted ? *judge.pasted : from_text;
   for (const auto& m : matches)
     for (auto& c : causes) {
-      if (c.id != decided_finding(m, pasted.clues)) continue;
+      if (c.id != decided_finding(m, pasted.clues) || refuted_by_report(c.id, pasted)) continue;
       if (c.confirmed) {
         if (!c.by_message) c.finding.evidence.push_back("the message (line " + std::to_string(m.line_number) + "): " + m.line);
         continue;
@@ -325,7 +335,9 @@ Report paste_decidable(Report r) {
       "alloc-conf-invalid", "alloc-conf-conflict",
       // CUDA_VISIBLE_DEVICES against the GPUs nvidia-smi lists; a Mac's version, processor and Python
       "cuda-visible-devices-hides-all", "cuda-visible-devices-invalid", "macos-too-old-for-mps",
-      "mac-python-under-rosetta"};
+      "mac-python-under-rosetta",
+      // pip's torch beside conda's pytorch of another release
+      "torch-duplicate-installs"};
   std::vector<Finding> kept;
   for (auto& f : r.findings)
     if (kDecidable.count(f.id)) kept.push_back(std::move(f));

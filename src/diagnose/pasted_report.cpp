@@ -572,6 +572,28 @@ void settle_cuda_build(PastedReport& r, const std::string& said) {
   }
 }
 
+// pip's torch beside conda's pytorch of another release ("[pip3] torch==2.1.0+cu121" and "[conda]
+// pytorch 1.13.1 py3.9_cpu_0 pytorch"): two installs in one environment (the same release is one
+// install: pip lists conda's pytorch as torch too).
+void settle_two_installs(PastedReport& r) {
+  if (r.facts.python.envs.empty() || r.facts.python.envs.front().torch.empty()) return;
+  PythonEnv& e = r.facts.python.envs.front();
+  auto pip = e.distributions.find("torch");
+  if (pip == e.distributions.end()) return;
+  const std::string pip_release = pip->second.substr(0, pip->second.find('+'));
+  for (const auto& p : e.conda_packages) {
+    if (p.name != "pytorch" || p.channel == "pypi" || p.version.substr(0, p.version.find('+')) == pip_release) continue;
+    TorchInstall conda;
+    conda.site_packages = kSitePackages;
+    conda.version = p.version + " (conda's pytorch, " + p.build + ")";
+    if (p.build.find("cpu") != std::string::npos) conda.cuda.reset();
+    else conda.cuda = "unknown";
+    e.torch.push_back(conda);
+    r.read.push_back("conda's pytorch " + p.version + " beside pip's torch " + pip->second);
+    return;
+  }
+}
+
 // A Mac's report: its torch is what the macOS rules check (MPS, not CUDA), and what decides them
 // is the macOS version, the processor and the Python's architecture.
 void settle_mac(PastedReport& r) {
@@ -624,6 +646,7 @@ PastedReport read_pasted_report(std::string_view text) {
   if (!r.recognised) return r;
   if (r.facts.macos) return settle_mac(r), r;
   settle_cuda_build(r, st.cuda_said);
+  settle_two_installs(r);
   // nvidia-smi and collect_env list every GPU NVML sees, whatever CUDA_VISIBLE_DEVICES says.
   if (!r.facts.driver.devices.empty()) r.facts.nvml.device_count = static_cast<int>(r.facts.driver.devices.size());
   if (!r.facts.kernel.loaded_version) r.missing.push_back("the driver version (collect_env's \"Nvidia driver version\", or nvidia-smi's first lines)");
