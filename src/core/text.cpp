@@ -233,4 +233,12 @@ std::optional<std::string> dlready_cache_dir(const std::optional<std::string>& x
   return std::nullopt;
 }
 
+std::optional<std::string> dlready_cache_dir(const std::map<std::string, std::string>& env) {
+  auto get = [&](const char* name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  return dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+}
+
 }  // namespace dlready

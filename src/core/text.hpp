@@ -1,5 +1,6 @@
 // Small string helpers shared by the parsers.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,8 @@ std::string utc_now(const char* format = "%Y-%m-%dT%H:%M:%SZ");
 // an absolute path; a relative XDG_CACHE_HOME is invalid and is ignored, as XDG says).
 [[nodiscard]] std::optional<std::string> dlready_cache_dir(const std::optional<std::string>& xdg_cache_home,
                                                            const std::optional<std::string>& home);
+// The same from an environment (name -> value).
+[[nodiscard]] std::optional<std::string> dlready_cache_dir(const std::map<std::string, std::string>& env);
 // The same for a text of several lines: each line made printable (and bounded), the line breaks kept.
 std::string printable_lines(std::string_view s, size_t max_bytes_per_line = 4096);
 // One argument as a POSIX shell reads it back unchanged: as it is when it holds only characters

@@ -209,12 +209,21 @@ std::optional<std::string> gunzip(std::string_view in, size_t max_output, std::s
   return out;
 }
 
+namespace {
+
+bool gzipped(std::string_view bytes) { return bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b; }
+
+// An IDX file's bytes, gzipped (by its magic) or plain, into its array.
+IdxResult decode_idx(std::string_view bytes, const std::string& path) {
+  return gzipped(bytes) ? inflate_idx(bytes, path) : parse_idx(bytes, path);
+}
+
+}  // namespace
+
 IdxResult read_idx_file(const std::string& path) {
   auto file = read_regular_file(path, kMaxBytes + 64, "an IDX file");
   if (!file.bytes) return {std::nullopt, file.error};
-  const std::string& bytes = *file.bytes;
-  if (bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b) return inflate_idx(bytes, path);
-  return parse_idx(bytes, path);
+  return decode_idx(*file.bytes, path);
 }
 
 namespace {
@@ -231,10 +240,8 @@ IdxResult read_dataset_file(const std::string& path, const MnistLoadOptions& o) 
   if (!file.bytes) return {std::nullopt, file.error};
   if (o.on_file_bytes) o.on_file_bytes(path, *file.bytes);
   if (copy) return {std::move(copy), ""};
-  const std::string& bytes = *file.bytes;
-  const bool gzip = bytes.size() >= 2 && uint8_t(bytes[0]) == 0x1f && uint8_t(bytes[1]) == 0x8b;
-  IdxResult r = gzip ? inflate_idx(bytes, path) : parse_idx(bytes, path);
-  if (r.array && gzip && cached) write_decoded_copy(o.decoded_cache, path, *r.array);
+  IdxResult r = decode_idx(*file.bytes, path);
+  if (r.array && cached && gzipped(*file.bytes)) write_decoded_copy(o.decoded_cache, path, *r.array);
   return r;
 }
 

@@ -34,10 +34,8 @@ void loader_picked(const Facts& f, const std::string& soname, const std::string&
   if (listed) {
     x.evidence.push_back("LD_LIBRARY_PATH is \"" + *ld + "\": it lists " + dir + ", which the loader searches before the "
                          "wheel's own folders (RUNPATH)");
-    auto keep = ld_library_path_without_dir(f, dir);
-    x.fix.insert(x.fix.begin(), "drop " + dir + " from LD_LIBRARY_PATH: " +
-                                    (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
-                                    " (and where it is set: ~/.bashrc, a module file, a conda activate script, a notebook's os.environ)");
+    x.fix.insert(x.fix.begin(), drop_from_ld_library_path(f, dir) + " (and where it is set: ~/.bashrc, a module file, a "
+                                                                   "conda activate script, a notebook's os.environ)");
     return;
   }
   if (!wheel_folder(dir))

@@ -101,6 +101,8 @@ std::string pip_install_command_for(const Facts& f, const Derived& d, const std:
 // LD_LIBRARY_PATH's entries without `dir` (compared as normalised paths): how the variable reads
 // once the entry that puts a wrong copy first is dropped.
 std::vector<std::string> ld_library_path_without_dir(const Facts& f, const std::string& dir);
+// "drop DIR from LD_LIBRARY_PATH: unset LD_LIBRARY_PATH" (or the export that keeps the rest).
+std::string drop_from_ld_library_path(const Facts& f, const std::string& dir);
 // The (release, CUDA variant) `dlready setup` plans for this machine from the tables: the newest
 // with code for every GPU here that the driver runs natively, one release back at most for that;
 // else the newest it runs at all.

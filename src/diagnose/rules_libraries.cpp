@@ -241,9 +241,7 @@ Finding missing_symbol_finding(const Facts& f, const Resolution& b, const std::v
   const TorchInstall* t = torch_holding(f, first.required_by);
   if (!(picked && picked->via == "LD_LIBRARY_PATH") && conda_symbol_fix(f, first, x)) return x;
   if (picked && picked->via == "LD_LIBRARY_PATH") {
-    auto keep = ld_library_path_without_dir(f, path_dirname(first.library));
-    x.fix.push_back("drop " + path_dirname(first.library) + " from LD_LIBRARY_PATH: " +
-                    (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":")) +
+    x.fix.push_back(drop_from_ld_library_path(f, path_dirname(first.library)) +
                     " (and where it is set: ~/.bashrc, a module file, a conda activate script)");
   } else if (!picked || picked->via != "RPATH") {
     x.fix.push_back("the loader takes " + first.library + (picked ? " through " + picked->via : "") +

@@ -335,6 +335,12 @@ void rules_system(const Facts& f, const Derived& d, std::vector<Finding>& out) {
   kernel_driver_rules(f, d, gpus, out);
 }
 
+std::string drop_from_ld_library_path(const Facts& f, const std::string& dir) {
+  auto keep = ld_library_path_without_dir(f, dir);
+  return "drop " + dir + " from LD_LIBRARY_PATH: " +
+         (keep.empty() ? std::string("unset LD_LIBRARY_PATH") : "export LD_LIBRARY_PATH=" + join(keep, ":"));
+}
+
 std::vector<std::string> ld_library_path_without_dir(const Facts& f, const std::string& dir) {
   std::vector<std::string> keep;
   for (const auto& p : split(f.env.get("LD_LIBRARY_PATH").value_or(""), ':'))

@@ -238,7 +238,8 @@ ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& d
 ExitCode run_train_command(const TrainOptions& given) {
   auto t0 = std::chrono::steady_clock::now();
   try {
-    const TrainOptions o = continue_after_restart(given, process_environment());
+    const auto env = process_environment();
+    const TrainOptions o = continue_after_restart(given, env);
     // The busy machine's sample (for the thread count) spans the data's loading.
     const PendingThreadChoice threads = begin_thread_choice(o.threads);
     auto security = open_run_security(o);
@@ -250,13 +251,7 @@ ExitCode run_train_command(const TrainOptions& given) {
     // Decoded once (the gzip files' decoded copies in the user's cache), hashed as read for the audit log.
     std::map<std::string, std::string> digests;
     MnistLoadOptions load;
-    const auto env = process_environment();
-    auto var = [&](const char* name) -> std::optional<std::string> {
-      auto it = env.find(name);
-      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
-    if (auto cache = dlready_cache_dir(var("XDG_CACHE_HOME"), var("HOME")); cache && !cache->empty())
-      load.decoded_cache = *cache + "/decoded";
+    if (auto cache = dlready_cache_dir(env)) load.decoded_cache = *cache + "/decoded";
     load.on_file_bytes = [&](const std::string& path, std::string_view bytes) { digests[path] = blake2b_hex(bytes); };
     auto ds = load_mnist(o.data, 10, load);
     if (!ds.dataset) {

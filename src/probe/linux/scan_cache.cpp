@@ -127,11 +127,7 @@ std::string file_identity(const std::string& host_path) {
 }
 
 std::string default_scan_cache_file(const std::map<std::string, std::string>& env) {
-  auto get = [&](const char* k) -> std::optional<std::string> {
-    auto it = env.find(k);
-    return it == env.end() ? std::nullopt : std::optional(it->second);
-  };
-  auto dir = dlready_cache_dir(get("XDG_CACHE_HOME"), get("HOME"));
+  auto dir = dlready_cache_dir(env);
   return dir ? *dir + "/doctor-cache" : "";  // "": ScanCache keeps nothing
 }
 
