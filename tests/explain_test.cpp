@@ -521,5 +521,21 @@ TEST(Explain, PipsTorchOverCondasPytorchIsTwoInstalls) {
   EXPECT_FALSE(one["findings"].empty()) << one.dump(1);
 }
 
+// PyPI's own torch wheel is a CPU build on Windows (the platform record says so), not on Linux:
+// the same pip line is judged by the OS the paste names.
+TEST(Explain, PypisTorchWithoutCudaLabelIsACpuBuildOnlyWhereThePlatformSaysSo) {
+  auto judged = [](const std::string& os) {
+    Fixture f;
+    f.write("/paste.txt", "OS: " + os + "\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060\n"
+                          "Nvidia driver version: 551.86\n[pip3] torch==2.3.1\n");
+    auto run = explain("--json --report " + f.host("/paste.txt"));
+    auto j = nlohmann::json::parse(run.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << run.out;
+    return confidence_by_id(j)["torch-cpu-only"];
+  };
+  EXPECT_EQ(judged("Microsoft Windows 11 Pro"), "confirmed");
+  EXPECT_EQ(judged("Ubuntu 22.04.4 LTS (x86_64)"), "");
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -7,6 +7,7 @@
 #include "compat/compat.hpp"
 #include "core/scan.hpp"
 #include "core/text.hpp"
+#include "platform/platform_record.hpp"
 
 namespace dlready {
 namespace {
@@ -560,9 +561,10 @@ void settle_cuda_build(PastedReport& r, const std::string& said) {
   } else if (said == "None" || label == "cpu") {
     t.cuda.reset();
     r.read.push_back("a CPU build (" + std::string(said == "None" ? "CUDA used to build PyTorch: None" : "+cpu") + ")");
-  } else if (label.empty() && r.facts.os.id == "windows") {
-    t.cuda.reset();  // PyPI's Windows wheels of torch are CPU builds; the CUDA ones carry +cuXYZ
-    r.read.push_back("a CPU build (torch " + version + " without +cuXYZ on Windows: PyPI's own wheel)");
+  } else if (label.empty() && platform_of(r.facts).pypi_torch_is_cpu_build) {
+    t.cuda.reset();  // PyPI's own wheel there; the CUDA ones carry +cuXYZ
+    r.read.push_back("a CPU build (torch " + version + " without +cuXYZ on " + std::string(platform_of(r.facts).title) +
+                     ": PyPI's own wheel)");
   } else if (starts_with(label, "cu") && label.size() >= 5 && label.find_first_not_of("0123456789", 2) == std::string::npos) {
     t.cuda = label.substr(2, label.size() - 3) + "." + label.substr(label.size() - 1);
     r.read.push_back("built for CUDA " + *t.cuda + " (+" + label + ")");

@@ -12,7 +12,7 @@ const std::vector<PlatformRecord>& platform_records() {
        "sudo ", "", true, "linux", "Linux",
        "dlready setup ~/venvs/torch", true, {"linux-x86_64", "linux-aarch64"}, true, "",
        "or by hand: python3 -m venv ~/venvs/torch && . ~/venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
-       ". ", "/bin/activate", true, "export ", "=", "", "unset "},
+       ". ", "/bin/activate", true, false, "export ", "=", "", "unset "},
       // The Linux rule groups read sysfs, the loader and /dev; Windows' facts come from its own probes.
       {Platform::windows, "windows", "Windows", kWindows, {RuleGroup::windows, RuleGroup::devices, RuleGroup::python, RuleGroup::allocator},
        VerdictKind::windows_cuda, false, SectionStyle::windows,
@@ -21,14 +21,14 @@ const std::vector<PlatformRecord>& platform_records() {
        "dlready setup --dry-run", false, {"win-amd64"}, false, "py launcher, conda, venvs",
        "or by hand: py -m venv $HOME\\venvs\\torch; $HOME\\venvs\\torch\\Scripts\\Activate.ps1",
        " (py launcher's registry, conda, venvs, VIRTUAL_ENV/CONDA_PREFIX)", "\\Scripts\\python.exe", "\\python.exe", "",
-       "\\Scripts\\Activate.ps1", true, "$env:", " = \"", "\"", "Remove-Item Env:"},
+       "\\Scripts\\Activate.ps1", true, true, "$env:", " = \"", "\"", "Remove-Item Env:"},
       // No NVIDIA driver, no sysfs: the macOS source's facts and the environment's settings.
       {Platform::macos, "macos", "macOS", kMacos, {RuleGroup::macos, RuleGroup::python}, VerdictKind::macos_mps, false, SectionStyle::macos,
        {"gpu", "kernel-driver", "device-nodes", "driver-library", "driver-api", "cuda-libraries", "libtorch", "cpu-math"},
        {}, {}, "sudo ", "", false, "darwin", "Darwin",
        "dlready setup --dry-run", false, {"macos-arm64", "macos-x86_64"}, false, "Homebrew, python.org, conda, venvs",
        "or by hand: python3 -m venv ~/.venvs/torch && . ~/.venvs/torch/bin/activate", "", "/bin/python", "/bin/python",
-       ". ", "/bin/activate", false, "export ", "=", "", "unset "},
+       ". ", "/bin/activate", false, true, "export ", "=", "", "unset "},
   };
   return kRecords;
 }

@@ -65,6 +65,8 @@ struct PlatformRecord {
   std::string_view setup_python_places;
   std::string_view new_environment, python_places, venv_python, env_python, activate_before, activate_after;
   bool cuda_wheels;  // PyTorch publishes CUDA builds here: pip's index is chosen for the driver and GPUs
+  // PyPI's own torch wheel is a CPU build here (the CUDA ones carry +cuXYZ and come from PyTorch's index).
+  bool pypi_torch_is_cpu_build;
   // An environment variable set and unset in the platform's shell (POSIX sh, PowerShell):
   // set_variable_before + NAME + set_variable_between + value + set_variable_after.
   std::string_view set_variable_before, set_variable_between, set_variable_after, unset_variable_before;
