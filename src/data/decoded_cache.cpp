@@ -56,7 +56,7 @@ std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::s
   // both); a FIFO or device placed here is not opened, a file of another length is a miss.
   const std::string path = cache + "/" + *name;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return std::nullopt;  // a link: not ours
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec || size > kMaxCopy) return std::nullopt;
   std::ifstream in(path, std::ios::binary);

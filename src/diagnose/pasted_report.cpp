@@ -334,7 +334,7 @@ bool read_ldd(PastedReport& r, const std::string& line) {
   if (starts_with(target, "not found")) target = "not found";
   else if (auto paren = target.rfind(" (0x"); paren != std::string::npos) target = trim(target.substr(0, paren));
   if (target != "not found" && !starts_with(target, "/")) return false;
-  r.clues.ldd.emplace(printable(name, 200), printable(target, 400));
+  if (r.clues.ldd.size() < 256) r.clues.ldd.emplace(printable(name, 200), printable(target, 400));  // a closure's worth
   return true;
 }
 
