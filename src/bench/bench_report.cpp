@@ -34,6 +34,27 @@ nlohmann::json gemm_row_json(const GemmRow& r) {
           {"timing", timing_json(r.timing)}};
 }
 
+// The CPU epoch against its compute bound (on CUDA the launch floor is the bound that matters). The
+// GEMM rate is the gemm section's best fp32 row, or measured here at its CPU sizes when it did not run.
+void say_compute_bound(BenchRun& run, const TrainBench& t) {
+  auto gemm = run.gemm_fp32_tflops;
+  if (!gemm) {
+    std::vector<GemmRow> rows;
+    for (int n : default_gemm_sizes(run.device)) rows.push_back(measure_gemm(run.device, "fp32", n, run.recipe));
+    gemm = best_verified_tflops(rows, "fp32");
+  }
+  auto b = compute_bound(t, gemm);
+  if (!b) return;
+  std::fprintf(run.human,
+               "  compute bound: %.0f kFLOP/sample x %lld samples = %.2f GFLOP at %.3f TFLOP/s (best fp32 GEMM) = "
+               "%.3f s; the epoch is %.2fx it (target <= 1.5x)\n",
+               *t.flops_per_sample / 1e3, static_cast<long long>(t.samples), b->gflop_per_epoch, b->gemm_tflops,
+               b->seconds, b->epoch_over_bound);
+  run.json["train"]["compute_bound"] = {{"flops_per_sample", *t.flops_per_sample}, {"gflop_per_epoch", b->gflop_per_epoch},
+                                        {"gemm_fp32_tflops", b->gemm_tflops}, {"seconds", b->seconds},
+                                        {"epoch_over_bound", b->epoch_over_bound}};
+}
+
 }  // namespace
 
 bool BenchRun::named(const std::string& what) const {
@@ -96,6 +117,7 @@ void bench_gemm_section(BenchRun& run) {
   }
   nlohmann::json peaks = nlohmann::json::object();
   for (const auto& [dt, p] : rep.peaks) peaks[dt] = p;
+  run.gemm_fp32_tflops = best_verified_tflops(rep.rows, "fp32");
   run.json["gemm"] = {{"device_name", rep.device_name}, {"peak_tflops", peaks}, {"peak_source", rep.peak_source},
                       {"rows", rows}, {"ok", rep.ok}};
   run.ok = run.ok && rep.ok;
@@ -135,6 +157,7 @@ std::optional<TrainBench> bench_train_section(BenchRun& run, bool floor_wanted) 
                        {"steps_per_s", t.steps_per_s}, {"epoch_seconds", t.epoch_seconds},
                        {"spread_percent", t.spread_percent}, {"test_acc", t.test_acc},
                        {"steps_per_epoch", t.steps_per_epoch}, {"graph_kernels", t.graph_kernels}};
+  if (!d.is_cuda()) say_compute_bound(run, t);
   return t;
 }
 

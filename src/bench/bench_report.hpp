@@ -24,6 +24,7 @@ struct BenchRun {
   bool ok = true;      // exit 0: everything asked for was measured and verified
   bool wrong = false;  // a measurement's result failed its check
   std::vector<std::string> warnings;
+  std::optional<double> gemm_fp32_tflops;  // the best fp32 GEMM of the gemm section, when it ran
 
   bool named(const std::string& what) const;  // asked for by name
   bool wants(const std::string& what) const;  // by name, by "all", or by default

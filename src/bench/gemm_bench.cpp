@@ -37,7 +37,9 @@ torch::Dtype scalar_type(const std::string& dtype) {
   return torch::kFloat;
 }
 
-GemmRow run_one(const torch::Device& d, const std::string& dtype, int n, const Recipe& recipe) {
+}  // namespace
+
+GemmRow measure_gemm(const torch::Device& d, const std::string& dtype, int n, const Recipe& recipe) {
   GemmRow row{dtype, n};
   set_tf32(dtype == "tf32");
   auto gen = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(n));
@@ -55,7 +57,6 @@ GemmRow run_one(const torch::Device& d, const std::string& dtype, int n, const R
   return row;
 }
 
-}  // namespace
 
 void rate_against_peak(GemmReport& rep, const std::string& dtype, double peak) {
   if (peak <= 0) return;
@@ -124,7 +125,7 @@ GemmReport bench_gemm(const torch::Device& d, const std::vector<int>& sizes, con
     std::optional<double> peak = d.is_cuda() ? (gpu ? peak_of(*gpu, dt) : std::nullopt)
                                              : (dt == "fp32" ? cpu_peak_tflops : std::nullopt);
     for (int n : sizes) {
-      auto row = run_one(d, dt, n, recipe);
+      auto row = measure_gemm(d, dt, n, recipe);
       rep.ok = rep.ok && row.verified;
       rep.rows.push_back(row);
     }
@@ -133,6 +134,13 @@ GemmReport bench_gemm(const torch::Device& d, const std::vector<int>& sizes, con
   set_tf32(false);
   if (d.is_cuda()) rep.warnings = tensor_core_warnings(rep.rows);
   return rep;
+}
+
+std::optional<double> best_verified_tflops(const std::vector<GemmRow>& rows, const std::string& dtype) {
+  std::optional<double> best;
+  for (const auto& r : rows)
+    if (r.dtype == dtype && r.verified && !above_peak(r) && (!best || r.tflops > *best)) best = r.tflops;
+  return best;
 }
 
 }  // namespace dlready

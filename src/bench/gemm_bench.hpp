@@ -35,6 +35,10 @@ struct GemmReport {
 };
 
 std::vector<int> default_gemm_sizes(const torch::Device& d);
+// One dtype at one size: timed by `recipe`, checked against float64.
+GemmRow measure_gemm(const torch::Device& d, const std::string& dtype, int n, const Recipe& recipe);
+// The fastest verified row of `dtype` that is not above its peak; nullopt when none.
+std::optional<double> best_verified_tflops(const std::vector<GemmRow>& rows, const std::string& dtype);
 std::vector<std::string> gemm_dtypes(const torch::Device& d);
 double gemm_tolerance(const std::string& dtype);
 

@@ -6,6 +6,7 @@
 
 #include "torch_runtime/measure.hpp"
 #include "os/posix_fs.hpp"
+#include "train/model.hpp"
 #include "train/trainer.hpp"
 
 namespace dlready {
@@ -51,8 +52,23 @@ TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int 
   out.steps_per_s = out.samples_per_s / o.batch_size;
   out.test_acc = r.test_acc;
   out.steps_per_epoch = r.steps_per_epoch;
+  if (o.model == ModelKind::mlp) {
+    torch::NoGradGuard ng;
+    out.flops_per_sample = linear_step_flops_per_sample(make_model(o.model, torch::kCPU).parameters());
+  }
   out.graph_kernels = r.graph_kernels;
   return out;
+}
+
+std::optional<ComputeBound> compute_bound(const TrainBench& t, std::optional<double> gemm_fp32_tflops) {
+  if (!t.ran || !t.flops_per_sample || !gemm_fp32_tflops || *gemm_fp32_tflops <= 0 || t.epoch_seconds <= 0)
+    return std::nullopt;
+  ComputeBound b;
+  b.gflop_per_epoch = *t.flops_per_sample * static_cast<double>(t.samples) / 1e9;
+  b.gemm_tflops = *gemm_fp32_tflops;
+  b.seconds = b.gflop_per_epoch / (b.gemm_tflops * 1e3);
+  b.epoch_over_bound = t.epoch_seconds / b.seconds;
+  return b;
 }
 
 }  // namespace dlready

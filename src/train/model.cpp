@@ -46,6 +46,20 @@ ReferenceModel make_model(ModelKind kind, const torch::Device& device) {
   return m;
 }
 
+std::optional<double> linear_step_flops_per_sample(const NamedTensors& params) {
+  double flops = 0;
+  bool first = true;
+  for (const auto& [name, p] : params) {
+    if (p.dim() == 1) continue;  // a bias
+    if (p.dim() != 2) return std::nullopt;
+    double in = static_cast<double>(p.size(1)), out = static_cast<double>(p.size(0));
+    flops += 2 * in * out * (first ? 2 : 3);
+    first = false;
+  }
+  if (first) return std::nullopt;
+  return flops;
+}
+
 Optimizer::Optimizer(OptimizerKind kind, double lr, double momentum, const NamedTensors& params)
     : kind_(kind), lr_(lr), momentum_(momentum) {
   torch::NoGradGuard no_grad;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +40,12 @@ struct ReferenceModel {
 };
 // SimpleNet or the CNN, initialised from LibTorch's RNG (seed it first), on `device`.
 ReferenceModel make_model(ModelKind kind, const torch::Device& device);
+
+// The matrix-multiply FLOPs of one training step per sample of a stack of linear layers: 2*in*out
+// forward, as many for the weight gradient, and as many for the input gradient of every layer but
+// the first (the batch itself needs no gradient). Biases, activations and the loss are left out:
+// with the GEMM peak this is the step's compute bound. nullopt for a model with other layers (convs).
+std::optional<double> linear_step_flops_per_sample(const NamedTensors& params);
 
 // Optimizer state keyed by parameter name so checkpoints survive LibTorch version changes.
 class Optimizer {

@@ -16,6 +16,7 @@
 #include "bench/gemm_bench.hpp"
 #include "bench/launch_floor.hpp"
 #include "bench/train_bench.hpp"
+#include "train/model.hpp"
 #include "core/text.hpp"
 #include "fixture.hpp"
 #include "verify/checks.hpp"
@@ -199,6 +200,16 @@ TEST(Bench, TrainingThroughputOfTheReferenceJob) {
   EXPECT_GT(t.samples_per_s, 0);
   EXPECT_NEAR(t.steps_per_s * 64, t.samples_per_s, 1e-6 * t.samples_per_s);
   EXPECT_GT(t.test_acc, 0.5) << "the timed steps trained the model";
+  // SimpleNet's step: 784x256 and 256x10, forward and weight gradient, the second's input gradient.
+  ASSERT_TRUE(t.flops_per_sample.has_value());
+  EXPECT_DOUBLE_EQ(*t.flops_per_sample, 2.0 * (784 * 256 * 2 + 256 * 10 * 3));
+  auto bound = compute_bound(t, 0.2);
+  ASSERT_TRUE(bound.has_value());
+  EXPECT_DOUBLE_EQ(bound->seconds, *t.flops_per_sample * 2000 / 0.2e12);
+  EXPECT_DOUBLE_EQ(bound->epoch_over_bound, t.epoch_seconds / bound->seconds);
+  EXPECT_FALSE(compute_bound(t, std::nullopt)) << "no GEMM rate, no bound";
+  EXPECT_FALSE(linear_step_flops_per_sample(make_model(ModelKind::cnn, torch::kCPU).parameters()))
+      << "convolutions are not counted as linear layers";
   auto missing = bench_train(torch::kCPU, "/nonexistent", 0, 2);
   EXPECT_FALSE(missing.ran);
   EXPECT_NE(missing.skipped.find("/nonexistent"), std::string::npos) << missing.skipped;
