@@ -3,7 +3,9 @@
 # file insists on a CUDA toolkit (nvcc, CUDAToolkit), which most people who pip-installed torch do not
 # have and the module does not need — the CUDA headers and libcudart it uses are the nvidia-* wheels'
 # beside torch, the very copies torch loads. Used by the module-only build (cmake/module_only.cmake).
-# Out: TORCH_LIBRARIES, Torch_DIR (for the site-packages path), Torch_VERSION, DLREADY_TORCH_CUDA.
+# Out: TORCH_LIBRARIES, Torch_DIR (for the site-packages path), Torch_VERSION, DLREADY_TORCH_CUDA,
+# DLREADY_TORCH_CUDA_HEADERS (the module's own CUDA code can be built), DLREADY_TORCH_TARGET and
+# DLREADY_TORCH_CPU_LINK (what the CPU layers compile against and link: cmake/torch_layers.cmake).
 set(_lib "${DLREADY_TORCH_DIR}/lib")
 foreach(_file include/torch/csrc/api/include/torch/torch.h lib/libtorch.so lib/libtorch_cpu.so lib/libc10.so)
   if(NOT EXISTS "${DLREADY_TORCH_DIR}/${_file}")
@@ -29,6 +31,7 @@ target_compile_definitions(dlready_torch_wheel INTERFACE USE_DISTRIBUTED USE_C10
 target_link_libraries(dlready_torch_wheel INTERFACE "${_lib}/libtorch.so" "-Wl,--no-as-needed,${_lib}/libtorch_cpu.so,--as-needed"
                       "${_lib}/libc10.so")
 set(DLREADY_TORCH_CUDA OFF)
+set(DLREADY_TORCH_CUDA_HEADERS OFF)
 if(EXISTS "${_lib}/libtorch_cuda.so")
   set(DLREADY_TORCH_CUDA ON)
   # cu13 wheels: nvidia/cu13/{include,lib}; cu12: nvidia/<component>/{include,lib}.
@@ -37,6 +40,7 @@ if(EXISTS "${_lib}/libtorch_cuda.so")
   list(FILTER _cudart EXCLUDE REGEX "\\.so\\.[0-9]+\\.[0-9]")  # the soname file, not a versioned twin
   if(_cuda_includes AND _cudart)
     list(GET _cudart 0 _cudart)
+    set(DLREADY_TORCH_CUDA_HEADERS ON)
     target_include_directories(dlready_torch_wheel SYSTEM INTERFACE ${_cuda_includes})
     target_compile_definitions(dlready_torch_wheel INTERFACE USE_C10D_NCCL)
     target_link_libraries(dlready_torch_wheel INTERFACE "-Wl,--no-as-needed,${_lib}/libtorch_cuda.so,--as-needed"
@@ -50,4 +54,6 @@ if(EXISTS "${_lib}/libtorch_cuda.so")
   endif()
 endif()
 set(TORCH_LIBRARIES dlready_torch_wheel)
+set(DLREADY_TORCH_TARGET dlready_torch_wheel)
+set(DLREADY_TORCH_CPU_LINK "-Wl,--no-as-needed,${_lib}/libtorch_cpu.so,--as-needed" "${_lib}/libc10.so")
 message(STATUS "dlready (module): torch ${Torch_VERSION} from ${DLREADY_TORCH_DIR} (C++11 ABI ${DLREADY_TORCH_CXX11_ABI})")

@@ -51,6 +51,10 @@ if [ -f build/release/CMakeCache.txt ] &&
   mkdir -p "$tmp/prebuilt/lib"
   strip -o "$tmp/prebuilt/dlready" build/release/dlready
   strip -o "$tmp/prebuilt/libdlready_train.so" build/release/libdlready_train.so
+  # The CPU module `dlready` loads for --device cpu (cmake/torch_layers.cmake), when this build has one.
+  if [ -f build/release/libdlready_train_cpu.so ]; then
+    strip -o "$tmp/prebuilt/libdlready_train_cpu.so" build/release/libdlready_train_cpu.so
+  fi
   strip -o "$tmp/prebuilt/dlready_gpu_tests" build/release/tests/dlready_gpu_tests
   cp -L "$(ldconfig -p | awk '/libsodium.so.23 .*x86-64/ {print $NF; exit}')" "$tmp/prebuilt/lib/libsodium.so.23"
   echo "$(git rev-parse HEAD)$(git diff --quiet HEAD -- src cmake CMakeLists.txt tests || echo ' + uncommitted changes')" >"$tmp/prebuilt/COMMIT"

@@ -166,6 +166,8 @@ bool ensure_module_built(const std::string& command, ModuleLocation& loc, bool& 
   return true;
 }
 
+constexpr const char* kCpuModuleName = "libdlready_train_cpu.so";  // cmake/torch_layers.cmake
+
 // Whether the command may use a CUDA device: --device cpu (or mps) says no; cuda:N yes; the
 // default (auto, all) only where a GPU's device node exists.
 bool cuda_may_run(const nlohmann::json& options) {
@@ -185,6 +187,16 @@ ModuleRunFn load_module(const std::string& command, bool cuda, bool& interrupted
   auto loc = locate_train_module();
   if (loc.kit && !ensure_module_built(command, loc, interrupted)) return nullptr;
   std::string path = loc.path;
+  // A run that cannot use CUDA loads the CPU module built beside the main one, where there is one:
+  // LibTorch's CUDA half (libtorch_cuda, cuBLAS, cuDNN, ...: 0.15 s and 350 MB of a CPU run on two
+  // cores) then never loads, nor the wheel's CUDA libraries before it. DLREADY_TRAIN_MODULE names
+  // the one module to load.
+  bool cpu_module = false;
+  if (!cuda && !std::getenv("DLREADY_TRAIN_MODULE")) {
+    std::string cpu = path_join(path_dirname(path), kCpuModuleName);
+    struct stat cs {};
+    if (::stat(cpu.c_str(), &cs) == 0 && S_ISREG(cs.st_mode)) path = cpu, cpu_module = true;
+  }
   // Opening a FIFO waits for a writer forever (dlopen and the preload's ELF read both open it).
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -200,7 +212,8 @@ ModuleRunFn load_module(const std::string& command, bool cuda, bool& interrupted
     explain_load_failure(command, path, s.error(), false, torch_install_line(module_built_for_torch(path)));
     return nullptr;
   }
-  auto preload = plan_cuda_preload(torch.run_path);
+  CudaPreload preload;
+  if (!cpu_module) preload = plan_cuda_preload(torch.run_path);
   if (!cuda)
     preload.libraries.erase(std::remove_if(preload.libraries.begin(), preload.libraries.end(),
                                            [](const PreloadedLibrary& l) { return l.for_cuda_work; }),

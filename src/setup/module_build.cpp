@@ -390,6 +390,14 @@ ModuleBuildResult build_module(const ModuleBuildRequest& rq) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   auto built = read_small_file(build_dir + "/libdlready_train.so", 1u << 30);
   if (!built) return failed(build_dir + "/libdlready_train.so was not written by the build", {});
+  // The CPU module (a CUDA torch's build makes it beside the main one) first, so that the main
+  // module and the manifest written last never stand beside a CPU module of an older build.
+  std::string cpu_library = path_join(m.dir, "libdlready_train_cpu.so");
+  if (auto cpu = read_small_file(build_dir + "/libdlready_train_cpu.so", 1u << 30)) {
+    if (auto st = write_file_atomically(cpu_library, *cpu, 0755); !st) return failed(st.error(), {});
+  } else {
+    ::unlink(cpu_library.c_str());
+  }
   if (auto st = write_file_atomically(m.library, *built, 0755); !st) return failed(st.error(), {});
   if (auto st = write_file_atomically(m.manifest, manifest_text(rq, tools, seconds)); !st) return failed(st.error(), {});
   remove_tree(build_dir);  // gigabytes of objects and the precompiled header: the module is what stays

@@ -1,3 +1,4 @@
+// The CUDA half of cuda_graph.hpp (cuda_absent.cpp has the other module's).
 #include "torch_runtime/cuda_graph.hpp"
 
 #include <torch/torch.h>
@@ -7,30 +8,21 @@
 #include "core/text.hpp"
 #include "torch_runtime/torch_versions.hpp"
 
-#if __has_include(<ATen/cuda/CUDAGraph.h>) && __has_include(<cuda_runtime_api.h>)
-#define DLREADY_CUDA_GRAPHS 1
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
-#else
-#define DLREADY_CUDA_GRAPHS 0
-#endif
 
 // With keep_graph the captured cudaGraph_t stays, so its kernel nodes can be counted; older
 // LibTorch destroys it in capture_end and the count is reported as unknown.
-#if DLREADY_CUDA_GRAPHS && DLREADY_CUDA_GRAPH_KEEP
-#define DLREADY_KEEP_GRAPH 1
-#else
-#define DLREADY_KEEP_GRAPH 0
-#endif
+#define DLREADY_KEEP_GRAPH DLREADY_CUDA_GRAPH_KEEP
 
 namespace dlready {
 
 struct CudaGraphStep::Impl {
 #if DLREADY_KEEP_GRAPH
   at::cuda::CUDAGraph graph{/*keep_graph=*/true};
-#elif DLREADY_CUDA_GRAPHS
+#else
   at::cuda::CUDAGraph graph;
 #endif
   bool ready = false;
@@ -61,7 +53,6 @@ int64_t count_kernel_nodes(cudaGraph_t g) {
 #endif
 
 Status CudaGraphStep::capture(const std::function<void()>& body) {
-#if DLREADY_CUDA_GRAPHS
   try {
     torch::cuda::synchronize();
     auto side = c10::cuda::getStreamFromPool();
@@ -81,16 +72,8 @@ Status CudaGraphStep::capture(const std::function<void()>& body) {
   } catch (const std::exception& e) {
     return Status::failure(first_line(e.what()));
   }
-#else
-  (void)body;
-  return Status::failure("this build has no CUDA graph headers");
-#endif
 }
 
-void CudaGraphStep::replay() {
-#if DLREADY_CUDA_GRAPHS
-  impl_->graph.replay();
-#endif
-}
+void CudaGraphStep::replay() { impl_->graph.replay(); }
 
 }  // namespace dlready

@@ -1,7 +1,7 @@
 // --cuda-graphs: the whole training step (gather, forward, backward, optimizer, metric sums)
 // captured once as a CUDA graph and replayed, so a batch-64 step costs one graph launch instead
 // of dozens of kernel launches. Also the launch-bound floor benchmark's graph of empty kernels.
-// Built without CUDA headers, capture always reports why not.
+// In the CPU module (or built without CUDA headers) capture always reports why not (cuda_absent.cpp).
 #pragma once
 #include <cstdint>
 #include <functional>

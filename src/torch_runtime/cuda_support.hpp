@@ -1,6 +1,9 @@
 // Every CUDA-specific LibTorch call the LibTorch commands make, in one place: the APIs that moved
-// between 2.x releases (allocator stats, TF32 switches) are adapted here and nowhere else. Built
-// against a LibTorch without CUDA headers, each returns "unknown" / does nothing.
+// between 2.x releases (allocator stats, TF32 switches) are adapted here and nowhere else. The
+// device's and the allocator's come from the CUDA half (cuda_support.cpp), linked into the module
+// that runs CUDA work; the CPU module (and a LibTorch without CUDA headers) has cuda_absent.cpp's,
+// which say "unknown" / do nothing. synchronize, set_tf32 and pinned_memory_available go through
+// libtorch_cpu and are in both (device_choice.cpp).
 #pragma once
 #include <torch/torch.h>
 

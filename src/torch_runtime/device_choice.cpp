@@ -1,6 +1,7 @@
 #include "torch_runtime/device_choice.hpp"
 
 #include "doctor/examine.hpp"
+#include "torch_runtime/cuda_support.hpp"
 
 namespace dlready {
 
@@ -33,5 +34,17 @@ DeviceChoice choose_device(const std::string& wanted, const std::string& doctor)
     return {std::nullopt, "--device " + wanted + ": not a device (use auto, cpu, cuda or cuda:N)"};
   }
 }
+
+// These three go through libtorch_cpu (CUDA's hooks, the global context): both modules have them.
+void synchronize(const torch::Device& device) {
+  if (device.is_cuda()) torch::cuda::synchronize(device.index());
+}
+
+void set_tf32(bool allowed) {
+  // The matmul-precision switch exists from 1.12 to 2.11 and drives cuBLAS's TF32 use.
+  at::globalContext().setFloat32MatmulPrecision(allowed ? "high" : "highest");
+}
+
+bool pinned_memory_available() { return torch::cuda::is_available(); }
 
 }  // namespace dlready

@@ -8,11 +8,6 @@
 #define USE_C10D_GLOO 1
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
-#if DLREADY_HAVE_NCCL
-#define USE_C10D_NCCL 1
-#include <c10/cuda/CUDAFunctions.h>
-#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
-#endif
 
 namespace dlready {
 
@@ -33,23 +28,6 @@ c10::intrusive_ptr<c10d::Backend> make_gloo_group(const c10::intrusive_ptr<c10d:
                              " (is it down? `ip link set lo up` for 127.0.0.1; or choose one with GLOO_SOCKET_IFNAME)");
   }
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, world, opts);
-}
-
-bool nccl_available() { return DLREADY_HAVE_NCCL != 0; }
-
-c10::intrusive_ptr<c10d::Backend> make_nccl_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int world,
-                                                  int device_index, std::chrono::milliseconds timeout) {
-#if DLREADY_HAVE_NCCL
-  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device_index));
-  auto opts = c10d::ProcessGroupNCCL::Options::create();
-  opts->timeout = timeout;
-  auto pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, world, opts);
-  pg->setBoundDeviceId(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device_index)));
-  return pg;
-#else
-  (void)store, (void)rank, (void)world, (void)device_index, (void)timeout;
-  throw std::runtime_error("this dlready was built without NCCL headers (nccl.h from the nvidia-nccl wheel)");
-#endif
 }
 
 void shutdown_group(const c10::intrusive_ptr<c10d::Backend>& group) {

@@ -71,17 +71,31 @@ bool is_cuda_library(const std::string& path) {
 // The libraries cuDNN, NVRTC and CUPTI open by name only when CUDA work needs them.
 constexpr const char* kOpenedForCudaWork[] = {"libcudnn_graph.so.9", "libcudnn_cnn.so.9", "libnvrtc.so.13"};
 
-// Every CUDA library loaded is the wheel's copy and no decoy ran; a run that may use CUDA
-// (`cuda_run`) has cuDNN's sub-libraries and NVRTC among them (preloaded by absolute path before
-// cuDNN could open them by name), a CPU run none of them.
-void expect_only_wheel_copies(const Loaded& r, const std::string& wheel, bool cuda_run = false) {
+// How a run loads LibTorch: the CPU module (no CUDA library but libtorch_cpu's own), the main module for a run
+// that cannot use CUDA (LibTorch's CUDA half, without what CUDA work opens), or for one that may.
+enum class Run { cpu_module, main_module_cpu, cuda };
+
+// Every CUDA library loaded is the wheel's copy and no decoy ran; a run that may use CUDA has
+// cuDNN's sub-libraries and NVRTC among them (preloaded by absolute path before cuDNN could open
+// them by name), the main module's CPU run none of them, the CPU module's only libtorch_cpu's two.
+void expect_only_wheel_copies(const Loaded& r, const std::string& wheel, Run run) {
+  const bool cuda_run = run == Run::cuda;
   if (!cuda_run) ASSERT_EQ(r.status, 0) << r.output.substr(r.output.size() > 4000 ? r.output.size() - 4000 : 0);
   EXPECT_EQ(r.output.find("DECOY LIBRARY LOADED"), std::string::npos) << "a decoy was loaded";
   std::set<std::string> cuda;
   for (const auto& o : r.objects) {
     if (!is_cuda_library(o)) continue;
     cuda.insert(fs::path(o).filename().string());
-    EXPECT_EQ(o.rfind(wheel, 0), 0u) << o << " is not the wheel's copy";
+    // libtorch_cpu's own run path ($ORIGIN/../../nvidia/...) finds its two by a path with "..".
+    EXPECT_EQ(fs::path(o).lexically_normal().string().rfind(wheel, 0), 0u) << o << " is not the wheel's copy";
+  }
+  if (run == Run::cpu_module) {
+    // Only what libtorch_cpu itself links (its profiler's CUPTI and the CUDA runtime), no CUDA
+    // library of LibTorch's CUDA half.
+    for (const auto& name : cuda)
+      EXPECT_TRUE(name == "libcudart.so.13" || name == "libcupti.so.13") << name << " was loaded by the CPU module's run";
+    for (const auto& o : r.objects) EXPECT_EQ(o.find("libtorch_cuda"), std::string::npos) << o;
+    return;
   }
   if (!fs::exists(wheel + "/cudnn/lib/libcudnn.so.9")) return;
   for (const char* must : {"libcudart.so.13", "libcublasLt.so.13", "libcudnn.so.9"})
@@ -93,11 +107,18 @@ void expect_only_wheel_copies(const Loaded& r, const std::string& wheel, bool cu
 TEST(CudaLibraryLoading, LdLibraryPathDecoysNeverReplaceTheWheelsLibraries) {
   auto wheel = wheel_nvidia_dir();
   if (wheel.empty()) GTEST_SKIP() << "this LibTorch loads no CUDA library";
+  const std::string dir = fs::path(kBinary).parent_path().string();
+  ASSERT_TRUE(fs::exists(dir + "/libdlready_train_cpu.so")) << "a CUDA LibTorch's build makes the CPU module";
   auto r = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys, "verify --device cpu");
-  expect_only_wheel_copies(r, wheel);
+  expect_only_wheel_copies(r, wheel, Run::cpu_module);
+  // The main module named alone (DLREADY_TRAIN_MODULE; as where no CPU module is beside it) loads
+  // LibTorch's CUDA half for the same run: the wheel's copies, without what CUDA work opens.
+  auto main = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys + " DLREADY_TRAIN_MODULE=" + dir +
+                                    "/libdlready_train.so", "verify --device cpu");
+  expect_only_wheel_copies(main, wheel, Run::main_module_cpu);
   // A run asked for a GPU preloads what CUDA work opens too (it fails later here when there is no GPU).
   auto gpu = run_with_loader_trace("env LD_LIBRARY_PATH=" + kDecoys, "verify --device cuda:0");
-  expect_only_wheel_copies(gpu, wheel, true);
+  expect_only_wheel_copies(gpu, wheel, Run::cuda);
 }
 
 TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {
@@ -114,9 +135,9 @@ TEST(CudaLibraryLoading, LdSoCacheDecoysNeverReplaceTheWheelsLibraries) {
   auto listed = command_output("ldconfig -p -C " + d + "/ld.so.cache | grep -c " + kDecoys);
   ASSERT_GT(std::stoi(listed), 5) << "the decoys are not in the cache";
   auto r = run_with_loader_trace("unshare -m sh -c 'mount --bind " + d + "/ld.so.cache /etc/ld.so.cache && exec \"$0\" \"$@\"' env",
-                                 "verify --device cpu");
+                                 "verify --device cuda:0");
   remove_tree(d);
-  expect_only_wheel_copies(r, wheel);
+  expect_only_wheel_copies(r, wheel, Run::cuda);
 }
 
 // --- a source-built module whose torch moved (issue 62, item 0) -----------------------------------
