@@ -30,32 +30,37 @@ size_t json_nesting_depth(std::string_view text, size_t stop) {
 
 namespace {
 
-// The first key an object of the text holds twice; nothing else is kept.
-struct DuplicateKeyFinder : nlohmann::json_sax<nlohmann::json> {
+// nlohmann's DOM builder, fed by one SAX pass that also notes the first key an object holds twice
+// (the DOM keeps only the last value: two readers of one file could see two different documents).
+struct DomRefusingDuplicateKeys : nlohmann::json_sax<nlohmann::json> {
+  explicit DomRefusingDuplicateKeys(nlohmann::json& root) : dom(root, /*allow_exceptions=*/false) {}
+  nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom;
   std::vector<std::set<std::string>> open_objects;
   std::string duplicate;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override {
+  bool null() override { return dom.null(); }
+  bool boolean(bool b) override { return dom.boolean(b); }
+  bool number_integer(number_integer_t v) override { return dom.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) override { return dom.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) override { return dom.number_float(v, s); }
+  bool string(string_t& v) override { return dom.string(v); }
+  bool binary(binary_t& v) override { return dom.binary(v); }
+  bool start_object(std::size_t n) override {
     open_objects.emplace_back();
-    return true;
+    return dom.start_object(n);
   }
   bool key(string_t& k) override {
     if (!open_objects.empty() && !open_objects.back().insert(k).second && duplicate.empty()) duplicate = k;
-    return true;
+    return dom.key(k);
   }
   bool end_object() override {
     if (!open_objects.empty()) open_objects.pop_back();
-    return true;
+    return dom.end_object();
   }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool start_array(std::size_t n) override { return dom.start_array(n); }
+  bool end_array() override { return dom.end_array(); }
+  bool parse_error(std::size_t at, const std::string& token, const nlohmann::detail::exception& e) override {
+    return dom.parse_error(at, token, e);
+  }
 };
 
 }  // namespace
@@ -67,16 +72,18 @@ nlohmann::json parse_json_bounded(std::string_view text, std::string* error, Jso
   };
   if (json_nesting_depth(text, limits.max_depth + 1) > limits.max_depth)
     return fail("nested deeper than " + std::to_string(limits.max_depth) + " levels");
-  // Duplicate keys are found by a SAX pass of their own: nlohmann's DOM parser with a callback
-  // scans the parent for a discarded value at every object's end, quadratic in an array of objects
-  // (an index page of 200k files took a minute).
+  // One pass: the DOM and the duplicate keys together. nlohmann's DOM parser with a callback scans
+  // the parent for a discarded value at every object's end, quadratic in an array of objects (an
+  // index page of 200k files took a minute); a second SAX pass of its own doubled every read.
+  nlohmann::json j;
   std::string duplicate;
   if (limits.refuse_duplicate_keys) {
-    DuplicateKeyFinder finder;
-    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &finder)) return fail("not JSON");
-    duplicate = finder.duplicate;
+    DomRefusingDuplicateKeys sax(j);
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax) || sax.dom.is_errored()) return fail("not JSON");
+    duplicate = sax.duplicate;
+  } else {
+    j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   }
-  auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return fail("not JSON");
   if (!duplicate.empty()) return fail("the key \"" + duplicate + "\" appears twice in one object");
   if (error) error->clear();
@@ -87,26 +94,38 @@ std::string json_text(const nlohmann::json& j, int indent) {
   std::string text = j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   // C1 controls and the bidirectional overrides are valid UTF-8 that nlohmann writes raw; a terminal
   // or a viewer acts on them (U+202E reverses what follows). Outside strings a dump is ASCII, so
-  // each one found is inside a string and becomes its \u escape.
+  // each one found is inside a string and becomes its \u escape. Both begin with 0xC2 or 0xE2
+  // (c & 0xDF == 0xC2 picks exactly those two): the runs between are copied whole, and a text
+  // without either (nearly every one) is returned as it is.
+  auto lead = [&](size_t from) {
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xDF) != 0xC2) ++from;
+    return from;
+  };
+  size_t next = lead(0);
+  if (next == text.size()) return text;
   std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
+  out.reserve(text.size() + 16);
+  size_t copied = 0;
+  for (; next < text.size(); next = lead(next)) {
     unsigned cp = 0;
     size_t n = 0;
-    if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0)
-      cp = static_cast<unsigned char>(text[i + 1]) & 0x3F, cp |= 0x80, n = 2;
-    else if (auto bidi = bidi_control_at(text, i))
+    if (static_cast<unsigned char>(text[next]) == 0xC2 && next + 1 < text.size() &&
+        static_cast<unsigned char>(text[next + 1]) < 0xA0)
+      cp = (static_cast<unsigned char>(text[next + 1]) & 0x3F) | 0x80, n = 2;
+    else if (auto bidi = bidi_control_at(text, next))
       cp = *bidi, n = 3;
     if (!n) {
-      out += text[i];
+      ++next;
       continue;
     }
+    out.append(text, copied, next - copied);
     char esc[8];
     std::snprintf(esc, sizeof esc, "\\u%04x", cp);
     out += esc;
-    i += n - 1;
+    next += n;
+    copied = next;
   }
+  out.append(text, copied, std::string::npos);
   return out;
 }
 
