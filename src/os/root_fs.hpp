@@ -3,9 +3,12 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <unordered_set>
 #include <vector>
 
 #include "core/path_text.hpp"
@@ -68,6 +71,14 @@ class RootFs {
   std::string root_;
   AccessLog* log_ = nullptr;
   std::map<std::string, FileStat> replayed_stats_;
+  // The folders resolve() found to be folders, not links: the doctor resolves a few hundred paths
+  // under the same few (/usr, /usr/lib, a venv), which were an lstat each every time (~300 a run).
+  // Shared by copies of this RootFs; a folder replaced by a link during one run is not seen.
+  struct ResolvedFolders {
+    std::mutex lock;
+    std::unordered_set<std::string> paths;
+  };
+  std::shared_ptr<ResolvedFolders> folders_ = std::make_shared<ResolvedFolders>();
 };
 
 

@@ -244,8 +244,19 @@ std::optional<std::string> RootFs::resolve(const std::string& path) const {
     pos = next + 1;
     if (part.empty()) continue;
     std::string candidate = path_join(done, part);
+    {
+      std::lock_guard<std::mutex> held(folders_->lock);
+      if (folders_->paths.count(candidate)) {
+        done = std::move(candidate);
+        continue;
+      }
+    }
     struct stat st {};
     if (::lstat(host(candidate).c_str(), &st) != 0) return std::nullopt;
+    if (S_ISDIR(st.st_mode)) {
+      std::lock_guard<std::mutex> held(folders_->lock);
+      folders_->paths.insert(candidate);
+    }
     if (S_ISLNK(st.st_mode)) {
       if (++links > 40) return std::nullopt;
       // `done` is resolved already: the link itself is read where it lies.
