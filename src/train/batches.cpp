@@ -1,6 +1,8 @@
 #include "train/batches.hpp"
 
 #include <random>
+#include <stdexcept>
+#include <string>
 
 namespace dlready {
 
@@ -21,10 +23,52 @@ TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Devi
           labels(ds.test.labels, n_test)};
 }
 
+namespace {
+// (x / 255 - mean) / std, folded into one multiply-add.
+constexpr double kMean = 0.1307, kStd = 0.3081;
+constexpr double kScale = 1.0 / (255.0 * kStd), kShift = kMean / kStd;
+
+// A float multiply, rounded, then a float subtract, rounded: what mul_ and sub_ do on a float
+// tensor with these two scalars (each cast to float first). Blocks of 16 with a fixed count are
+// what -O2's vectoriser takes (6 us a batch instead of 28 here; ATen's four ops took 16).
+void normalize_row(const uint8_t* __restrict row, float* __restrict out, int64_t n) {
+  const float scale = static_cast<float>(kScale), shift = static_cast<float>(kShift);
+  int64_t f = 0;
+  for (; f + 16 <= n; f += 16)
+    for (int k = 0; k < 16; ++k) {
+      float scaled = static_cast<float>(row[f + k]) * scale;
+      out[f + k] = scaled - shift;
+    }
+  for (; f < n; ++f) {
+    float scaled = static_cast<float>(row[f]) * scale;
+    out[f] = scaled - shift;
+  }
+}
+
+}  // namespace
+
 torch::Tensor normalize_batch(const torch::Tensor& x_u8) {
-  // (x / 255 - mean) / std, folded into one multiply-add.
-  constexpr double kMean = 0.1307, kStd = 0.3081;
-  return x_u8.to(torch::kFloat).mul_(1.0 / (255.0 * kStd)).sub_(kMean / kStd);
+  return x_u8.to(torch::kFloat).mul_(kScale).sub_(kShift);
+}
+
+std::pair<torch::Tensor, torch::Tensor> CpuBatchGatherer::gather(const torch::Tensor& images_u8,
+                                                                 const torch::Tensor& labels, const int64_t* idx,
+                                                                 int64_t n) {
+  const int64_t rows = images_u8.size(0), features = images_u8.size(1);
+  if (!x_.defined() || x_.size(0) != n || x_.size(1) != features) {
+    x_ = torch::empty({n, features}, torch::kFloat);
+    y_ = torch::empty({n}, torch::kLong);
+  }
+  const auto* src = images_u8.data_ptr<uint8_t>();
+  const auto* lab = labels.data_ptr<int64_t>();
+  auto* dst = x_.data_ptr<float>();
+  auto* out_y = y_.data_ptr<int64_t>();
+  for (int64_t b = 0; b < n; ++b) {
+    if (idx[b] < 0 || idx[b] >= rows) throw std::out_of_range("batch index " + std::to_string(idx[b]) + " of " + std::to_string(rows));
+    normalize_row(src + idx[b] * features, dst + b * features, features);
+    out_y[b] = lab[idx[b]];
+  }
+  return {x_, y_};
 }
 
 std::vector<int64_t> epoch_permutation(size_t n, unsigned long long seed, int epoch) {

@@ -17,6 +17,19 @@ TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Devi
 // The tutorials' normalisation (0.1307, 0.3081) applied to a uint8 batch: float [B, 784].
 torch::Tensor normalize_batch(const torch::Tensor& x_u8);
 
+// One CPU training batch gathered into buffers kept across steps: the rows `idx` of the uint8
+// images, normalised as normalize_batch does (the same float operations, so the same bits), and
+// their labels — one pass instead of index_select, a conversion and two arithmetic passes (and
+// their allocations) per step. Out-of-range indices throw std::out_of_range.
+class CpuBatchGatherer {
+ public:
+  std::pair<torch::Tensor, torch::Tensor> gather(const torch::Tensor& images_u8, const torch::Tensor& labels,
+                                                 const int64_t* idx, int64_t n);
+
+ private:
+  torch::Tensor x_, y_;
+};
+
 // Seeded shuffling that does not depend on LibTorch's RNG: epoch e of seed s is always the same
 // order, so a resumed run replays exactly the batches the interrupted one would have seen.
 std::vector<int64_t> epoch_permutation(size_t n, unsigned long long seed, int epoch);

@@ -47,6 +47,10 @@ class TrainingRun {
     runner_ = std::make_unique<StepRunner>(uses_fused_step(o), o.amp, device, model_, state_,
                                            StepRunner::Hooks{hooks.log, hooks.before_step});
     res_.steps_per_epoch = steps_per_epoch_;
+    if (device.is_cpu() && data.train_x.device().is_cpu() && data.train_x.is_contiguous() && data.train_x.dim() == 2 &&
+        data.train_x.scalar_type() == torch::kUInt8 && data.train_y.is_contiguous() &&
+        data.train_y.scalar_type() == torch::kLong)
+      cpu_batches_.emplace();
   }
 
   TrainResult run();
@@ -100,6 +104,7 @@ class TrainingRun {
   torch::Tensor mean_loss_sum_;
   const torch::Tensor& curve_sum() const { return dp_.average ? mean_loss_sum_ : state_.loss_sum; }
   std::unique_ptr<StepRunner> runner_;
+  std::optional<CpuBatchGatherer> cpu_batches_;  // CPU data in the layout it gathers from
   std::unique_ptr<GraphReplay> graph_;
   std::unique_ptr<TensorBoardRun> tensorboard_;  // --tensorboard, rank 0
   TrainResult res_;
@@ -238,9 +243,14 @@ void TrainingRun::not_finite(int epoch, const std::string& what) {
 }
 
 void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs) {
-  auto idx = perm.narrow(0, begin, bs);
-  auto x = normalize_batch(data_.train_x.index_select(0, idx));
-  auto y = data_.train_y.index_select(0, idx);
+  torch::Tensor x, y;
+  if (cpu_batches_) {
+    std::tie(x, y) = cpu_batches_->gather(data_.train_x, data_.train_y, perm.data_ptr<int64_t>() + begin, bs);
+  } else {
+    auto idx = perm.narrow(0, begin, bs);
+    x = normalize_batch(data_.train_x.index_select(0, idx));
+    y = data_.train_y.index_select(0, idx);
+  }
   auto [loss, ok] = runner_->run(x, y, bs);
   auto& grads = runner_->grads();
   if (dp_.average) {

@@ -92,6 +92,22 @@ TEST(Train, FusedStepMatchesAutogradAndTorchOptimAdam) {
   EXPECT_TRUE(torch::allclose(ck.checkpoint->tensors[0].second, net->fc1->weight, 1e-5, 1e-6));
 }
 
+// The CPU gatherer is the same operations as normalize_batch(index_select): the same bits.
+TEST(Train, TheCpuBatchGathererIsNormalizeBatchBitForBit) {
+  auto images = torch::randint(0, 256, {300, 784}, torch::kUInt8);
+  auto labels = torch::randint(0, 10, {300}, torch::kLong);
+  std::vector<int64_t> idx = {299, 0, 17, 17, 150, 3, 298};
+  CpuBatchGatherer g;
+  for (int round = 0; round < 2; ++round) {  // the second reuses the buffers
+    auto [x, y] = g.gather(images, labels, idx.data(), static_cast<int64_t>(idx.size()));
+    auto sel = torch::from_blob(idx.data(), {static_cast<int64_t>(idx.size())}, torch::kLong);
+    EXPECT_TRUE(torch::equal(x, normalize_batch(images.index_select(0, sel))));
+    EXPECT_TRUE(torch::equal(y, labels.index_select(0, sel)));
+  }
+  std::vector<int64_t> bad = {1, 300};
+  EXPECT_THROW(g.gather(images, labels, bad.data(), 2), std::out_of_range);
+}
+
 TEST(Train, AutogradEngineEqualsFusedEngine) {
   Fixture f;
   auto ds = synthetic_dataset(640, 100);
