@@ -8,6 +8,7 @@
 #include <map>
 
 #include "data/decoded_cache.hpp"
+#include "core/crc32c.hpp"
 #include "data/idx.hpp"
 #include "fixture.hpp"
 
@@ -67,16 +68,26 @@ TEST(Idx, LoadsPlainAndGzip) {
 
 // A gzipped file is decoded once: its decoded copy is what the next load reads (shown by a copy
 // changed in place), a new version of the source (its modification time) is decoded again and
-// the old copy removed, a copy that is not IDX is a miss; plain files get no copy; the hook sees
-// every file's own bytes either way (what the audit log hashes).
+// the old copy removed, a copy that is not IDX is a miss; plain files get no copy. Every file's
+// digest (what the audit log records) reaches the caller either way: a gzipped file's from its
+// copy, which kept the digest of the bytes it was decoded from, without reading the file again.
 TEST(Idx, AGzippedFileIsDecodedOnceAndItsCopyFollowsTheSource) {
   Mini m;
   const std::string cache = m.f.host("/cache");
-  std::map<std::string, size_t> seen;
-  MnistLoadOptions o{cache, [&](const std::string& path, std::string_view bytes) { seen[path] = bytes.size(); }};
+  std::map<std::string, std::string> seen;
+  int hashed = 0;
+  auto digest = [&](std::string_view bytes) {  // a stand-in digest: the bytes' count and checksum, in hex
+    ++hashed;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "%zx%08x", bytes.size(), crc32c(bytes));
+    return std::string(hex);
+  };
+  MnistLoadOptions o{cache, "test-digest", digest, [&](const std::string& path, const std::string& d) { seen[path] = d; }};
   auto first = load_mnist(m.dir(), 10, o);
   ASSERT_TRUE(first.dataset) << first.error;
   EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(hashed, 4);
+  const auto first_digests = seen;
   std::vector<std::string> copies;
   for (const auto& e : std::filesystem::directory_iterator(cache)) copies.push_back(e.path().string());
   ASSERT_EQ(copies.size(), 2u) << "the two gzipped files only";
@@ -92,7 +103,13 @@ TEST(Idx, AGzippedFileIsDecodedOnceAndItsCopyFollowsTheSource) {
   auto second = load_mnist(m.dir(), 10, o);
   ASSERT_TRUE(second.dataset) << second.error;
   EXPECT_EQ(second.dataset->test.images.data.back(), 3) << "read from the decoded copy";
-  EXPECT_EQ(seen.size(), 4u) << "the hook still sees every file";
+  EXPECT_EQ(seen, first_digests) << "every file's digest, the gzipped ones' from their copies";
+  EXPECT_EQ(hashed, 6) << "only the two plain files were read and hashed again";
+  // Asked for another digest, the copy's is not taken: the file is read and hashed.
+  MnistLoadOptions other = o;
+  other.digest_name = "another-digest";
+  ASSERT_TRUE(load_mnist(m.dir(), 10, other).dataset);
+  EXPECT_EQ(hashed, 10);
   // A new version of the source: decoded again, the stale copy gone.
   std::filesystem::last_write_time(images_gz, std::filesystem::last_write_time(images_gz) + std::chrono::seconds(5));
   auto third = load_mnist(m.dir(), 10, o);
@@ -119,9 +136,19 @@ TEST(Idx, TheDecodedCopiesAreBounded) {
   size_t copies = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache)) ++copies;
   EXPECT_EQ(copies, 16u);
-  auto last = read_decoded_copy(cache, f.host("/src/19.gz"));
+  SourceDigest kept;
+  auto last = read_decoded_copy(cache, f.host("/src/19.gz"), &kept);
   ASSERT_TRUE(last);
   EXPECT_EQ(last->data, (std::vector<uint8_t>{1, 2})) << "the newest copy is kept and reads back";
+  EXPECT_TRUE(kept.hex.empty()) << "written without a digest, it keeps none";
+  // A digest is kept only as a name and hex digits: anything else is not written into the copy.
+  write_decoded_copy(cache, f.host("/src/19.gz"), a, {"blake2b-256", "00ff"});
+  ASSERT_TRUE(read_decoded_copy(cache, f.host("/src/19.gz"), &kept));
+  EXPECT_EQ(kept.name, "blake2b-256");
+  EXPECT_EQ(kept.hex, "00ff");
+  write_decoded_copy(cache, f.host("/src/19.gz"), a, {"x y", "00ff\n"});
+  ASSERT_TRUE(read_decoded_copy(cache, f.host("/src/19.gz"), &kept));
+  EXPECT_TRUE(kept.hex.empty());
 }
 
 TEST(Idx, TorchvisionRawLayout) {

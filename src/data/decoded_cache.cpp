@@ -1,6 +1,7 @@
 #include "data/decoded_cache.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,10 @@
 namespace dlready {
 namespace {
 
-constexpr const char* kMagic = "dlready-decoded-idx 1\n";
+// Version 2: the magic line, then "<digest name> <hex>" of the source's bytes the copy was decoded
+// from (or "-"), then the IDX bytes. Version 1 copies (no digest line) are misses.
+constexpr const char* kMagic = "dlready-decoded-idx 2\n";
+constexpr size_t kMaxDigestLine = 256;
 constexpr uint64_t kMaxCopy = (1ull << 31) + 4096;  // idx.cpp's bound on an IDX file, and the line above it
 
 // "<crc32c of the path>-": every copy of one source starts so; the rest names its version.
@@ -49,7 +53,7 @@ std::string idx_bytes(const IdxArray& a) {
 
 }  // namespace
 
-std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source) {
+std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source, SourceDigest* digest) {
   auto name = copy_name(source);
   if (!name) return std::nullopt;
   // Read straight into the array (one copy of ~50 MB in memory, never the file and the array
@@ -61,18 +65,27 @@ std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::s
   if (ec || size > kMaxCopy) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   const std::string magic = kMagic;
+  std::string line(magic.size(), '\0');
+  if (!in.read(line.data(), static_cast<std::streamsize>(line.size())) || line != magic) return std::nullopt;
+  std::string digest_line;
+  for (char c; digest_line.size() <= kMaxDigestLine && in.get(c) && c != '\n';) digest_line += c;
+  if (!in || digest_line.size() > kMaxDigestLine) return std::nullopt;
+  const size_t header_bytes = magic.size() + digest_line.size() + 1;
   std::string head(magic.size() + 4, '\0');
-  if (!in.read(head.data(), static_cast<std::streamsize>(head.size())) || head.compare(0, magic.size(), magic) != 0)
-    return std::nullopt;
+  if (!in.read(head.data() + magic.size(), 4)) return std::nullopt;
   const size_t dims = static_cast<unsigned char>(head.back());
   if (dims == 0 || dims > 4) return std::nullopt;
   head.resize(head.size() + 4 * dims);
   if (!in.read(head.data() + magic.size() + 4, static_cast<std::streamsize>(4 * dims))) return std::nullopt;
   uint64_t count = 0;
   auto parsed = parse_idx_header(std::string_view(head).substr(magic.size()), path, count);
-  if (!parsed.array || size != head.size() + count) return std::nullopt;
+  if (!parsed.array || size != header_bytes + 4 * dims + 4 + count) return std::nullopt;
   parsed.array->data.resize(static_cast<size_t>(count));
   if (!in.read(reinterpret_cast<char*>(parsed.array->data.data()), static_cast<std::streamsize>(count))) return std::nullopt;
+  if (digest) {
+    auto space = digest_line.find(' ');
+    *digest = space == std::string::npos ? SourceDigest{} : SourceDigest{digest_line.substr(0, space), digest_line.substr(space + 1)};
+  }
   return parsed.array;
 }
 
@@ -110,10 +123,17 @@ void keep_bounded(const std::string& cache, const std::string& just_written) {
 
 }  // namespace
 
-void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a) {
+void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a,
+                        const SourceDigest& digest) {
   auto name = copy_name(source);
   if (!name || !make_directories(cache)) return;
-  if (!write_file_atomically(cache + "/" + *name, kMagic + idx_bytes(a))) return;
+  // Only a name and a hex digest go on the line (they are read back as written).
+  auto plain = [](const std::string& t, bool hex) {
+    return !t.empty() && t.size() < kMaxDigestLine / 2 &&
+           std::all_of(t.begin(), t.end(), [&](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || (!hex && (std::isalnum(static_cast<unsigned char>(c)) || c == '-')); });
+  };
+  std::string line = plain(digest.name, false) && plain(digest.hex, true) ? digest.name + " " + digest.hex : "-";
+  if (!write_file_atomically(cache + "/" + *name, kMagic + line + "\n" + idx_bytes(a))) return;
   const std::string prefix = source_prefix(source);
   for (const auto& other : list_directory(cache))
     if (other != *name && other.compare(0, prefix.size(), prefix) == 0) std::remove((cache + "/" + other).c_str());

@@ -13,11 +13,21 @@
 
 namespace dlready {
 
-// The decoded copy of `source`, when the cache folder holds one for its present version.
-[[nodiscard]] std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source);
+// A digest of the source's bytes a copy was decoded from ("blake2b-256", hex): kept with the copy so
+// that a run using the copy can say which bytes its data came from without reading them again.
+struct SourceDigest {
+  std::string name, hex;  // both empty: none kept
+};
 
-// Keeps `a` as the decoded copy of `source`'s present version (atomically), and removes the copies
-// of its older versions. Best effort: a cache that cannot be written costs only the next decode.
-void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a);
+// The decoded copy of `source`, when the cache folder holds one for its present version; `digest`
+// (when given) receives the digest kept with it.
+[[nodiscard]] std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source,
+                                                        SourceDigest* digest = nullptr);
+
+// Keeps `a` as the decoded copy of `source`'s present version (atomically), with the digest of the
+// bytes it was decoded from, and removes the copies of its older versions. Best effort: a cache
+// that cannot be written costs only the next decode.
+void write_decoded_copy(const std::string& cache, const std::string& source, const IdxArray& a,
+                        const SourceDigest& digest = {});
 
 }  // namespace dlready

@@ -231,17 +231,27 @@ namespace {
 bool gzipped_name(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 // One file of the dataset: its decoded copy when the cache has one (a gzipped file's), else read
-// and decoded (and the copy kept); the hook sees the file's own bytes either way.
+// and decoded (and the copy kept, with the digest of the bytes read); the digest goes to the
+// caller either way, read from the copy when it kept the one asked for.
 IdxResult read_dataset_file(const std::string& path, const MnistLoadOptions& o) {
   const bool cached = !o.decoded_cache.empty() && gzipped_name(path);
-  std::optional<IdxArray> copy = cached ? read_decoded_copy(o.decoded_cache, path) : std::nullopt;
-  if (copy && !o.on_file_bytes) return {std::move(copy), ""};
+  const bool wants_digest = o.digest && o.on_file_digest;
+  SourceDigest kept;
+  std::optional<IdxArray> copy = cached ? read_decoded_copy(o.decoded_cache, path, &kept) : std::nullopt;
+  const bool kept_wanted = !kept.hex.empty() && kept.name == o.digest_name;
+  if (copy && (!wants_digest || kept_wanted)) {
+    if (wants_digest) o.on_file_digest(path, kept.hex);
+    return {std::move(copy), ""};
+  }
   auto file = read_regular_file(path, kMaxBytes + 64, "an IDX file");
   if (!file.bytes) return {std::nullopt, file.error};
-  if (o.on_file_bytes) o.on_file_bytes(path, *file.bytes);
-  if (copy) return {std::move(copy), ""};
-  IdxResult r = decode_idx(*file.bytes, path);
-  if (r.array && cached && gzipped(*file.bytes)) write_decoded_copy(o.decoded_cache, path, *r.array);
+  SourceDigest read;
+  if (wants_digest) {
+    read = {o.digest_name, o.digest(*file.bytes)};
+    o.on_file_digest(path, read.hex);
+  }
+  IdxResult r = copy ? IdxResult{std::move(copy), ""} : decode_idx(*file.bytes, path);
+  if (r.array && cached && gzipped(*file.bytes)) write_decoded_copy(o.decoded_cache, path, *r.array, read);
   return r;
 }
 

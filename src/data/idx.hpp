@@ -48,12 +48,16 @@ struct MnistResult {
 };
 
 // How load_mnist reads: the folder of decoded copies of gzipped files (data/decoded_cache.hpp;
-// empty: decode every time), and who sees each file's bytes as read (the audit log hashes them
-// without reading the file again). With a hook, every file is read even when its decoded copy is
-// used.
+// empty: decode every time), and the digest the caller wants of each file (the audit log's
+// BLAKE2b): `digest` computes it from the bytes as read, `on_file_digest` receives it. A decoded copy
+// keeps the digest of the bytes it was decoded from, so a run that uses it does not read the file
+// again: the digest then names the bytes the run's data really came from (a file changed behind
+// an unchanged size and mtime is not seen, by the copy or by its digest alike).
 struct MnistLoadOptions {
   std::string decoded_cache;
-  std::function<void(const std::string& path, std::string_view bytes)> on_file_bytes;
+  std::string digest_name;  // e.g. "blake2b-256": which digest a kept one must be
+  std::function<std::string(std::string_view bytes)> digest;
+  std::function<void(const std::string& path, const std::string& digest)> on_file_digest;
 };
 
 // Loads DIR/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz], or the torchvision layout

@@ -252,7 +252,9 @@ ExitCode run_train_command(const TrainOptions& given) {
     std::map<std::string, std::string> digests;
     MnistLoadOptions load;
     if (auto cache = dlready_cache_dir(env)) load.decoded_cache = *cache + "/decoded";
-    load.on_file_bytes = [&](const std::string& path, std::string_view bytes) { digests[path] = blake2b_hex(bytes); };
+    load.digest_name = "blake2b-256";
+    load.digest = [](std::string_view bytes) { return blake2b_hex(bytes); };
+    load.on_file_digest = [&](const std::string& path, const std::string& digest) { digests[path] = digest; };
     auto ds = load_mnist(o.data, 10, load);
     if (!ds.dataset) {
       std::fprintf(stderr, "dlready train: %s\n", ds.error.c_str());
