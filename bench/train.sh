@@ -56,8 +56,9 @@ read -r kernels steps < <(awk '$2 == "ours" && $7 > 0 {k = $7; s = $8} END {prin
 if [ "$kernels" -gt 0 ]; then
   "$dlready" bench floor --device "$device" --kernels "$kernels" --steps "$steps" --json > "$floor_json" 2>/dev/null || true
 fi
-python3 - "$results" "$runs" "$epochs" "$device" "${extra[*]}" "$floor_json" <<'PY'
-import statistics, sys
+python3 - "$results" "$runs" "$epochs" "$device" "${extra[*]}" "$floor_json" "${DLREADY_RECORD_DIR:-}" <<'PY'
+import datetime, json, os, statistics, sys
+record = {}
 rows = [l.split() for l in open(sys.argv[1])]
 print(f"dlready train vs train_seed.py: SimpleNet, Fashion-MNIST, batch 64, {sys.argv[3]} epochs, {sys.argv[4]} {sys.argv[5]}; "
       f"{sys.argv[2]} alternating run(s) each, medians")
@@ -86,6 +87,11 @@ for setting in ("default", "1thread", "busy"):
     epoch = statistics.median(float(x[5]) for x in ours)
     fixed = statistics.median(float(x[2]) - int(sys.argv[3]) * float(x[5]) for x in ours)
     print(f"  dlready's steady epoch {epoch:.3f} s; the rest of a run {fixed:.2f} s (target <= 0.3 s)")
+    record[setting] = {"dlready_s": ot, "dlready_s_range": [min(float(x[2]) for x in ours), max(float(x[2]) for x in ours)],
+                       "peer_s": pt, "peer_s_range": [min(float(x[2]) for x in peer), max(float(x[2]) for x in peer)],
+                       "ratio_of_medians": pt / ot, "ratio_median_pair": statistics.median(pairs),
+                       "ratio_pair_range": [min(pairs), max(pairs)], "dlready_acc": oacc, "peer_acc": pacc,
+                       "dlready_rss_mib": orss, "peer_rss_mib": prss, "epoch_s": epoch, "rest_of_run_s": fixed}
     if setting == "busy" and any(x[0] == "default" for x in rows):
         idle = statistics.median(float(x[2]) for x in rows if x[0] == "default" and x[1] == "ours")
         print(f"  dlready busy / idle: {ot / idle:.2f}x the idle machine's time")
@@ -99,4 +105,11 @@ if os.path.getsize(sys.argv[6]) if os.path.exists(sys.argv[6]) else 0:
               f"dlready epoch {epoch:.3f} s = {epoch / f['epoch_seconds']:.2f}x the floor (target <= 2x)")
     else:
         print(f"[launch-bound floor] not measured: {f.get('error', 'no result')}")
+if sys.argv[7] and record:
+    os.makedirs(sys.argv[7], exist_ok=True)
+    out = {"bench": "train.sh", "date": datetime.date.today().isoformat(), "runs": int(sys.argv[2]),
+           "epochs": int(sys.argv[3]), "device": sys.argv[4], "extra": sys.argv[5], "cpus": os.cpu_count(), "settings": record}
+    with open(os.path.join(sys.argv[7], f"train-{sys.argv[4]}.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
 PY
