@@ -40,7 +40,8 @@ struct UserTorchSearch {
 // interpreter, VIRTUAL_ENV, CONDA_PREFIX, then the usual places), never the tool's own environment.
 UserTorchSearch find_user_torch(const std::map<std::string, std::string>& env, const std::optional<std::string>& own_prefix);
 
-// A cached module: <root>/<key>/libdlready_train.so and the module.json that says what it was built for.
+// A cached module: <root>/<key>/libdlready_train.so and the module.json that says what it was built for
+// (and, built against a CUDA torch, libdlready_train_cpu.so beside it: the module a CPU run loads).
 struct CachedModule {
   std::string key;  // torch-2.11.0+cu130-cxx11abi1-1a2b3c4d
   std::string dir, library, manifest;
