@@ -53,7 +53,7 @@ torch::Tensor normalize_batch(const torch::Tensor& x_u8) {
 
 std::pair<torch::Tensor, torch::Tensor> CpuBatchGatherer::gather(const torch::Tensor& images_u8,
                                                                  const torch::Tensor& labels, const int64_t* idx,
-                                                                 int64_t n) {
+                                                                 int64_t n, const int64_t* next, int64_t next_n) {
   const int64_t rows = images_u8.size(0), features = images_u8.size(1);
   if (!x_.defined() || x_.size(0) != n || x_.size(1) != features) {
     x_ = torch::empty({n, features}, torch::kFloat);
@@ -67,6 +67,13 @@ std::pair<torch::Tensor, torch::Tensor> CpuBatchGatherer::gather(const torch::Te
     if (idx[b] < 0 || idx[b] >= rows) throw std::out_of_range("batch index " + std::to_string(idx[b]) + " of " + std::to_string(rows));
     normalize_row(src + idx[b] * features, dst + b * features, features);
     out_y[b] = lab[idx[b]];
+  }
+  for (int64_t b = 0; b < next_n; ++b) {
+    if (next[b] < 0 || next[b] >= rows) continue;  // checked when it is gathered
+    const uint8_t* row = src + next[b] * features;
+    for (int64_t at = 0; at < features; at += 64) __builtin_prefetch(row + at);
+    __builtin_prefetch(row + features - 1);  // a row that starts mid-line ends in one line more
+    __builtin_prefetch(lab + next[b]);
   }
   return {x_, y_};
 }

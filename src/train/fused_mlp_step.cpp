@@ -1,5 +1,8 @@
 #include "train/fused_mlp_step.hpp"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
 #include <cmath>
 
 namespace dlready {
@@ -62,6 +65,25 @@ std::optional<CrossEntropyTail> cpu_cross_entropy(const torch::Tensor& z, const 
   return t;
 }
 
+// dh^T x, the first layer's weight gradient (256 x 784 from a K of only 64): on the CPU each
+// thread computes its own block of columns with a single-threaded GEMM (MKL inside a parallel
+// region), which measured 167 us against MKL's own two-thread split's 186 here; the same sums, so
+// the same bits.
+torch::Tensor first_weight_gradient(const torch::Tensor& dh, const torch::Tensor& x) {
+  const int64_t cols = x.size(1);
+  const int64_t parts = std::min<int64_t>(at::get_num_threads(), cols / 64);
+  if (!x.is_cpu() || parts < 2 || at::in_parallel_region()) return dh.t().mm(x);
+  auto out = torch::empty({dh.size(1), cols}, x.options());
+  at::parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t c0 = cols * p / parts, c1 = cols * (p + 1) / parts;
+      auto block = out.narrow(1, c0, c1 - c0);
+      at::mm_out(block, dh.t(), x.narrow(1, c0, c1 - c0));
+    }
+  });
+  return out;
+}
+
 }  // namespace
 
 std::pair<torch::Tensor, torch::Tensor> FusedMlpStep::run(const torch::Tensor& x, const torch::Tensor& y,
@@ -82,7 +104,7 @@ std::pair<torch::Tensor, torch::Tensor> FusedMlpStep::run(const torch::Tensor& x
   const auto& dz = tail->dz;
   auto dh = at::threshold_backward(dz.mm(w2_), h, 0);
   grads.assign(4, torch::Tensor());
-  grads[at_w1_] = dh.t().mm(x);
+  grads[at_w1_] = first_weight_gradient(dh, x);
   grads[at_b1_] = dh.sum(0);
   grads[at_w2_] = dz.t().mm(h);
   grads[at_b2_] = dz.sum(0);

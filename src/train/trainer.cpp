@@ -245,7 +245,9 @@ void TrainingRun::not_finite(int epoch, const std::string& what) {
 void TrainingRun::run_eager_step(const torch::Tensor& perm, int64_t begin, int64_t bs) {
   torch::Tensor x, y;
   if (cpu_batches_) {
-    std::tie(x, y) = cpu_batches_->gather(data_.train_x, data_.train_y, perm.data_ptr<int64_t>() + begin, bs);
+    const int64_t next = std::min<int64_t>(o_.batch_size, n_rank_ - begin - bs);  // 0 at the epoch's end
+    const int64_t* order = perm.data_ptr<int64_t>();
+    std::tie(x, y) = cpu_batches_->gather(data_.train_x, data_.train_y, order + begin, bs, order + begin + bs, next);
   } else {
     auto idx = perm.narrow(0, begin, bs);
     x = normalize_batch(data_.train_x.index_select(0, idx));
