@@ -253,6 +253,23 @@ TEST(GpuPeaks, SpecificNamesWinOverFamilies) {
 namespace dlready::test {
 namespace {
 
+// The binary hands its busy-machine sample to the module as text: it comes back as it was, and
+// anything else (garbage, a start in the future, more busy than total) is no sample.
+TEST(Parsers, ABusySampleRoundTripsAsTextAndNothingElseIsOne) {
+  BusySample s{1234, 5678, 90, std::chrono::steady_clock::now() - std::chrono::milliseconds(5)};
+  auto back = parse_busy_sample(busy_sample_text(s));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->busy, 1234);
+  EXPECT_EQ(back->total, 5678);
+  EXPECT_EQ(back->own, 90);
+  EXPECT_EQ(back->started, s.started);
+  auto future = s;
+  future.started = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  EXPECT_FALSE(parse_busy_sample(busy_sample_text(future)));
+  for (const char* bad : {"", "1 2 3", "1 2 3 4 5", "a b c d", "-1 2 3 4", "9 2 3 4", "1 2 3 99999999999999999999999"})
+    EXPECT_FALSE(parse_busy_sample(bad)) << bad;
+}
+
 TEST(Parsers, LoadAverage) {
   auto l = parse_loadavg("0.52 0.58 0.59 3/456 12345\n");
   ASSERT_TRUE(l.load_1min && l.runnable);

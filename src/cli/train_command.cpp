@@ -10,6 +10,8 @@
 #include "cli/security_command.hpp"
 #include "cli/torch_module.hpp"
 #include "cli/usage_hints.hpp"
+#include "os/root_fs.hpp"
+#include "probe/linux/probes.hpp"
 #include "module_api/module_abi.hpp"
 
 namespace dlready {
@@ -90,7 +92,12 @@ ExitCode run_train(const TrainOptions& opt) {
                          "--overwrite, or choose another --out\n", opt.out.c_str(), checkpoint.c_str());
     return ExitCode::usage;
   }
-  return run_torch_module("train", to_json(opt));
+  // The busy machine's sample for the thread count starts here, so that LibTorch's loading (~0.25 s)
+  // fills its window instead of the run waiting for it after the data is in.
+  TrainOptions sent = opt;
+  if (auto sample = start_busy_sample(RootFs("/"), static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))))
+    sent.busy_sample = busy_sample_text(*sample);
+  return run_torch_module("train", to_json(sent));
 }
 
 }  // namespace dlready

@@ -17,7 +17,7 @@ int online_processors() { return static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN
 
 }  // namespace
 
-PendingThreadChoice begin_thread_choice(int requested) {
+PendingThreadChoice begin_thread_choice(int requested, const std::string& started_sample) {
   PendingThreadChoice p;
   if (requested > 0) {
     at::set_num_threads(requested);
@@ -26,7 +26,9 @@ PendingThreadChoice begin_thread_choice(int requested) {
   }
   for (const char* var : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"})
     if (const char* v = std::getenv(var); v && *v) p.decided = true;
-  if (!p.decided) p.sample = start_busy_sample(RootFs("/"), online_processors());
+  if (p.decided) return p;
+  p.sample = parse_busy_sample(started_sample);
+  if (!p.sample) p.sample = start_busy_sample(RootFs("/"), online_processors());
   return p;
 }
 

@@ -18,7 +18,9 @@ struct PendingThreadChoice {
   bool decided = false;  // --threads or the environment decided: nothing to sample
   std::optional<BusySample> sample;  // on a machine that is not idle
 };
-PendingThreadChoice begin_thread_choice(int requested);
+// `started_sample`: the binary's reading taken before LibTorch loaded (TrainOptions::busy_sample;
+// "" = none), used instead of a new one.
+PendingThreadChoice begin_thread_choice(int requested, const std::string& started_sample = "");
 std::string finish_thread_choice(const PendingThreadChoice& pending);
 
 }  // namespace dlready

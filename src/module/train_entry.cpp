@@ -241,7 +241,7 @@ ExitCode run_train_command(const TrainOptions& given) {
     const auto env = process_environment();
     const TrainOptions o = continue_after_restart(given, env);
     // The busy machine's sample (for the thread count) spans the data's loading.
-    const PendingThreadChoice threads = begin_thread_choice(o.threads);
+    const PendingThreadChoice threads = begin_thread_choice(o.threads, o.busy_sample);
     auto security = open_run_security(o);
     if (!security.error.empty()) {
       std::fprintf(stderr, "dlready train: %s\n", security.error.c_str());

@@ -19,7 +19,8 @@ namespace dlready {
 // 5: the "model" command (export-model, eval), train --init (2026-12-03).
 // 6: the "model" command's quantize action (2026-12-03).
 // 7: --key-file / --passphrase-env of train and the model commands, train's audit options (2026-12-04).
-inline constexpr unsigned kModuleAbiVersion = 7;
+// 8: train's busy_sample, the binary's first reading for the thread count (2026-12-07).
+inline constexpr unsigned kModuleAbiVersion = 8;
 inline constexpr const char* kModuleAbiSymbol = "dlready_module_abi";
 inline constexpr const char* kModuleRunSymbol = "dlready_module_run";
 using ModuleAbiFn = unsigned (*)();

@@ -60,6 +60,7 @@ void train_fields(Options& o, Visit&& v) {
   v("dist_timeout", o.dist_timeout), v("resume", o.resume), v("overwrite", o.overwrite), v("json", o.json);
   v("progress", o.progress), v("tensorboard", o.tensorboard), v("init", o.init), v("key_file", o.key_file);
   v("passphrase_env", o.passphrase_env), v("audit_log", o.audit_log), v("audit_sign_key", o.audit_sign_key);
+  v("busy_sample", o.busy_sample);
 }
 
 template <class Options, class Visit>

@@ -58,6 +58,10 @@ struct TrainOptions {
   // audit log (<out>/audit.jsonl always; these add a second log and Ed25519 signatures).
   std::string key_file, passphrase_env;
   std::string audit_log, audit_sign_key;
+  // Set by the binary, not a flag: its first reading of the processors' busy time (probe's
+  // busy_sample_text), taken before LibTorch loads, so that the busy machine's 150 ms sample for the
+  // thread count is over by the time the data is in ("" = none: the module starts its own).
+  std::string busy_sample;
 };
 
 struct VerifyOptions {

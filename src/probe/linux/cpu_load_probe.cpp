@@ -110,6 +110,28 @@ std::optional<BusySample> start_busy_sample(const RootFs& fs, int cpus) {
   return BusySample{before->first, before->second, *own, std::chrono::steady_clock::now()};
 }
 
+std::string busy_sample_text(const BusySample& s) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(s.started.time_since_epoch()).count();
+  return std::to_string(static_cast<long long>(s.busy)) + " " + std::to_string(static_cast<long long>(s.total)) + " " +
+         std::to_string(static_cast<long long>(s.own)) + " " + std::to_string(static_cast<long long>(ns));
+}
+
+std::optional<BusySample> parse_busy_sample(std::string_view text) {
+  auto parts = split(text, ' ');
+  if (parts.size() != 4) return std::nullopt;
+  long long v[4];
+  for (size_t i = 0; i < 4; ++i) {
+    auto n = parse_int(parts[i]);
+    if (!n || *n < 0) return std::nullopt;
+    v[i] = *n;
+  }
+  BusySample s{static_cast<double>(v[0]), static_cast<double>(v[1]), static_cast<double>(v[2]),
+               std::chrono::steady_clock::time_point(std::chrono::nanoseconds(v[3]))};
+  // A start in the future (not this process's clock) is no sample.
+  if (s.started > std::chrono::steady_clock::now() || s.busy > s.total) return std::nullopt;
+  return s;
+}
+
 std::optional<double> finish_busy_sample(const RootFs& fs, const BusySample& s, int cpus, int min_window_ms) {
   auto waited = std::chrono::steady_clock::now() - s.started;
   auto left = std::chrono::milliseconds(min_window_ms) - std::chrono::duration_cast<std::chrono::milliseconds>(waited);

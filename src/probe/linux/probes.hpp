@@ -48,6 +48,10 @@ struct BusySample {
   std::chrono::steady_clock::time_point started;
 };
 std::optional<BusySample> start_busy_sample(const RootFs& fs, int cpus);
+// A sample as text ("busy total own started_ns") and back, to be handed from the binary (which
+// starts it before LibTorch loads) to the module in the same process; nullopt for anything else.
+std::string busy_sample_text(const BusySample& s);
+std::optional<BusySample> parse_busy_sample(std::string_view text);
 // Waits until `min_window_ms` have passed since the start, then samples again.
 std::optional<double> finish_busy_sample(const RootFs& fs, const BusySample& s, int cpus, int min_window_ms);
 PciFacts probe_pci(const RootFs& fs);
