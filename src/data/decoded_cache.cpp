@@ -70,16 +70,17 @@ std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::s
   std::string digest_line;
   for (char c; digest_line.size() <= kMaxDigestLine && in.get(c) && c != '\n';) digest_line += c;
   if (!in || digest_line.size() > kMaxDigestLine) return std::nullopt;
-  const size_t header_bytes = magic.size() + digest_line.size() + 1;
-  std::string head(magic.size() + 4, '\0');
-  if (!in.read(head.data() + magic.size(), 4)) return std::nullopt;
+  const size_t line_bytes = magic.size() + digest_line.size() + 1;
+  // The IDX header: its magic (the last byte counts the dimensions), then each dimension.
+  std::string head(4, '\0');
+  if (!in.read(head.data(), 4)) return std::nullopt;
   const size_t dims = static_cast<unsigned char>(head.back());
   if (dims == 0 || dims > 4) return std::nullopt;
-  head.resize(head.size() + 4 * dims);
-  if (!in.read(head.data() + magic.size() + 4, static_cast<std::streamsize>(4 * dims))) return std::nullopt;
+  head.resize(4 + 4 * dims);
+  if (!in.read(head.data() + 4, static_cast<std::streamsize>(4 * dims))) return std::nullopt;
   uint64_t count = 0;
-  auto parsed = parse_idx_header(std::string_view(head).substr(magic.size()), path, count);
-  if (!parsed.array || size != header_bytes + 4 * dims + 4 + count) return std::nullopt;
+  auto parsed = parse_idx_header(head, path, count);
+  if (!parsed.array || size != line_bytes + head.size() + count) return std::nullopt;
   parsed.array->data.resize(static_cast<size_t>(count));
   if (!in.read(reinterpret_cast<char*>(parsed.array->data.data()), static_cast<std::streamsize>(count))) return std::nullopt;
   if (digest) {

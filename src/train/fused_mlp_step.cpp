@@ -92,7 +92,8 @@ std::pair<torch::Tensor, torch::Tensor> FusedMlpStep::run(const torch::Tensor& x
   auto h = at::addmm(b1_, x, w1_.t()).relu_();
   auto z = at::addmm(b2_, h, w2_.t());
   std::optional<CrossEntropyTail> tail;
-  if (z.is_cpu() && z.scalar_type() == torch::kFloat && y.scalar_type() == torch::kLong && y.is_contiguous())
+  if (z.is_cpu() && z.scalar_type() == torch::kFloat && z.is_contiguous() && y.scalar_type() == torch::kLong &&
+      y.is_contiguous())
     tail = cpu_cross_entropy(z, y);
   if (!tail) {
     auto logp = z.log_softmax(1);
