@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 
 #include "cli/cuda_preload.hpp"
 #include "cli/module_torch.hpp"
@@ -245,6 +246,18 @@ ModuleRunFn load_module(const std::string& command, bool cuda, bool& interrupted
   return run;
 }
 
+// The module has written, synced and renamed everything it keeps, and printed its report; what is
+// left is LibTorch's static destructors, which deregister its operators one by one (~70 ms on a
+// 2-core machine: a fifth of a one-epoch run's fixed cost) and, on a GPU, tear down the CUDA
+// context the kernel frees anyway. So the process ends here once the streams are flushed, as
+// clang ends without freeing its AST (-disable-free).
+[[noreturn]] void end_after_module(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 ExitCode run_torch_module(const std::string& command, const nlohmann::json& options) {
@@ -259,7 +272,8 @@ ExitCode run_torch_module(const std::string& command, const nlohmann::json& opti
   bool interrupted = false;
   ModuleRunFn run = load_module(command, cuda_may_run(options), interrupted);
   if (!run) return interrupted ? ExitCode::interrupted : ExitCode::cannot_load;
-  return static_cast<ExitCode>(run(command.c_str(), options_json.c_str()));
+  int code = run(command.c_str(), options_json.c_str());
+  end_after_module(code);
 }
 
 }  // namespace dlready

@@ -12,7 +12,8 @@
 
 namespace dlready {
 
-// Runs `command` in the module with its options (sent as JSON text). ExitCode::cannot_load — the
+// Runs `command` in the module with its options (sent as JSON text), and ends the process with the
+// module's exit status once it has run (LibTorch's static teardown skipped). ExitCode::cannot_load — the
 // same for every command — when the module cannot be loaded or is from another build (explained on
 // stderr as "dlready <command>: ..."); ExitCode::usage when an option is not valid UTF-8 (a path
 // the module could not be handed unchanged).
