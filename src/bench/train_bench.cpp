@@ -29,7 +29,7 @@ TrainBench bench_train(const torch::Device& d, const std::string& data_dir, int 
   o.out = tmpl;
   o.progress = false;
   o.cuda_graphs = d.is_cuda();  // the fast path a user gets with --cuda-graphs
-  auto data = to_tensors(*ds.dataset, limit, d);
+  auto data = to_tensors_taking_images(*ds.dataset, limit, d);
   auto r = train(o, data, d, {});
   remove_tree(tmpl);
   if (r.status != ExitCode::ok) {

@@ -87,7 +87,7 @@ std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::s
     auto space = digest_line.find(' ');
     *digest = space == std::string::npos ? SourceDigest{} : SourceDigest{digest_line.substr(0, space), digest_line.substr(space + 1)};
   }
-  return parsed.array;
+  return std::move(parsed.array);  // a member of a local is copied, not moved, by a plain return
 }
 
 namespace {

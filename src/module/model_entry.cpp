@@ -88,7 +88,7 @@ ExitCode eval_model(const ModelOptions& o, const EvalModel& m) {
     std::fprintf(stderr, "dlready eval: %s\n", ds.error.c_str());
     return ExitCode::failed;
   }
-  auto data = to_tensors(*ds.dataset, 0, torch::kCPU);
+  auto data = to_tensors_taking_images(*ds.dataset, 0, torch::kCPU);
   auto e = evaluate(m.model, data.test_x, data.test_y, torch::kCPU);
   torch::Tensor logits;
   {

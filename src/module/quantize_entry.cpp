@@ -92,7 +92,7 @@ ExitCode run_quantize_command(const ModelOptions& o, const ModelWeights& w, Seal
     std::fprintf(stderr, "dlready quantize: %s\n", ds.error.c_str());
     return ExitCode::failed;
   }
-  auto data = to_tensors(*ds.dataset, 0, torch::kCPU);
+  auto data = to_tensors_taking_images(*ds.dataset, 0, torch::kCPU);
   auto scheme = o.scheme == "static" ? QuantScheme::static_ranges : QuantScheme::dynamic;
   auto calibration = normalize_batch(data.train_x.narrow(0, 0, std::min<int64_t>(o.calibration, data.train_x.size(0))));
   const std::string bytes = safetensors_bytes(to_file(quantize_model(w, scheme, calibration)));

@@ -151,14 +151,14 @@ std::optional<std::string> image_size_problem(const MnistDataset& ds) {
   return std::nullopt;
 }
 
-ExitCode train_placed(const TrainOptions& o, Placement& p, const MnistDataset& ds, RunSecurity& security,
+ExitCode train_placed(const TrainOptions& o, Placement& p, MnistDataset& ds, RunSecurity& security,
                       const std::map<std::string, std::string>& digests, std::chrono::steady_clock::time_point t0,
                       const std::string& thread_note) {
   SealingKey* key = security.key.get();
   DataParallel dp = p.session ? p.session->hooks() : DataParallel{};
   const bool leader = p.dist.rank == 0;
   set_fatal_signal_stage("copying the data to the device");
-  auto data = to_tensors(ds, o.limit_train, p.device);
+  auto data = to_tensors_taking_images(ds, o.limit_train, p.device);
   // Only rank 0 speaks (the launcher prefixes every line with the rank anyway); errors always.
   std::FILE* human = !leader ? nullptr : o.json ? stderr : stdout;
   print_header(human, o, p, ds, data, thread_note);

@@ -6,21 +6,46 @@
 
 namespace dlready {
 
-TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Device& device) {
-  auto images = [&](const IdxArray& a, int64_t n) {
-    int64_t features = static_cast<int64_t>(a.dims[1]) * a.dims[2];
-    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n, features}, torch::kUInt8)
-        .to(device, true)
-        .clone();
-  };
-  auto labels = [&](const IdxArray& a, int64_t n) {
-    return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n}, torch::kUInt8).to(device, torch::kLong);
-  };
+namespace {
+
+int64_t features(const IdxArray& a) { return static_cast<int64_t>(a.dims[1]) * a.dims[2]; }
+
+torch::Tensor labels_on(const IdxArray& a, int64_t n, const torch::Device& device) {
+  return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n}, torch::kUInt8).to(device, torch::kLong);
+}
+
+// The first n images as a [n, features] tensor on `device` whose storage owns `bytes` (on the CPU
+// the tensor is the bytes; elsewhere they are copied and freed).
+torch::Tensor images_owning(std::vector<uint8_t>&& bytes, int64_t n, int64_t features, const torch::Device& device) {
+  auto held = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
+  std::vector<uint8_t>* raw = held.get();
+  auto t = torch::from_blob(raw->data(), {n, features}, [raw](void*) { delete raw; }, torch::kUInt8);
+  held.release();  // the tensor's storage deletes it now
+  return device.is_cpu() ? t : t.to(device);
+}
+
+int64_t train_rows(const MnistDataset& ds, int limit_train) {
   int64_t n_train = static_cast<int64_t>(ds.train.size());
-  if (limit_train > 0 && limit_train < n_train) n_train = limit_train;
-  int64_t n_test = static_cast<int64_t>(ds.test.size());
-  return {images(ds.train.images, n_train), labels(ds.train.labels, n_train), images(ds.test.images, n_test),
-          labels(ds.test.labels, n_test)};
+  return limit_train > 0 && limit_train < n_train ? limit_train : n_train;
+}
+
+}  // namespace
+
+TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Device& device) {
+  MnistDataset copy = ds;
+  return to_tensors_taking_images(copy, limit_train, device);
+}
+
+TensorData to_tensors_taking_images(MnistDataset& ds, int limit_train, const torch::Device& device) {
+  const int64_t n_train = train_rows(ds, limit_train), n_test = static_cast<int64_t>(ds.test.size());
+  TensorData t;
+  t.train_y = labels_on(ds.train.labels, n_train, device);
+  t.test_y = labels_on(ds.test.labels, n_test, device);
+  t.train_x = images_owning(std::move(ds.train.images.data), n_train, features(ds.train.images), device);
+  ds.train.images.data.clear();
+  t.test_x = images_owning(std::move(ds.test.images.data), n_test, features(ds.test.images), device);
+  ds.test.images.data.clear();
+  return t;
 }
 
 namespace {

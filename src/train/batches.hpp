@@ -13,6 +13,10 @@ struct TensorData {
   torch::Tensor train_x, train_y, test_x, test_y;
 };
 TensorData to_tensors(const MnistDataset& ds, int limit_train, const torch::Device& device);
+// The same, with the images' bytes handed over: on the CPU they become the tensors' storage (no
+// copy of ~55 MB, and no 13,000 fresh pages to fault in); `ds` keeps its dimensions, labels and
+// paths, and its images' data is left empty.
+TensorData to_tensors_taking_images(MnistDataset& ds, int limit_train, const torch::Device& device);
 
 // The tutorials' normalisation (0.1307, 0.3081) applied to a uint8 batch: float [B, 784].
 torch::Tensor normalize_batch(const torch::Tensor& x_u8);
