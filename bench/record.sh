@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's performance table, measured and written: the doctor against collect_env, the
-# training job against the tutorial's script (default threading), and the CPU epoch against its
-# compute bound (`dlready bench gemm train`). Each writes its figures into bench/results/*.json;
+# training job against the tutorial's script (default threading), a one-epoch run's fixed cost
+# (bench/one_epoch.sh), and the CPU epoch against its compute bound (`dlready bench gemm train`). Each writes its figures into bench/results/*.json;
 # bench/readme_table.py renders them into the README between its markers (a test checks the
 # README still matches them: edit the results by measuring, never the table by hand).
 # usage: bench/record.sh [runs]   (default 5: alternating pairs, medians)
@@ -13,6 +13,7 @@ out=bench/results
 export DLREADY_RECORD_DIR=$out
 bench/doctor.sh "$runs"
 DLREADY_SETTINGS=default bench/train.sh "$runs" 5 cpu
+bench/one_epoch.sh "$runs"
 bounds=()
 for ((i = 0; i < runs; i++)); do
   "$dlready" bench gemm train --device cpu --json 2>/dev/null > "$out/.bench.json" || true

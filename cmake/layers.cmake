@@ -75,7 +75,7 @@ dlready_platform_layer(dlready_os os
   linux:src/os/fatal_signal_linux.cpp linux:src/os/tcp_connect_linux.cpp posix:src/os/process_runner_posix.cpp
   linux:src/os/cloexec_pipe_linux.cpp macos:src/os/cloexec_pipe_macos.cpp
   posix:src/os/terminal_posix.cpp windows:src/os/terminal_windows.cpp posix:src/os/host_name_posix.cpp
-  windows:src/os/host_name_windows.cpp posix:src/os/stop_signal_posix.cpp)
+  windows:src/os/host_name_windows.cpp posix:src/os/stop_signal_posix.cpp posix:src/os/mapped_file_posix.cpp)
 target_link_libraries(dlready_os PUBLIC dlready_facts ${CMAKE_DL_LIBS})
 # Binary-file readers (ELF with its symbol versions, CUDA fat binaries, PE), for every platform's probes
 # and the CLI: files as bytes, nothing loaded.

@@ -6,11 +6,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "data/decoded_cache.hpp"
 #include "core/crc32c.hpp"
 #include "data/idx.hpp"
 #include "fixture.hpp"
+#include "os/mapped_file.hpp"
 
 namespace dlready {
 namespace {
@@ -121,6 +126,52 @@ TEST(Idx, AGzippedFileIsDecodedOnceAndItsCopyFollowsTheSource) {
   auto fourth = load_mnist(m.dir(), 10, o);
   ASSERT_TRUE(fourth.dataset) << fourth.error;
   EXPECT_EQ(fourth.dataset->test.labels.data[1], 5);
+}
+
+// A decoded copy is mapped, not read into a buffer: the array is a view of the file's pages,
+// and an array changed by its holder becomes its own (the file is never written through it).
+TEST(Idx, ADecodedCopyIsAViewAndAChangedOneIsItsOwn) {
+  Mini m;
+  MnistLoadOptions o;
+  o.decoded_cache = m.f.host("/cache");
+  ASSERT_TRUE(load_mnist(m.dir(), 10, o).dataset);  // decodes, and keeps the copies
+  auto again = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(again.dataset) << again.error;
+  const ByteArray& mapped = again.dataset->test.images.data;
+  EXPECT_TRUE(mapped.is_view()) << "the gzipped images come from their decoded copy";
+  EXPECT_FALSE(again.dataset->train.images.data.is_view()) << "a plain file is read as it is";
+  EXPECT_EQ(mapped, std::vector<uint8_t>(8, 7));
+  ByteArray changed = mapped;
+  changed[0] = 9;
+  EXPECT_FALSE(changed.is_view());
+  EXPECT_EQ(mapped[0], 7);
+  auto third = load_mnist(m.dir(), 10, o);
+  ASSERT_TRUE(third.dataset);
+  EXPECT_EQ(third.dataset->test.images.data[0], 7) << "the copy on disk is unchanged";
+  // The view's keeper outlives the array (as a tensor's storage holds it).
+  ByteArray held = third.dataset->test.images.data;
+  const uint8_t* first = std::as_const(held).data();
+  auto keeper = held.release_keeper();
+  third.dataset.reset();
+  EXPECT_TRUE(held.empty());
+  EXPECT_EQ(first[7], 7);
+}
+
+// Only a regular file is mapped: not a link to one, a FIFO (never waited on), a folder, an
+// empty file or one over the bound.
+TEST(Idx, OnlyARegularFileWithinItsBoundIsMapped) {
+  test::Fixture f;
+  f.write("/regular", "abc");
+  f.write("/empty", "");
+  ASSERT_EQ(::symlink(f.host("/regular").c_str(), f.host("/link").c_str()), 0);
+  ASSERT_EQ(::mkfifo(f.host("/fifo").c_str(), 0600), 0);
+  std::filesystem::create_directories(f.host("/folder"));
+  auto m = map_regular_file(f.host("/regular"), 3);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(m->bytes), m->size), "abc");
+  EXPECT_FALSE(map_regular_file(f.host("/regular"), 2)) << "over the bound";
+  for (const char* name : {"/empty", "/link", "/fifo", "/folder", "/missing"})
+    EXPECT_FALSE(map_regular_file(f.host(name), 100)) << name;
 }
 
 // Datasets come and go (a temporary folder's copy outlives it): the cache keeps the 16 most

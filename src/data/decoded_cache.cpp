@@ -4,12 +4,12 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 #include <vector>
 
 #include "core/crc32c.hpp"
 #include "os/atomic_file.hpp"
+#include "os/mapped_file.hpp"
 #include "os/posix_fs.hpp"
 
 namespace dlready {
@@ -56,36 +56,29 @@ std::string idx_bytes(const IdxArray& a) {
 std::optional<IdxArray> read_decoded_copy(const std::string& cache, const std::string& source, SourceDigest* digest) {
   auto name = copy_name(source);
   if (!name) return std::nullopt;
-  // Read straight into the array (one copy of ~50 MB in memory, never the file and the array
-  // both); a FIFO or device placed here is not opened, a file of another length is a miss.
+  // Mapped, not read (os/mapped_file.hpp): the copies are only ever written whole and replaced by
+  // rename. A link, a FIFO or a device placed here is not ours and not opened.
   const std::string path = cache + "/" + *name;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return std::nullopt;  // a link: not ours
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxCopy) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  const std::string magic = kMagic;
-  std::string line(magic.size(), '\0');
-  if (!in.read(line.data(), static_cast<std::streamsize>(line.size())) || line != magic) return std::nullopt;
-  std::string digest_line;
-  for (char c; digest_line.size() <= kMaxDigestLine && in.get(c) && c != '\n';) digest_line += c;
-  if (!in || digest_line.size() > kMaxDigestLine) return std::nullopt;
-  const size_t line_bytes = magic.size() + digest_line.size() + 1;
+  auto file = map_regular_file(path, kMaxCopy);
+  if (!file) return std::nullopt;
+  const std::string_view bytes(reinterpret_cast<const char*>(file->bytes), file->size);
+  const std::string_view magic = kMagic;
+  if (bytes.substr(0, magic.size()) != magic) return std::nullopt;
+  const size_t line_end = bytes.find('\n', magic.size());
+  if (line_end == std::string_view::npos || line_end - magic.size() > kMaxDigestLine) return std::nullopt;
+  const std::string_view digest_line = bytes.substr(magic.size(), line_end - magic.size());
   // The IDX header: its magic (the last byte counts the dimensions), then each dimension.
-  std::string head(4, '\0');
-  if (!in.read(head.data(), 4)) return std::nullopt;
-  const size_t dims = static_cast<unsigned char>(head.back());
-  if (dims == 0 || dims > 4) return std::nullopt;
-  head.resize(4 + 4 * dims);
-  if (!in.read(head.data() + 4, static_cast<std::streamsize>(4 * dims))) return std::nullopt;
+  const std::string_view idx = bytes.substr(line_end + 1);
   uint64_t count = 0;
-  auto parsed = parse_idx_header(head, path, count);
-  if (!parsed.array || size != line_bytes + head.size() + count) return std::nullopt;
-  parsed.array->data.resize(static_cast<size_t>(count));
-  if (!in.read(reinterpret_cast<char*>(parsed.array->data.data()), static_cast<std::streamsize>(count))) return std::nullopt;
+  auto parsed = parse_idx_header(idx, path, count);
+  if (!parsed.array) return std::nullopt;
+  const size_t header = 4 + 4 * parsed.array->dims.size();
+  if (idx.size() != header + count) return std::nullopt;  // another length: a miss
+  parsed.array->data = ByteArray::view(file->bytes + (line_end + 1) + header, static_cast<size_t>(count), file->keeper);
   if (digest) {
     auto space = digest_line.find(' ');
-    *digest = space == std::string::npos ? SourceDigest{} : SourceDigest{digest_line.substr(0, space), digest_line.substr(space + 1)};
+    *digest = space == std::string_view::npos ? SourceDigest{}
+                                              : SourceDigest{std::string(digest_line.substr(0, space)), std::string(digest_line.substr(space + 1))};
   }
   return std::move(parsed.array);  // a member of a local is copied, not moved, by a plain return
 }

@@ -12,6 +12,30 @@
 #include "core/status.hpp"
 
 namespace dlready {
+
+ByteArray ByteArray::view(const uint8_t* bytes, size_t size, std::shared_ptr<const void> keeper) {
+  ByteArray a;
+  a.view_ = bytes;
+  a.size_ = size;
+  a.keeper_ = keeper ? std::move(keeper) : std::make_shared<int>(0);  // a view always has a keeper
+  return a;
+}
+
+std::vector<uint8_t>& ByteArray::own() {
+  if (keeper_) {
+    owned_.assign(view_, view_ + size_);
+    keeper_.reset();
+    view_ = nullptr;
+    size_ = 0;
+  }
+  return owned_;
+}
+
+std::shared_ptr<const void> ByteArray::release_keeper() {
+  std::shared_ptr<const void> k = keeper_ ? std::move(keeper_) : std::make_shared<const std::vector<uint8_t>>(std::move(owned_));
+  clear();
+  return k;
+}
 namespace {
 
 // 1 GiB of data: EMNIST ByClass, the largest MNIST-style set, is 0.55 GB; a header that claims more
@@ -154,7 +178,7 @@ IdxResult parse_idx(std::string_view b, const std::string& name) {
   if (have < count)
     return fail("truncated: dimensions need " + std::to_string(count) + " data bytes, file has " + std::to_string(have));
   if (have > count) return fail(std::to_string(have - count) + " unexpected bytes after the data");
-  r.array->data.assign(reinterpret_cast<const uint8_t*>(b.data()) + header, reinterpret_cast<const uint8_t*>(b.data()) + b.size());
+  r.array->data = std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(b.data()) + header, reinterpret_cast<const uint8_t*>(b.data()) + b.size());
   return r;
 }
 
@@ -299,9 +323,10 @@ Status load_split(const std::string& dir, const std::string& prefix, int classes
     return Status::failure(*img_path + " has " + std::to_string(img.array->dims[0]) + " images but " + *lbl_path + " has " +
            std::to_string(lbl.array->dims[0]) + " labels");
   if (lbl.array->dims[0] == 0) return Status::failure(*lbl_path + ": holds no samples");
-  for (size_t i = 0; i < lbl.array->data.size(); ++i)
-    if (lbl.array->data[i] >= classes)
-      return Status::failure(*lbl_path + ": label " + std::to_string(lbl.array->data[i]) + " at index " + std::to_string(i) +
+  const ByteArray& labels = lbl.array->data;
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (labels[i] >= classes)
+      return Status::failure(*lbl_path + ": label " + std::to_string(labels[i]) + " at index " + std::to_string(i) +
              " is out of range (expected 0-" + std::to_string(classes - 1) + ")");
   split.images = std::move(*img.array);
   split.labels = std::move(*lbl.array);

@@ -1,8 +1,11 @@
 // Reader for MNIST-format IDX files (plain or gzip) and the four-file dataset layout.
 // Every malformed input is an error value naming the file and what is wrong; nothing throws.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,9 +13,49 @@
 
 namespace dlready {
 
+// An array's bytes: owned (decoded here), or a view into a mapped file (a decoded copy) that
+// `keeper` keeps mapped. Reading is the same either way; changing a view makes it owned first.
+class ByteArray {
+ public:
+  ByteArray() = default;
+  ByteArray(std::vector<uint8_t> owned) : owned_(std::move(owned)) {}  // NOLINT: implicit, as a vector's stand-in
+  ByteArray(std::initializer_list<uint8_t> values) : owned_(values) {}
+  [[nodiscard]] static ByteArray view(const uint8_t* bytes, size_t size, std::shared_ptr<const void> keeper);
+
+  const uint8_t* data() const { return keeper_ ? view_ : owned_.data(); }
+  uint8_t* data() { return own().data(); }
+  size_t size() const { return keeper_ ? size_ : owned_.size(); }
+  bool empty() const { return size() == 0; }
+  bool is_view() const { return keeper_ != nullptr; }
+  uint8_t operator[](size_t i) const { return data()[i]; }
+  uint8_t& operator[](size_t i) { return own()[i]; }
+  uint8_t back() const { return data()[size() - 1]; }
+  const uint8_t* begin() const { return data(); }
+  const uint8_t* end() const { return data() + size(); }
+  void resize(size_t n) { own().resize(n); }
+  void assign(size_t n, uint8_t value) { own().assign(n, value); }
+  void clear() { *this = ByteArray(); }
+  friend bool operator==(const ByteArray& a, const ByteArray& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator==(const ByteArray& a, const std::vector<uint8_t>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+  // What keeps data() valid, for a holder that outlives this array (a tensor's storage): the
+  // vector moved out, or the mapping shared. The array is left empty.
+  [[nodiscard]] std::shared_ptr<const void> release_keeper();
+
+ private:
+  std::vector<uint8_t>& own();
+  std::vector<uint8_t> owned_;
+  const uint8_t* view_ = nullptr;
+  size_t size_ = 0;
+  std::shared_ptr<const void> keeper_;  // set: a view
+};
+
 struct IdxArray {
   std::vector<uint32_t> dims;  // e.g. {60000, 28, 28} or {60000}
-  std::vector<uint8_t> data;   // row-major, held once as uint8
+  ByteArray data;              // row-major, held once as uint8
 };
 
 struct IdxResult {

@@ -3,6 +3,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace dlready {
 
@@ -14,13 +15,15 @@ torch::Tensor labels_on(const IdxArray& a, int64_t n, const torch::Device& devic
   return torch::from_blob(const_cast<uint8_t*>(a.data.data()), {n}, torch::kUInt8).to(device, torch::kLong);
 }
 
-// The first n images as a [n, features] tensor on `device` whose storage owns `bytes` (on the CPU
-// the tensor is the bytes; elsewhere they are copied and freed).
-torch::Tensor images_owning(std::vector<uint8_t>&& bytes, int64_t n, int64_t features, const torch::Device& device) {
-  auto held = std::make_unique<std::vector<uint8_t>>(std::move(bytes));
-  std::vector<uint8_t>* raw = held.get();
-  auto t = torch::from_blob(raw->data(), {n, features}, [raw](void*) { delete raw; }, torch::kUInt8);
-  held.release();  // the tensor's storage deletes it now
+// The first n images as a [n, features] tensor on `device` whose storage keeps `bytes` (on the CPU
+// the tensor is the bytes — a decoded copy's mapped pages, read only; elsewhere they are copied
+// and let go).
+torch::Tensor images_owning(ByteArray&& bytes, int64_t n, int64_t features, const torch::Device& device) {
+  auto* first = const_cast<uint8_t*>(std::as_const(bytes).data());  // const: a view stays a view
+  auto keeper = std::make_unique<std::shared_ptr<const void>>(bytes.release_keeper());
+  std::shared_ptr<const void>* raw = keeper.get();
+  auto t = torch::from_blob(first, {n, features}, [raw](void*) { delete raw; }, torch::kUInt8);
+  keeper.release();  // the tensor's storage deletes it now
   return device.is_cpu() ? t : t.to(device);
 }
 
@@ -42,9 +45,7 @@ TensorData to_tensors_taking_images(MnistDataset& ds, int limit_train, const tor
   t.train_y = labels_on(ds.train.labels, n_train, device);
   t.test_y = labels_on(ds.test.labels, n_test, device);
   t.train_x = images_owning(std::move(ds.train.images.data), n_train, features(ds.train.images), device);
-  ds.train.images.data.clear();
   t.test_x = images_owning(std::move(ds.test.images.data), n_test, features(ds.test.images), device);
-  ds.test.images.data.clear();
   return t;
 }
 

@@ -1,0 +1,25 @@
+// A regular file's bytes mapped read-only into memory instead of read into a buffer: a 47 MB
+// dataset copy then costs one populating call (~5 ms here) instead of 11,500 page faults on a fresh
+// buffer and a copy (~40 ms). The pages are the page cache's own: writing to them faults
+// (PROT_READ), and a file truncated by someone else while it is mapped makes a read of its lost
+// tail a SIGBUS — so only files this program writes whole and replaces by rename are mapped.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dlready {
+
+struct MappedFile {
+  const uint8_t* bytes = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keeper;  // the mapping lives while any copy of this does
+};
+
+// `path` when it is a regular file (not followed through a final symlink) of 1 to `max_bytes`
+// bytes, mapped whole; nullopt otherwise, or when it cannot be opened or mapped.
+[[nodiscard]] std::optional<MappedFile> map_regular_file(const std::string& path, uint64_t max_bytes);
+
+}  // namespace dlready
