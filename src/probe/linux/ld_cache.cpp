@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace dlready {
 namespace {
@@ -65,6 +66,7 @@ LdCacheResult parse_ld_cache(std::string_view b) {
       // Old format only: strings follow the entry table.
       LdCache cache;
       cache.format = "old";
+      cache.entries.reserve(n);
       size_t strings = kOldHeader + size_t{n} * kOldEntry;
       for (uint32_t i = 0; i < n; ++i) {
         size_t e = kOldHeader + size_t{i} * kOldEntry;
@@ -73,7 +75,7 @@ LdCacheResult parse_ld_cache(std::string_view b) {
         if (!key || !value) return {std::nullopt, "old-format string offset out of range"};
         cache.entries.push_back({*key, *value, static_cast<int>(u32(b, e)), 0});
       }
-      return {cache, ""};
+      return {std::move(cache), ""};  // a named local is copied into the optional otherwise
     }
     format = "old+new";
   }
@@ -87,6 +89,7 @@ LdCacheResult parse_ld_cache(std::string_view b) {
     return {std::nullopt, "entry table runs past the end of the file"};
   LdCache cache;
   cache.format = format;
+  cache.entries.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
     size_t e = kNewHeader + size_t{i} * kNewEntry;
     // String offsets are relative to the start of the new-format header.
@@ -95,7 +98,7 @@ LdCacheResult parse_ld_cache(std::string_view b) {
     if (!key || !value) return {std::nullopt, "string offset out of range in entry " + std::to_string(i)};
     cache.entries.push_back({*key, *value, static_cast<int>(u32(nb, e)), u64(nb, e + 16)});
   }
-  return {cache, ""};
+  return {std::move(cache), ""};  // a named local is copied into the optional otherwise
 }
 
 }  // namespace dlready
