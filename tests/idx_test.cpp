@@ -8,13 +8,17 @@
 #include <map>
 #include <utility>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "data/decoded_cache.hpp"
 #include "core/crc32c.hpp"
 #include "data/idx.hpp"
 #include "fixture.hpp"
+#include "os/fatal_signal.hpp"
 #include "os/mapped_file.hpp"
 
 namespace dlready {
@@ -172,6 +176,34 @@ TEST(Idx, OnlyARegularFileWithinItsBoundIsMapped) {
   EXPECT_FALSE(map_regular_file(f.host("/regular"), 2)) << "over the bound";
   for (const char* name : {"/empty", "/link", "/fifo", "/folder", "/missing"})
     EXPECT_FALSE(map_regular_file(f.host(name), 100)) << name;
+}
+
+// A mapped file cut short by another process while a run reads it ends the run with SIGBUS (the
+// kernel's answer, unavoidable once mapped): the line names the file and what to do, not a library.
+TEST(Idx, AMappedFileCutShortWhileReadIsNamedWhenItKills) {
+  test::Fixture f;
+  f.write("/copy.idx", std::string(3 * 4096, 'x'));
+  const std::string path = f.host("/copy.idx"), log = f.host("/stderr");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(err, 2);
+    install_fatal_signal_report("train");
+    auto m = map_regular_file(path, 1 << 20);
+    if (!m || ::truncate(path.c_str(), 0) != 0) ::_exit(3);
+    volatile uint8_t last = m->bytes[m->size - 1];  // past the file's new end: SIGBUS
+    ::_exit(last == 'x' ? 4 : 5);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const std::string out = test::read_text(log);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status) << "\n" << out;
+  EXPECT_EQ(WTERMSIG(status), SIGBUS) << "it dies of the same signal";
+  EXPECT_NE(out.find("dlready train: killed by SIGBUS reading " + path + ", a file mapped into memory that another "
+                     "process cut short"), std::string::npos) << out;
+  EXPECT_NE(out.find("→ run the command again"), std::string::npos) << out;
+  EXPECT_EQ(out.find("dlready doctor"), std::string::npos) << "not a broken library\n" << out;
 }
 
 // Datasets come and go (a temporary folder's copy outlives it): the cache keeps the 16 most

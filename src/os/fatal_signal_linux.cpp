@@ -129,6 +129,26 @@ const char* what_it_means(int sig) {
 
 std::atomic<bool> g_reporting{false};
 
+// A SIGBUS raised by reading a file mapped into memory (si_addr inside a file's mapping) is not a
+// broken library: the file was cut short by someone else while mapped (a dataset's decoded copy
+// truncated or rewritten in place). Said as what it is, with what to do; true when said.
+bool said_mapped_file_cut_short(int sig, const siginfo_t* info) {
+  if (sig != SIGBUS || !info || info->si_code != BUS_ADRERR) return false;  // not BUS_ADRALN: misalignment
+  static char file[1024];
+  find_library(reinterpret_cast<uintptr_t>(info->si_addr), file, sizeof file);
+  if (file[0] != '/') return false;  // anonymous memory, a stack, [vdso]: the general line
+  Line line;
+  line.add("\ndlready ");
+  line.add(g_command.load());
+  line.add(": killed by SIGBUS reading ");
+  line.add(file);
+  line.add(", a file mapped into memory that another process cut short while this one read it\n"
+           "  → run the command again (a dataset's decoded copy is then decoded anew), with nothing else "
+           "writing that file meanwhile\n");
+  line.write_to(2);
+  return true;
+}
+
 extern "C" void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   // One report per process: a second thread that faults meanwhile waits to die with it.
   if (g_reporting.exchange(true)) {
@@ -148,7 +168,7 @@ extern "C" void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     record.add(library[0] ? library : "?");
     record.add("\n");
     record.write_to(fd);
-  } else {
+  } else if (!said_mapped_file_cut_short(sig, info)) {
     Line line;
     line.add("\ndlready ");
     line.add(g_command.load());
