@@ -2,7 +2,8 @@
 // dataset copy then costs one populating call (~5 ms here) instead of 11,500 page faults on a fresh
 // buffer and a copy (~40 ms). The pages are the page cache's own: writing to them faults
 // (PROT_READ), and a file truncated by someone else while it is mapped makes a read of its lost
-// tail a SIGBUS — so only files this program writes whole and replaces by rename are mapped.
+// tail a SIGBUS — so only files this program writes whole and replaces by rename are mapped, and
+// the fatal-signal line names such a file as cut short (os/fatal_signal_linux.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
