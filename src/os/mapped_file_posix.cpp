@@ -8,7 +8,10 @@
 namespace dlready {
 
 std::optional<MappedFile> map_regular_file(const std::string& path, uint64_t max_bytes) {
-  // Non-blocking: a FIFO put in the file's place is refused by fstat, not waited on.
+  // A device node or FIFO is not even opened (opening some has effects); one swapped in after
+  // this look is opened non-blocking and refused by fstat, never waited on.
+  struct stat look {};
+  if (::lstat(path.c_str(), &look) != 0 || !S_ISREG(look.st_mode)) return std::nullopt;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return std::nullopt;
   struct stat st {};
