@@ -116,17 +116,23 @@ int RootFs::open_for_reading(const std::string& path) const {
 std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
   int fd = open_for_reading(path);
   if (fd < 0) return std::nullopt;
+  // Straight into the result, each read twice the last (8 KB first: most files here are small,
+  // and /proc's and /sys's report no true size): dpkg's 750 KB status file was 93 reads of 8 KB,
+  // each appended through a buffer of its own, and is now 7.
   std::string out;
-  char buf[8192];
+  size_t step = 8192;
   while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+    const size_t at = out.size(), want = std::min(step, max_bytes - at);
+    out.resize(at + want);
+    ssize_t n = ::read(fd, out.data() + at, want);
+    out.resize(at + static_cast<size_t>(n > 0 ? n : 0));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       ::close(fd);
       return std::nullopt;
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    step = std::min<size_t>(step * 2, size_t{1} << 20);
   }
   ::close(fd);
   if (log_) {
