@@ -172,7 +172,7 @@ ElfResult read_elf(const RootFs& fs, const std::string& path, bool sections) {
   auto st = fs.stat(path);
   if (!st) return {std::nullopt, path + ": cannot open"};
   if (!S_ISREG(st->mode)) return {std::nullopt, path + ": " + file_kind(st->mode) + ", not a program or library"};
-  return parse_elf([&](uint64_t off, size_t len) { return fs.read_at(path, off, len); }, path, sections);
+  return parse_elf(fs.reader(path), path, sections);
 }
 
 std::optional<uint16_t> elf_machine(const RootFs& fs, const std::string& path) {

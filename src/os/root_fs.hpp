@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/byte_reader.hpp"
 #include "core/path_text.hpp"
 
 namespace dlready {
@@ -40,6 +41,10 @@ class RootFs {
   std::optional<std::string> read(const std::string& path, size_t max_bytes = 1 << 20) const;
   // Up to `len` bytes at `offset` (short at end of file).
   std::optional<std::string> read_at(const std::string& path, uint64_t offset, size_t len) const;
+  // read_at over one file opened once (an ELF file is read a header, a table and a section at a
+  // time: libc.so.6 was opened a dozen times a doctor run); recorded as read_at records. Every
+  // read is nullopt when the file cannot be opened. It must not outlive this RootFs.
+  ByteReader reader(const std::string& path) const;
   // First line without the trailing newline, trimmed.
   std::optional<std::string> read_line(const std::string& path) const;
   bool exists(const std::string& path) const;

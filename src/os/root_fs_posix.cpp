@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "facts/access_log.hpp"
@@ -142,10 +143,10 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
   return out;
 }
 
-std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t offset,
-                                           size_t len) const {
-  int fd = open_for_reading(path);
-  if (fd < 0) return std::nullopt;
+namespace {
+
+// Up to `len` bytes at `offset` (short at the end of the file).
+std::string read_fully_at(int fd, uint64_t offset, size_t len) {
   std::string out(len, '\0');
   size_t got = 0;
   while (got < len) {
@@ -154,13 +155,40 @@ std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t off
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  ::close(fd);
   out.resize(got);
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> RootFs::read_at(const std::string& path, uint64_t offset,
+                                           size_t len) const {
+  int fd = open_for_reading(path);
+  if (fd < 0) return std::nullopt;
+  std::string out = read_fully_at(fd, offset, len);
+  ::close(fd);
   if (log_) {
     note(path);
     keep_first_answer(log_->bytes[path][offset], out);
   }
   return out;
+}
+
+ByteReader RootFs::reader(const std::string& path) const {
+  int fd = open_for_reading(path);
+  if (fd < 0) return [](uint64_t, size_t) { return std::optional<std::string>(); };
+  std::shared_ptr<const int> file(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+  return [this, path, file](uint64_t offset, size_t len) -> std::optional<std::string> {
+    std::string out = read_fully_at(*file, offset, len);
+    if (log_) {
+      note(path);
+      keep_first_answer(log_->bytes[path][offset], out);
+    }
+    return out;
+  };
 }
 
 std::optional<std::string> RootFs::read_line(const std::string& path) const {
