@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sys/stat.h>
 #include <memory>
 #include <optional>
 
@@ -10,6 +11,7 @@
 #include "core/crc32c.hpp"
 #include "core/text.hpp"
 #include "diagnose/rules.hpp"
+#include "facts/access_log.hpp"
 #include "fixture.hpp"
 #include "os/root_fs.hpp"
 #include "probe/linux/ld_cache.hpp"
@@ -218,6 +220,37 @@ TEST(RootFs, ReadAtAndResolveLoops) {
   EXPECT_EQ(fs.resolve("/rel"), "/a");
   f.link("/escape", "../../../../a");  // ".." never leaves the root
   EXPECT_EQ(fs.resolve("/escape"), "/a");
+}
+
+// view_at maps a regular file (from the page below an unaligned offset), cuts a range at the end
+// of the file, reads what has no size (/proc here), refuses a FIFO under a root, and records what
+// it saw for a capture exactly as read_at would.
+TEST(RootFs, ViewAtMapsARangeAndRecordsItAsReadAtDoes) {
+  test::Fixture f;
+  std::string big(3 * 4096 + 100, 'x');
+  big.replace(5000, 7, "release");
+  f.write("/big", big);
+  RootFs fs(f.root);
+  AccessLog log;
+  fs.record_into(&log);
+  auto v = fs.view_at("/big", 5000, 7);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->text, "release");
+  EXPECT_EQ(log.bytes["/big"][5000], "release");
+  auto tail = fs.view_at("/big", big.size() - 3, 4096);
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->text, "xxx");
+  auto whole = fs.view_at("/big", 0, 1 << 20);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->text, big);
+  EXPECT_EQ(fs.view_at("/big", big.size() + 5, 10)->text, "");
+  EXPECT_FALSE(fs.view_at("/missing", 0, 10));
+  ASSERT_EQ(::mkfifo(f.host("/fifo").c_str(), 0644), 0);
+  EXPECT_FALSE(fs.view_at("/fifo", 0, 10)) << "a FIFO under a root is never opened";
+  RootFs host("/");
+  auto version = host.view_at("/proc/self/status", 0, 1 << 20);  // no size: read, not mapped
+  ASSERT_TRUE(version);
+  EXPECT_NE(version->text.find("Name:"), std::string_view::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,12 +115,12 @@ int RootFs::open_for_reading(const std::string& path) const {
   return fd;
 }
 
-std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
-  int fd = open_for_reading(path);
-  if (fd < 0) return std::nullopt;
-  // Straight into the result, each read twice the last (8 KB first: most files here are small,
-  // and /proc's and /sys's report no true size): dpkg's 750 KB status file was 93 reads of 8 KB,
-  // each appended through a buffer of its own, and is now 7.
+namespace {
+
+// Up to `max_bytes` from `fd`'s position on, straight into the result, each read twice the last
+// (8 KB first: most files here are small, and /proc's and /sys's report no true size): dpkg's
+// 750 KB status file was 93 reads of 8 KB, each appended through a buffer of its own, and is now 7.
+std::optional<std::string> read_growing(int fd, size_t max_bytes) {
   std::string out;
   size_t step = 8192;
   while (out.size() < max_bytes) {
@@ -128,17 +129,23 @@ std::optional<std::string> RootFs::read(const std::string& path, size_t max_byte
     ssize_t n = ::read(fd, out.data() + at, want);
     out.resize(at + static_cast<size_t>(n > 0 ? n : 0));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
+    if (n < 0) return std::nullopt;
     if (n == 0) break;
     step = std::min<size_t>(step * 2, size_t{1} << 20);
   }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> RootFs::read(const std::string& path, size_t max_bytes) const {
+  int fd = open_for_reading(path);
+  if (fd < 0) return std::nullopt;
+  auto out = read_growing(fd, max_bytes);
   ::close(fd);
-  if (log_) {
+  if (out && log_) {
     note(path);
-    keep_first_answer(log_->bytes[path][0], out);
+    keep_first_answer(log_->bytes[path][0], *out);
   }
   return out;
 }
@@ -182,6 +189,50 @@ ByteReader RootFs::reader(const std::string& path) const {
     }
     return out;
   };
+}
+
+namespace {
+
+// [offset, offset + len) of the regular file open on `fd`, cut to its size, mapped read-only from
+// the page below `offset`; nullopt when it is not a regular file with bytes there, or mmap fails.
+std::optional<FileView> mapped_range(int fd, uint64_t offset, size_t len) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return std::nullopt;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (offset >= size || len == 0) return std::nullopt;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(len, size - offset));
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t base = offset - offset % page;
+  const size_t span = static_cast<size_t>(offset - base) + want;
+  void* at = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(base));
+  if (at == MAP_FAILED) return std::nullopt;
+  FileView v;
+  v.text = std::string_view(static_cast<const char*>(at) + (offset - base), want);
+  v.keeper = std::shared_ptr<const void>(at, [span](const void* p) { ::munmap(const_cast<void*>(p), span); });
+  return v;
+}
+
+}  // namespace
+
+std::optional<FileView> RootFs::view_at(const std::string& path, uint64_t offset, size_t len) const {
+  int fd = open_for_reading(path);
+  if (fd < 0) return std::nullopt;
+  auto mapped = mapped_range(fd, offset, len);
+  if (!mapped) {  // /proc and /sys report no size: read as read() and read_at read them
+    auto text = offset == 0 ? read_growing(fd, len) : std::optional<std::string>(read_fully_at(fd, offset, len));
+    if (!text) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    auto owned = std::make_shared<std::string>(std::move(*text));
+    mapped = FileView{std::string_view(*owned), owned};
+  }
+  ::close(fd);
+  if (log_) {
+    note(path);
+    keep_first_answer(log_->bytes[path][offset], std::string(mapped->text));
+  }
+  return mapped;
 }
 
 std::optional<std::string> RootFs::read_line(const std::string& path) const {

@@ -60,19 +60,20 @@ std::optional<std::string> glibc_version(const RootFs& fs, const LibraryLocator&
   auto libc = loc.locate("libc.so.6");
   if (!libc.path) return std::nullopt;
   // The banner is in .rodata: read that section alone where the file lists its sections.
-  std::optional<std::string> bytes;
+  std::optional<FileView> view;
   if (auto elf = read_elf(fs, *libc.path, true); elf.info)
     for (const auto& s : elf.info->sections)
-      if (s.name == ".rodata" && s.size <= (8u << 20)) bytes = fs.read_at(*libc.path, s.offset, s.size);
-  if (!bytes) bytes = fs.read(*libc.path, 8u << 20);
-  if (!bytes) return std::nullopt;
-  const std::string marker = "release version ";
-  auto pos = bytes->find(marker);
-  if (pos == std::string::npos) return std::nullopt;
+      if (s.name == ".rodata" && s.size <= (8u << 20)) view = fs.view_at(*libc.path, s.offset, s.size);
+  if (!view) view = fs.view_at(*libc.path, 0, 8u << 20);
+  if (!view) return std::nullopt;
+  const std::string_view bytes = view->text;
+  constexpr std::string_view marker = "release version ";
+  auto pos = bytes.find(marker);
+  if (pos == std::string_view::npos) return std::nullopt;
   pos += marker.size();
   std::string v;
-  while (pos < bytes->size() && (std::isdigit(static_cast<unsigned char>((*bytes)[pos])) || (*bytes)[pos] == '.'))
-    v += (*bytes)[pos++];
+  while (pos < bytes.size() && (std::isdigit(static_cast<unsigned char>(bytes[pos])) || bytes[pos] == '.'))
+    v += bytes[pos++];
   while (!v.empty() && v.back() == '.') v.pop_back();
   if (v.empty()) return std::nullopt;
   return v;
@@ -121,12 +122,12 @@ namespace {
 // /usr/lib/llvm-<N>/lib/clang/<full version>, /usr/share/cmake-<X.Y>.
 // Installed packages' versions from dpkg's status file ("gcc-12" -> "12.2.0-14+deb12u1").
 // Each wanted package's paragraph is found by its "Package: NAME" line (a few memchr passes over
-// the ~1 MB file, no line-by-line copy of it).
+// the ~1 MB file, mapped: no copy of it, and ~15 page faults instead of ~880 for a buffer).
 std::map<std::string, std::string> dpkg_versions(const RootFs& fs, const std::vector<std::string>& wanted) {
   std::map<std::string, std::string> out;
-  auto status = fs.read("/var/lib/dpkg/status", 64 << 20);
+  auto status = fs.view_at("/var/lib/dpkg/status", 0, 64 << 20);
   if (!status) return out;
-  const std::string_view text = *status;
+  const std::string_view text = status->text;
   // A field's value in one paragraph ("\nVersion: 3.25.1-1\n"), "" when absent.
   auto field = [](std::string_view para, std::string_view name) {
     size_t at = para.find("\n" + std::string(name) + ": ");
