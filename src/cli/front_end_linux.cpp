@@ -35,7 +35,8 @@ CommandGroup model_commands() {
             if (app.got_subcommand("eval")) return to_int(run_model(a->eval));
             if (app.got_subcommand("quantize")) return to_int(run_model(a->quantize));
             return std::nullopt;
-          }};
+          },
+          {"export-model", "eval", "quantize"}};
 }
 
 CommandGroup launch_command() {
@@ -56,10 +57,12 @@ CommandGroup launch_command() {
               return to_int(ExitCode::usage);
             }
             return run_audited_launch(a->launch, a->audit);
-          }};
+          },
+          {"launch"}};
 }
 
-// completion and man: generated from the parsed program's own command table.
+// completion and man: generated from the parsed program's own command table (so no commands are
+// named: this group is wired with every other one).
 CommandGroup shell_commands() {
   auto shell = std::make_shared<std::string>();
   return {[shell](CLI::App& app) {
@@ -76,13 +79,14 @@ CommandGroup shell_commands() {
 }
 
 template <class Args, class Add, class Run>
-CommandGroup shared_args(Add add, Run run) {
+CommandGroup shared_args(Add add, Run run, std::vector<std::string_view> commands) {
   auto args = std::make_shared<Args>();
   return {[args, add](CLI::App& app) { add(app, *args); },
           [args, run](const CLI::App& app) -> std::optional<int> {
             if (auto rc = run(app, *args)) return to_int(*rc);
             return std::nullopt;
-          }};
+          },
+          std::move(commands)};
 }
 
 }  // namespace
@@ -107,8 +111,8 @@ std::vector<CommandGroup> platform_commands() {
           snapshot_command_group(find_lock_hashes),
           single_command<CaptureArgs>("capture", add_capture_command, run_capture),
           single_command<SetupArgs>("setup", add_setup_command, [](const SetupArgs& a) { return run_setup(a, venv_installer()); }),
-          shared_args<SecurityArgs>(add_security_commands, run_security_command),
-          shared_args<ModuleArgs>(add_module_commands, run_module_command),
+          shared_args<SecurityArgs>(add_security_commands, run_security_command, {"keygen", "rekey", "audit"}),
+          shared_args<ModuleArgs>(add_module_commands, run_module_command, {"module"}),
           shell_commands()};
 }
 

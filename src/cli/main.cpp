@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command_table.hpp"
@@ -110,13 +112,35 @@ int run_parsed(const CLI::App& app, const std::vector<CommandGroup>& groups, con
   return to_int(ExitCode::usage);
 }
 
-}  // namespace
-}  // namespace dlready
 
-int main(int argc, char** argv) {
-  using namespace dlready;
-  if (auto rc = start_process(argc, argv)) return *rc;
+// The groups `dlready <command> ...` needs: the one that fills <command> and those that name no
+// command. nullopt when the first word is no command a group names (none, help, --version,
+// completion, man, a typo): then every group is wired.
+std::optional<std::vector<CommandGroup>> groups_for_command(const std::vector<CommandGroup>& all, int argc, char** argv) {
+  if (argc < 2) return std::nullopt;
+  const std::string_view word = argv[1];
+  std::vector<CommandGroup> picked;
+  bool named = false;
+  for (const auto& g : all) {
+    const bool fills = std::find(g.commands.begin(), g.commands.end(), word) != g.commands.end();
+    named |= fills;
+    if (fills || g.commands.empty()) picked.push_back(g);
+  }
+  if (!named) return std::nullopt;
+  return picked;
+}
+
+// Parses and runs the command line with every command wired, or (`one_command`) only the command
+// it names; nullopt when that narrow parse cannot settle it (help, an error: the full parse says
+// what it always said, with every command's options to hint from).
+std::optional<int> run_command_line(int argc, char** argv, bool one_command) {
   const auto& here = this_platform();
+  auto groups = platform_commands();
+  if (one_command) {
+    auto picked = groups_for_command(groups, argc, argv);
+    if (!picked) return std::nullopt;
+    groups = std::move(*picked);
+  }
   CLI::App app{std::string(here.title)};
   app.name("dlready");  // not argv[0], which CLI11 would print in the Usage line as it was typed
   app.require_subcommand(1);
@@ -126,7 +150,6 @@ int main(int argc, char** argv) {
   // Help wraps at the terminal's width (subcommands made after this inherit the formatter).
   app.formatter(std::make_shared<WrappingFormatter>(terminal_columns(1)));
   add_table_commands(app, here);
-  auto groups = platform_commands();
   for (const auto& g : groups) g.add(app);
   if (Status help = help_request_error(app, std::vector<std::string>(argv, argv + argc)); !help.ok()) {
     std::fprintf(stderr, "%s\n", help.error().c_str());
@@ -138,6 +161,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(static_cast<int>(argp.size()), argp.data());
   } catch (const CLI::ParseError& e) {
+    if (one_command) return std::nullopt;
     if (e.get_exit_code() == 0) return app.exit(e);  // --help and --version are successes
     // A mistyped command or option gets one line that names the likely intent.
     if (auto hint = usage_hint(app, static_cast<int>(argp.size()), argp.data(), e.what())) {
@@ -149,4 +173,14 @@ int main(int argc, char** argv) {
     return to_int(ExitCode::usage);
   }
   return run_parsed(app, groups, here);
+}
+
+}  // namespace
+}  // namespace dlready
+
+int main(int argc, char** argv) {
+  using namespace dlready;
+  if (auto rc = start_process(argc, argv)) return *rc;
+  if (auto rc = run_command_line(argc, argv, /*one_command=*/true)) return *rc;
+  return run_command_line(argc, argv, /*one_command=*/false).value_or(to_int(ExitCode::usage));
 }

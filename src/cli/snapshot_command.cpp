@@ -140,7 +140,8 @@ CommandGroup snapshot_command_group(IndexHashReader read_hashes) {
             if (app.got_subcommand("export"))
               return to_int(a->exp.hashes && read_hashes ? run_hashed_export(a->exp, read_hashes) : run_export(a->exp));
             return std::nullopt;
-          }};
+          },
+          {"snapshot", "diff", "export"}};
 }
 
 }  // namespace dlready
