@@ -26,6 +26,14 @@ TEST(Text, CompareVersions) {
   EXPECT_EQ(compare_versions("580.65.06", "580.65.06"), 0);
   EXPECT_GT(compare_versions("580.65.10", "580.65.06"), 0);
   EXPECT_EQ(compare_versions("13.0", "13"), 0);
+  // A part that is no integer counts as 0; empty parts too; spaces around a part are ignored.
+  EXPECT_EQ(compare_versions("2.11.0rc1", "2.11"), 0);
+  EXPECT_EQ(compare_versions("12.", "12"), 0);
+  EXPECT_EQ(compare_versions("", "0.0"), 0);
+  EXPECT_LT(compare_versions("1..2", "1.0.3"), 0);
+  EXPECT_EQ(compare_versions(" 3 . 10 ", "3.10"), 0);
+  EXPECT_GT(compare_versions("3.10", "3.9"), 0);
+  EXPECT_LT(compare_versions("-1", "0"), 0);
 }
 
 TEST(Text, FindAssignmentHandlesAnnotations) {

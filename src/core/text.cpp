@@ -60,13 +60,33 @@ std::optional<long long> parse_int(std::string_view s, int base) {
   return out;
 }
 
+namespace {
+
+// The next dot-separated component of `rest` as parse_int reads it (0 where it is no integer, as
+// "0rc1" or ""), and `rest` past it; allocation-free: plans sort the tables with this thousands
+// of times a doctor run.
+long long next_version_part(std::string_view& rest) {
+  const size_t dot = rest.find('.');
+  std::string_view part = rest.substr(0, dot);
+  rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+  while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front()))) part.remove_prefix(1);
+  while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.remove_suffix(1);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+  return part.empty() || ec != std::errc() || ptr != part.data() + part.size() ? 0 : value;
+}
+
+}  // namespace
+
 int compare_versions(std::string_view a, std::string_view b) {
-  auto pa = split(a, '.', true), pb = split(b, '.', true);
-  size_t n = std::max(pa.size(), pb.size());
-  for (size_t i = 0; i < n; ++i) {
-    long long x = i < pa.size() ? parse_int(pa[i]).value_or(0) : 0;
-    long long y = i < pb.size() ? parse_int(pb[i]).value_or(0) : 0;
+  // Component by component; one that has run out counts as zeros ("12.1" == "12.1.0").
+  bool a_left = true, b_left = true;
+  while (a_left || b_left) {
+    const long long x = a_left ? next_version_part(a) : 0;
+    const long long y = b_left ? next_version_part(b) : 0;
     if (x != y) return x < y ? -1 : 1;
+    a_left = a_left && !a.empty();
+    b_left = b_left && !b.empty();
   }
   return 0;
 }
