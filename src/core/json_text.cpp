@@ -1,5 +1,6 @@
 #include "core/json_text.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -90,8 +91,130 @@ nlohmann::json parse_json_bounded(std::string_view text, std::string* error, Jso
   return j;
 }
 
+namespace {
+
+// nlohmann's dump, byte for byte, with the common cases written directly: a string of valid UTF-8
+// copied with nlohmann's escapes, an integer by to_chars. The rest (a string that is not UTF-8,
+// whose U+FFFD nlohmann places; a float's shortest form) is nlohmann's own dump of that one value
+// (a binary value, which no document here holds, prints on one line). A report's 73 KB went through nlohmann's per-byte UTF-8 check: 2.8 M of
+// a doctor run's 22 M instructions.
+class JsonWriter {
+ public:
+  JsonWriter(std::string& out, int indent) : out_(out), indent_(indent) {}
+
+  void value(const nlohmann::json& j, int depth) {
+    switch (j.type()) {
+      case nlohmann::json::value_t::object: return object(j, depth);
+      case nlohmann::json::value_t::array: return array(j, depth);
+      case nlohmann::json::value_t::string: return string(j.get_ref<const std::string&>());
+      case nlohmann::json::value_t::boolean: out_ += j.get<bool>() ? "true" : "false"; return;
+      case nlohmann::json::value_t::null: out_ += "null"; return;
+      case nlohmann::json::value_t::number_integer: return integer(j.get<int64_t>());
+      case nlohmann::json::value_t::number_unsigned: return integer(j.get<uint64_t>());
+      default: out_ += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // float, binary, discarded
+    }
+  }
+
+ private:
+  void object(const nlohmann::json& j, int depth) {
+    if (j.empty()) {
+      out_ += "{}";
+      return;
+    }
+    out_ += '{';
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out_ += ',';
+      first = false;
+      line_break(depth + 1);
+      string(it.key());
+      out_ += indent_ >= 0 ? ": " : ":";
+      value(it.value(), depth + 1);
+    }
+    line_break(depth);
+    out_ += '}';
+  }
+
+  void array(const nlohmann::json& j, int depth) {
+    if (j.empty()) {
+      out_ += "[]";
+      return;
+    }
+    out_ += '[';
+    bool first = true;
+    for (const auto& item : j) {
+      if (!first) out_ += ',';
+      first = false;
+      line_break(depth + 1);
+      value(item, depth + 1);
+    }
+    line_break(depth);
+    out_ += ']';
+  }
+
+  void line_break(int depth) {
+    if (indent_ < 0) return;
+    out_ += '\n';
+    out_.append(static_cast<size_t>(indent_) * static_cast<size_t>(depth), ' ');
+  }
+
+  // nlohmann's escapes: the short ones, \u00xx for other controls; DEL and valid UTF-8 as they are.
+  void string(const std::string& s) {
+    bool plain = true, ascii = true;
+    for (unsigned char c : s) {
+      plain &= c >= 0x20 && c != '"' && c != '\\';
+      ascii &= c < 0x80;
+    }
+    if (!ascii && !is_valid_utf8(s)) {  // U+FFFD where a sequence breaks, as nlohmann places it
+      out_ += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return;
+    }
+    out_ += '"';
+    if (plain) {
+      out_ += s;
+    } else {
+      for (unsigned char c : s) escaped(c);
+    }
+    out_ += '"';
+  }
+
+  void escaped(unsigned char c) {
+    switch (c) {
+      case '"': out_ += "\\\""; return;
+      case '\\': out_ += "\\\\"; return;
+      case '\b': out_ += "\\b"; return;
+      case '\f': out_ += "\\f"; return;
+      case '\n': out_ += "\\n"; return;
+      case '\r': out_ += "\\r"; return;
+      case '\t': out_ += "\\t"; return;
+      default:
+        if (c >= 0x20) {
+          out_ += static_cast<char>(c);
+        } else {
+          constexpr char kHex[] = "0123456789abcdef";
+          out_ += "\\u00";
+          out_ += kHex[c >> 4];
+          out_ += kHex[c & 0xF];
+        }
+    }
+  }
+
+  template <class Int>
+  void integer(Int v) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+    out_.append(digits, static_cast<size_t>(end - digits));
+  }
+
+  std::string& out_;
+  const int indent_;
+};
+
+}  // namespace
+
 std::string json_text(const nlohmann::json& j, int indent) {
-  std::string text = j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text;
+  JsonWriter(text, indent).value(j, 0);
   // C1 controls and the bidirectional overrides are valid UTF-8 that nlohmann writes raw; a terminal
   // or a viewer acts on them (U+202E reverses what follows). Outside strings a dump is ASCII, so
   // each one found is inside a string and becomes its \u escape. Both begin with 0xC2 or 0xE2
