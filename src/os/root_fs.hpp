@@ -71,6 +71,11 @@ class RootFs {
   // taken under the root. Returns a path inside the root, or nullopt for a dangling link/loop.
   std::optional<std::string> resolve(const std::string& path) const;
 
+  // From now on each folder is listed once for the life of this RootFs and its copies: one
+  // examination lists /usr/lib, a venv's site-packages and /lib three times each. A folder that
+  // changes meanwhile is not seen to (what one examination is: the machine as it was at its start).
+  void remember_listings() { listings_ = std::make_shared<Listings>(); }
+
   // Notes every path asked about, and what was read, into `log` (nullptr stops): `dlready
   // capture`. The log must outlive this object.
   void record_into(AccessLog* log) { log_ = log; }
@@ -96,6 +101,11 @@ class RootFs {
     std::unordered_set<std::string> paths;
   };
   std::shared_ptr<ResolvedFolders> folders_ = std::make_shared<ResolvedFolders>();
+  struct Listings {
+    std::mutex lock;
+    std::map<std::string, std::vector<std::string>> by_folder;
+  };
+  std::shared_ptr<Listings> listings_;  // null: every list() reads the folder
 };
 
 

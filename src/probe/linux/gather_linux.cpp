@@ -249,6 +249,7 @@ class BinaryScan {
 GatherResult gather_linux_machine(const GatherOptions& options) {
   GatherResult r;
   RootFs fs(options.root);
+  fs.remember_listings();
   auto replay = readable_capture(fs, r.error);
   if (!r.error.empty()) return r;
   GatherOptions opt = replayed_options(options, replay);
