@@ -280,6 +280,9 @@ TEST(ReportInjection, JsonTextIsNlohmannsDumpByteForByte) {
       {"floats", {0.1, -0.0, 1e300, 3.0, 87.61}}, {"flags", {true, false, nullptr}},
       {"nested", {{"a", {{"b", {1, {{"c", nlohmann::json::array()}}}}}}}}, {"", ""}};
   for (int indent : {-1, 0, 1, 2, 4}) EXPECT_EQ(json_text(fixed, indent), dump(fixed, indent)) << indent;
+  // What json_text adds to the dump: C1 controls and bidi overrides escaped in keys too, and in a
+  // string that is not UTF-8 (its broken byte U+FFFD, as nlohmann writes it).
+  EXPECT_EQ(json_text(nlohmann::json{{"\xe2\x80\xae", "\xff\xc2\x9b"}}), "{\"\\u202e\":\"\xef\xbf\xbd\\u009b\"}");
   std::mt19937 random(63);
   // Letters, any byte (often not UTF-8), controls and quotes, and whole UTF-8 sequences.
   const std::vector<std::string> pieces = {"\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\x7f", "\"", "\\", "\n", "\x01", "\xed\xa0\x80", "\xc0\xaf"};

@@ -93,6 +93,44 @@ nlohmann::json parse_json_bounded(std::string_view text, std::string* error, Jso
 
 namespace {
 
+// C1 controls and the bidirectional overrides are valid UTF-8 that nlohmann writes raw; a terminal
+// or a viewer acts on them (U+202E reverses what follows), so each becomes its \u escape. Both
+// begin with 0xC2 or 0xE2 (c & 0xDF == 0xC2 picks exactly those two): the runs between are copied
+// whole, and a text without either (nearly every one) is returned as it is. `text` is one quoted
+// JSON string as written: the bytes it escapes are inside it.
+std::string without_c1_or_bidi(std::string text) {
+  auto lead = [&](size_t from) {
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xDF) != 0xC2) ++from;
+    return from;
+  };
+  size_t next = lead(0);
+  if (next == text.size()) return text;
+  std::string out;
+  out.reserve(text.size() + 16);
+  size_t copied = 0;
+  for (; next < text.size(); next = lead(next)) {
+    unsigned cp = 0;
+    size_t n = 0;
+    if (static_cast<unsigned char>(text[next]) == 0xC2 && next + 1 < text.size() &&
+        static_cast<unsigned char>(text[next + 1]) < 0xA0)
+      cp = (static_cast<unsigned char>(text[next + 1]) & 0x3F) | 0x80, n = 2;
+    else if (auto bidi = bidi_control_at(text, next))
+      cp = *bidi, n = 3;
+    if (!n) {
+      ++next;
+      continue;
+    }
+    out.append(text, copied, next - copied);
+    char esc[8];
+    std::snprintf(esc, sizeof esc, "\\u%04x", cp);
+    out += esc;
+    next += n;
+    copied = next;
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
+}
+
 // nlohmann's dump, byte for byte, with the common cases written directly: a string of valid UTF-8
 // copied with nlohmann's escapes, an integer by to_chars. The rest (a string that is not UTF-8,
 // whose U+FFFD nlohmann places; a float's shortest form) is nlohmann's own dump of that one value
@@ -158,24 +196,29 @@ class JsonWriter {
     out_.append(static_cast<size_t>(indent_) * static_cast<size_t>(depth), ' ');
   }
 
-  // nlohmann's escapes: the short ones, \u00xx for other controls; DEL and valid UTF-8 as they are.
+  // nlohmann's escapes: the short ones, \u00xx for other controls; DEL and valid UTF-8 as they are
+  // (but C1 controls and bidi overrides, which json_text escapes: without_c1_or_bidi).
   void string(const std::string& s) {
     bool plain = true, ascii = true;
     for (unsigned char c : s) {
       plain &= c >= 0x20 && c != '"' && c != '\\';
       ascii &= c < 0x80;
     }
-    if (!ascii && !is_valid_utf8(s)) {  // U+FFFD where a sequence breaks, as nlohmann places it
-      out_ += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (ascii && plain) {
+      out_ += '"';
+      out_ += s;
+      out_ += '"';
       return;
     }
-    out_ += '"';
-    if (plain) {
-      out_ += s;
-    } else {
-      for (unsigned char c : s) escaped(c);
+    if (!ascii && !is_valid_utf8(s)) {  // U+FFFD where a sequence breaks, as nlohmann places it
+      out_ += without_c1_or_bidi(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      return;
     }
+    const size_t start = out_.size();
     out_ += '"';
+    for (unsigned char c : s) escaped(c);
+    out_ += '"';
+    if (!ascii) out_.replace(start, std::string::npos, without_c1_or_bidi(out_.substr(start)));
   }
 
   void escaped(unsigned char c) {
@@ -215,41 +258,7 @@ class JsonWriter {
 std::string json_text(const nlohmann::json& j, int indent) {
   std::string text;
   JsonWriter(text, indent).value(j, 0);
-  // C1 controls and the bidirectional overrides are valid UTF-8 that nlohmann writes raw; a terminal
-  // or a viewer acts on them (U+202E reverses what follows). Outside strings a dump is ASCII, so
-  // each one found is inside a string and becomes its \u escape. Both begin with 0xC2 or 0xE2
-  // (c & 0xDF == 0xC2 picks exactly those two): the runs between are copied whole, and a text
-  // without either (nearly every one) is returned as it is.
-  auto lead = [&](size_t from) {
-    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xDF) != 0xC2) ++from;
-    return from;
-  };
-  size_t next = lead(0);
-  if (next == text.size()) return text;
-  std::string out;
-  out.reserve(text.size() + 16);
-  size_t copied = 0;
-  for (; next < text.size(); next = lead(next)) {
-    unsigned cp = 0;
-    size_t n = 0;
-    if (static_cast<unsigned char>(text[next]) == 0xC2 && next + 1 < text.size() &&
-        static_cast<unsigned char>(text[next + 1]) < 0xA0)
-      cp = (static_cast<unsigned char>(text[next + 1]) & 0x3F) | 0x80, n = 2;
-    else if (auto bidi = bidi_control_at(text, next))
-      cp = *bidi, n = 3;
-    if (!n) {
-      ++next;
-      continue;
-    }
-    out.append(text, copied, next - copied);
-    char esc[8];
-    std::snprintf(esc, sizeof esc, "\\u%04x", cp);
-    out += esc;
-    next += n;
-    copied = next;
-  }
-  out.append(text, copied, std::string::npos);
-  return out;
+  return text;
 }
 
 bool is_valid_utf8(std::string_view s) {
