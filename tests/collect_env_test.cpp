@@ -55,6 +55,7 @@ TEST(CollectEnvParity, TheHostCompilerOnlyWithItsPackageVersion) {
   f.write("/var/lib/dpkg/status",
           "Package: gcc-12\nStatus: install ok installed\nVersion: 12.2.0-14+deb12u1\n\n"
           "Package: gcc-mingw-w64-x86-64-posix\nStatus: install ok installed\nVersion: 12.2.0-14+25.2\n\n"
+          "Package: cmake-data\nStatus: install ok installed\nVersion: 9.9.9-1\n\n"  // a longer name, not cmake's
           "Package: cmake\nStatus: install ok installed\nVersion: 3.25.1-1\n");
   auto facts = f.facts();
   EXPECT_EQ(facts.os.gcc_versions, std::vector<std::string>{"12"});
