@@ -28,22 +28,30 @@ std::optional<std::pair<std::string, std::string>> split_dist_info(const std::st
   return std::make_pair(normalize_dist_name(stem.substr(0, dash)), stem.substr(dash + 1));
 }
 
-std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name) {
-  auto cfg = fs.read(fs.join(prefix, "pyvenv.cfg"), 64 * 1024);
-  if (!cfg) return std::nullopt;
-  for (const auto& line : lines(*cfg)) {
+std::optional<std::string> pyvenv_setting_in(std::string_view cfg, const std::string& name) {
+  for (const auto& line : lines(cfg)) {
     auto eq = line.find('=');
     if (eq != std::string::npos && trim(line.substr(0, eq)) == name) return trim(line.substr(eq + 1));
   }
   return std::nullopt;
 }
 
-std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
+std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name) {
+  auto cfg = fs.read(fs.join(prefix, "pyvenv.cfg"), 64 * 1024);
+  return cfg ? pyvenv_setting_in(*cfg, name) : std::nullopt;
+}
+
+std::optional<std::string> pyvenv_python_version_in(std::string_view cfg) {
   for (const char* key : {"version", "version_info"}) {
-    std::string value = pyvenv_setting(fs, prefix, key).value_or("");
+    std::string value = pyvenv_setting_in(cfg, key).value_or("");
     if (auto v = leading_python_version(value); !v.empty()) return std::string(v);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix) {
+  auto cfg = fs.read(fs.join(prefix, "pyvenv.cfg"), 64 * 1024);  // once for both keys
+  return cfg ? pyvenv_python_version_in(*cfg) : std::nullopt;
 }
 
 namespace {
@@ -112,11 +120,18 @@ TorchInstall read_torch_install(const FileSource& fs, const std::string& sp, con
 }
 
 bool has_torch(const FileSource& fs, const std::string& sp) {
-  std::string torch = fs.join(sp, "torch");
-  if (fs.exists(fs.join(torch, "version.py")) || fs.exists(fs.join(torch, "__init__.py"))) return true;
-  for (const auto& name : fs.list(sp))
+  // The folder's names first (most site-packages hold no torch, and the names are listed once an
+  // examination): torch's two files are looked for only where "torch" is listed, or where nothing
+  // could be listed (a folder this user may enter but not read).
+  auto names = fs.list(sp);
+  bool torch_listed = names.empty();
+  for (const auto& name : names) {
     if (starts_with(name, "torch-") && ends_with(name, ".dist-info")) return true;
-  return false;
+    torch_listed |= to_lower(name) == "torch";  // a Windows folder's name is any case
+  }
+  if (!torch_listed) return false;
+  std::string torch = fs.join(sp, "torch");
+  return fs.exists(fs.join(torch, "version.py")) || fs.exists(fs.join(torch, "__init__.py"));
 }
 
 namespace {

@@ -32,6 +32,9 @@ std::optional<std::pair<std::string, std::string>> split_dist_info(const std::st
 std::optional<std::string> pyvenv_setting(const FileSource& fs, const std::string& prefix, const std::string& name);
 // A venv's pyvenv.cfg "version = 3.11.7" (or version_info).
 std::optional<std::string> pyvenv_python_version(const FileSource& fs, const std::string& prefix);
+// The same two from pyvenv.cfg's text, read once for all its settings.
+std::optional<std::string> pyvenv_setting_in(std::string_view cfg, const std::string& name);
+std::optional<std::string> pyvenv_python_version_in(std::string_view cfg);
 // The torch in `site_packages`; `cuda_library`: its CUDA library under torch/lib
 // (libtorch_cuda.so, torch_cuda.dll); `machine`: whose markers decide which of METADATA's nvidia-*
 // requirements pip installed there (an unknown field keeps a requirement).

@@ -19,12 +19,13 @@ FileSource root_files(const RootFs& fs) {
 
 // The interpreter's patch version: a venv's pyvenv.cfg "version = 3.11.7" (or version_info), a
 // conda prefix's conda-meta/python-3.11.7-*.json, a pyenv prefix's own name.
-std::optional<std::string> full_python_version(const RootFs& fs, const std::string& prefix, const std::string& kind) {
+std::optional<std::string> full_python_version(const RootFs& fs, const std::string& prefix, const std::string& kind,
+                                               const std::optional<std::string>& pyvenv_cfg) {
   auto version_in = [](const std::string& s) -> std::optional<std::string> {
     if (auto v = leading_python_version(s); !v.empty()) return std::string(v);
     return std::nullopt;
   };
-  if (auto v = pyvenv_python_version(root_files(fs), prefix)) return v;
+  if (auto v = pyvenv_cfg ? pyvenv_python_version_in(*pyvenv_cfg) : std::nullopt) return v;
   if (kind == "conda")
     for (const auto& name : fs.list(prefix + "/conda-meta"))
       if (starts_with(name, "python-3.")) return version_in(name.substr(7));
@@ -129,15 +130,9 @@ std::vector<Candidate> candidates(const RootFs& fs, const EnvFacts& env, const P
 }
 
 // pyvenv.cfg's include-system-site-packages = true: the venv imports its base's packages too.
-bool includes_system_site_packages(const RootFs& fs, const std::string& prefix) {
-  auto cfg = fs.read(prefix + "/pyvenv.cfg", 64 * 1024);
-  if (!cfg) return false;
-  for (const auto& line : lines(*cfg)) {
-    auto eq = line.find('=');
-    if (eq != std::string::npos && trim(line.substr(0, eq)) == "include-system-site-packages")
-      return to_lower(trim(line.substr(eq + 1))) == "true";
-  }
-  return false;
+bool includes_system_site_packages(const std::optional<std::string>& pyvenv_cfg) {
+  if (!pyvenv_cfg) return false;
+  return to_lower(pyvenv_setting_in(*pyvenv_cfg, "include-system-site-packages").value_or("")) == "true";
 }
 
 }  // namespace
@@ -177,7 +172,8 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     pe.kind = c.kind;
     pe.active = c.active;
     pe.active_by = c.active_by;
-    pe.system_site_packages = includes_system_site_packages(fs, c.prefix);
+    const auto pyvenv_cfg = fs.read(c.prefix + "/pyvenv.cfg", 64 * 1024);  // once for every setting
+    pe.system_site_packages = includes_system_site_packages(pyvenv_cfg);
     std::vector<std::string> sps;
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
       if (lib == "/local/lib" && c.prefix != "/usr") continue;
@@ -207,7 +203,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     for (const auto& sp : fresh)
       if (has_torch(root_files(fs), sp)) pe.torch.push_back(read_torch_install(root_files(fs), sp, "libtorch_cuda.so", here));
     if (tools_own && pe.torch.empty()) continue;  // uvx's or pipx's environment for dlready itself
-    pe.python_full_version = full_python_version(fs, c.prefix, c.kind);
+    pe.python_full_version = full_python_version(fs, c.prefix, c.kind, pyvenv_cfg);
     if (c.kind == "conda" && !pe.torch.empty()) pe.conda_packages = read_conda_packages(root_files(fs), c.prefix);
     if (!pe.torch.empty())
       for (const auto& sp : fresh)
