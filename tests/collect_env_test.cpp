@@ -65,5 +65,15 @@ TEST(CollectEnvParity, TheHostCompilerOnlyWithItsPackageVersion) {
   EXPECT_EQ(fields["CMake version"], "version 3.25.1");
 }
 
+// A CMake dpkg does not know (installed from its tarball) is found by its share folder.
+TEST(CollectEnvParity, CMakeFromItsShareFolderWhereDpkgHasNone) {
+  Fixture f;
+  add_base_system(f);
+  f.write("/var/lib/dpkg/status", "Package: gcc-12\nStatus: install ok installed\nVersion: 12.2.0-14\n");
+  f.write("/usr/local/share/cmake-3.31/Modules/CMake.cmake", "");
+  auto facts = f.facts();
+  EXPECT_EQ(facts.os.cmake_version, "3.31");
+}
+
 }  // namespace
 }  // namespace dlready::test

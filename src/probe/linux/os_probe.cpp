@@ -180,9 +180,12 @@ void probe_build_tools(const RootFs& fs, OsFacts& f) {
     auto full = fs.list("/usr/lib/" + dir + "/lib/clang");
     f.clang_versions.push_back(full.empty() ? dir.substr(5) : full.back());
   }
+  // CMake's own folder where dpkg did not say (a CMake installed from its tarball): /usr/share
+  // holds a hundred names, listed only then.
   for (const char* share : {"/usr/local/share", "/usr/share"})
-    for (const auto& dir : fs.list(share))
-      if (starts_with(dir, "cmake-") && !f.cmake_version) f.cmake_version = dir.substr(6);
+    if (!f.cmake_version)
+      for (const auto& dir : fs.list(share))
+        if (starts_with(dir, "cmake-") && !f.cmake_version) f.cmake_version = dir.substr(6);
 }
 
 }  // namespace
