@@ -204,6 +204,12 @@ namespace {
 // fits this machine: its plan, else nullopt. The doctor never goes to the network itself.
 std::optional<InstallPlan> plan_from_index(const Facts& f, const Derived& d) {
   if (!f.torch_index) return std::nullopt;
+  // A plan can only choose a release it knows: where the index lists none newer than the tables,
+  // it could not be newer either (planning it was a fifth of the doctor's rule time).
+  const std::string newest = newest_torch_release();
+  if (std::none_of(f.torch_index->releases.begin(), f.torch_index->releases.end(),
+                   [&](const IndexRelease& r) { return compare_versions(r.version, newest) > 0; }))
+    return std::nullopt;
   PlanMachine m;
   m.driver = d.driver_version;
   for (const auto& g : d.gpu_archs) m.gpus.push_back({g.major, g.minor});
@@ -225,7 +231,7 @@ std::optional<InstallPlan> plan_from_index(const Facts& f, const Derived& d) {
     if (parts.size() >= 2) m.torch = parts[0] + "." + parts[1];
   }
   auto p = plan_install(m);
-  if (!p.ok || compare_versions(p.release, newest_torch_release()) <= 0) return std::nullopt;
+  if (!p.ok || compare_versions(p.release, newest) <= 0) return std::nullopt;
   return p;
 }
 
