@@ -13,6 +13,7 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "facts/access_log.hpp"
 #include "os/bounded_file.hpp"
 #include "os/posix_fs.hpp"
 #include "os/root_fs.hpp"
@@ -167,6 +168,37 @@ TEST(ScanCache, TheDoctorReadsItsClosuresFromItUntilTheBinaryChanges) {
   struct timespec times[2] = {{0, UTIME_OMIT}, {1234567, 0}};
   ASSERT_EQ(::utimensat(AT_FDCWD, f.host("/opt/app/libapp.so").c_str(), times, 0), 0);
   EXPECT_EQ(gather_facts(o).facts.binaries.at(0).libraries.at(0).via, fresh.libraries.at(0).via);
+  remove_tree(o.cache_file);
+}
+
+// dpkg's versions (from its ~1 MB status file) come from the cache while the file is unchanged, and
+// are read again once it changes; a capture being recorded reads the file itself.
+TEST(ScanCache, DpkgVersionsComeFromItUntilTheStatusFileChanges) {
+  Fixture f;
+  healthy_gpu_machine(f);
+  f.write("/etc/os-release", "ID=debian\n");
+  f.link("/usr/bin/gcc", "gcc-12");
+  f.write("/var/lib/dpkg/status", "Package: cmake\nStatus: install ok installed\nVersion: 3.25.1-1\n");
+  auto o = f.options();
+  o.cache_file = f.root + "-cache";
+  EXPECT_EQ(gather_facts(o).facts.os.cmake_version, "3.25.1");
+  bool marked = false;
+  for (const auto& e : entries(o.cache_file)) {
+    auto j = nlohmann::json::parse(*read_regular_file(e, 1 << 24, "cache").bytes);
+    if (e.find("/values-") == std::string::npos || !j["key"].get<std::string>().starts_with("dpkg ")) continue;
+    j["values"]["cmake"] = "9.9.9-1";  // a run that shows it read the cache
+    put_text(e, j.dump());
+    marked = true;
+  }
+  ASSERT_TRUE(marked);
+  EXPECT_EQ(gather_facts(o).facts.os.cmake_version, "9.9.9");
+  auto recording = o;
+  AccessLog log;
+  recording.record = &log;
+  EXPECT_EQ(gather_facts(recording).facts.os.cmake_version, "3.25.1");
+  EXPECT_TRUE(log.bytes.count("/var/lib/dpkg/status")) << "a capture holds the file it was told of";
+  f.write("/var/lib/dpkg/status", "Package: cmake\nStatus: install ok installed\nVersion: 3.28.3-1\n");
+  EXPECT_EQ(gather_facts(o).facts.os.cmake_version, "3.28.3");
   remove_tree(o.cache_file);
 }
 

@@ -124,9 +124,9 @@ bool needs_blackwell_ptxas(const Facts& f) {
 // The machine's fact groups, each from its own source; a capture's recorded driver answers instead
 // of loading its drivers.
 void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOptions& opt, const UserIdentity& user,
-                   const std::optional<CaptureManifest>& replay, Facts& f) {
+                   const std::optional<CaptureManifest>& replay, ScanCache& cache, Facts& f) {
   const CaptureManifest* answers = replay ? &*replay : nullptr;
-  f.os = probe_os(fs, loc);
+  f.os = probe_os(fs, loc, opt.record ? nullptr : &cache);  // a capture reads what it records
   if (replay) f.os.arch = replay->arch;
   f.arm = probe_arm(fs, f.os.arch);
   f.pci = probe_pci(fs);
@@ -166,8 +166,8 @@ void probe_machine(const RootFs& fs, const LibraryLocator& loc, const GatherOpti
 class BinaryScan {
  public:
   BinaryScan(const RootFs& fs, const LibraryLocator& loc, const GatherOptions& opt,
-             const std::optional<CaptureManifest>& replay, Facts& f)
-      : fs_(fs), opt_(opt), replay_(replay), f_(f), resolver_(fs, loc), cache_(opt.cache_file) {
+             const std::optional<CaptureManifest>& replay, ScanCache& cache, Facts& f)
+      : fs_(fs), opt_(opt), replay_(replay), f_(f), resolver_(fs, loc), cache_(cache) {
     // A capture keeps the answer, not the fat binary (libtorch_cuda.so's headers alone are megabytes):
     // the scan reads through a RootFs that records nothing.
     if (opt.record) unrecorded_.emplace(opt.root);
@@ -242,7 +242,7 @@ class BinaryScan {
   const std::optional<CaptureManifest>& replay_;
   Facts& f_;
   LdResolver resolver_;
-  ScanCache cache_;
+  ScanCache& cache_;
   std::optional<RootFs> unrecorded_;
 };
 
@@ -265,8 +265,9 @@ GatherResult gather_linux_machine(const GatherOptions& options) {
   // The examined machine's processor picks the loader's folders (an aarch64 root's libraries are in
   // aarch64-linux-gnu whatever this build is).
   LibraryLocator loc(fs, f.env.get("LD_LIBRARY_PATH"), replay && replay->arch ? replay->arch : machine_of_root(fs));
-  probe_machine(fs, loc, opt, *user, replay, f);
-  BinaryScan(fs, loc, opt, replay, f).run();
+  ScanCache cache(opt.cache_file);
+  probe_machine(fs, loc, opt, *user, replay, cache, f);
+  BinaryScan(fs, loc, opt, replay, cache, f).run();
   if (options.redaction_inputs) r.redaction = probe_redaction_inputs(fs, r.env);
   return r;
 }

@@ -22,7 +22,10 @@ FactSource linux_fact_source();
 // nullopt when it is not in a bin/ folder.
 std::optional<std::string> own_environment();
 
-OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc);
+class ScanCache;
+// `cache`: the doctor's cache, which keeps dpkg's versions and glibc's release while their files
+// are unchanged; nullptr reads them every time (a capture must read what it records).
+OsFacts probe_os(const RootFs& fs, const LibraryLocator& loc, ScanCache* cache = nullptr);
 // The processor of the machine under `fs`: uname's on this machine, its loader's name under a root
 // (nullopt when it has none).
 std::optional<std::string> machine_of_root(const RootFs& fs);

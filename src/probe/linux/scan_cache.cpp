@@ -230,6 +230,25 @@ void ScanCache::put_closure(const std::string& key, const Resolution& r, const s
       {"schema", kSchema}, {"key", key}, {"inputs", inputs}, {"resolution", resolution}, {"strings", id.strings()}};
 }
 
+std::optional<std::map<std::string, std::string>> ScanCache::values(const std::string& key) const {
+  auto e = dir_.empty() ? std::nullopt : fresh_entry(dir_, "values", key);
+  if (!e) return std::nullopt;
+  try {
+    return e->at("values").get<std::map<std::string, std::string>>();
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void ScanCache::put_values(const std::string& key, const std::map<std::string, std::string>& values,
+                           const std::vector<std::string>& host_inputs) {
+  if (dir_.empty()) return;
+  StringTable id;
+  json inputs = inputs_json(host_inputs, id);
+  pending_[entry_name("values", key)] = {
+      {"schema", kSchema}, {"key", key}, {"inputs", inputs}, {"strings", id.strings()}, {"values", values}};
+}
+
 Status ScanCache::save() const {
   if (dir_.empty() || pending_.empty()) return {};
   // Something else under that name (the one-file cache of earlier versions, junk) gives way.

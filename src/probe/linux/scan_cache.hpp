@@ -1,6 +1,7 @@
-// The doctor's cache of its two slow answers — the GPU code in a library's fat binaries and a
-// binary's library closure as ld.so would resolve it — so a warm run on a GPU machine does not
-// re-read a 0.5 GB libtorch_cuda.so. Each entry keeps the identity (size, mtime, inode, device) of
+// The doctor's cache of its slow answers — the GPU code in a library's fat binaries, a binary's
+// library closure as ld.so would resolve it, and a few values read out of big files (dpkg's package
+// versions from its ~1 MB status file, glibc's release from libc's .rodata) — so a warm run on a
+// GPU machine does not re-read a 0.5 GB libtorch_cuda.so. Each entry keeps the identity (size, mtime, inode, device) of
 // every file and directory its answer depended on; one that changed makes the entry stale. Each
 // entry is a small JSON file of its own in one folder (a run reads only the entries it asks for),
 // written atomically (temp file + rename), so concurrent doctors never see half of one (the last
@@ -34,6 +35,10 @@ class ScanCache {
   // directories it read (the binary, each library, each directory searched, ld.so.cache).
   std::optional<Resolution> closure(const std::string& key) const;
   void put_closure(const std::string& key, const Resolution& r, const std::vector<std::string>& host_inputs);
+  // key: which values from which file ("dpkg|<status file>|cmake,gcc-12"); host_inputs: the files read.
+  std::optional<std::map<std::string, std::string>> values(const std::string& key) const;
+  void put_values(const std::string& key, const std::map<std::string, std::string>& values,
+                  const std::vector<std::string>& host_inputs);
   // Writes the entries added (each atomically), then keeps the folder within its bounds.
   Status save() const;
   bool loaded() const { return loaded_; }  // the cache folder was there to read
