@@ -1,5 +1,6 @@
 #include "core/json_text.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <optional>
@@ -199,11 +200,19 @@ class JsonWriter {
   // nlohmann's escapes: the short ones, \u00xx for other controls; DEL and valid UTF-8 as they are
   // (but C1 controls and bidi overrides, which json_text escapes: without_c1_or_bidi).
   void string(const std::string& s) {
-    bool plain = true, ascii = true;
+    // A table look-up a byte, without branches (a report's strings are ~60 KB).
+    static constexpr auto kEscaped = [] {
+      std::array<unsigned char, 256> t{};
+      for (int c = 0; c < 0x20; ++c) t[c] = 1;
+      t['"'] = t['\\'] = 1;
+      return t;
+    }();
+    unsigned char bits = 0, special = 0;
     for (unsigned char c : s) {
-      plain &= c >= 0x20 && c != '"' && c != '\\';
-      ascii &= c < 0x80;
+      bits |= c;
+      special |= kEscaped[c];
     }
+    const bool ascii = bits < 0x80, plain = special == 0;
     if (ascii && plain) {
       out_ += '"';
       out_ += s;
