@@ -143,8 +143,8 @@ class JsonWriter {
 
   void value(const nlohmann::json& j, int depth) {
     switch (j.type()) {
-      case nlohmann::json::value_t::object: return object(j, depth);
-      case nlohmann::json::value_t::array: return array(j, depth);
+      case nlohmann::json::value_t::object: return members(j, depth, '{', '}');
+      case nlohmann::json::value_t::array: return members(j, depth, '[', ']');
       case nlohmann::json::value_t::string: return string(j.get_ref<const std::string&>());
       case nlohmann::json::value_t::boolean: out_ += j.get<bool>() ? "true" : "false"; return;
       case nlohmann::json::value_t::null: out_ += "null"; return;
@@ -155,40 +155,27 @@ class JsonWriter {
   }
 
  private:
-  void object(const nlohmann::json& j, int depth) {
+  // An object's or an array's members as nlohmann writes them: "{}" or "[]" when there are none,
+  // else each after a line break (and an object's each after its key).
+  void members(const nlohmann::json& j, int depth, char open, char close) {
+    out_ += open;
     if (j.empty()) {
-      out_ += "{}";
+      out_ += close;
       return;
     }
-    out_ += '{';
     bool first = true;
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!first) out_ += ',';
       first = false;
       line_break(depth + 1);
-      string(it.key());
-      out_ += indent_ >= 0 ? ": " : ":";
+      if (j.is_object()) {
+        string(it.key());
+        out_ += indent_ >= 0 ? ": " : ":";
+      }
       value(it.value(), depth + 1);
     }
     line_break(depth);
-    out_ += '}';
-  }
-
-  void array(const nlohmann::json& j, int depth) {
-    if (j.empty()) {
-      out_ += "[]";
-      return;
-    }
-    out_ += '[';
-    bool first = true;
-    for (const auto& item : j) {
-      if (!first) out_ += ',';
-      first = false;
-      line_break(depth + 1);
-      value(item, depth + 1);
-    }
-    line_break(depth);
-    out_ += ']';
+    out_ += close;
   }
 
   void line_break(int depth) {
