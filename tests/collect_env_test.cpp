@@ -75,5 +75,32 @@ TEST(CollectEnvParity, CMakeFromItsShareFolderWhereDpkgHasNone) {
   EXPECT_EQ(facts.os.cmake_version, "3.31");
 }
 
+// A merged-/usr system: /bin and /lib are links into /usr, so PATH's /bin makes the prefix / whose
+// lib is /usr/lib. Its Python folders are looked into once and reported once, under /usr.
+TEST(CollectEnvParity, AMergedUsrSystemPythonIsOneEnvironment) {
+  Fixture f;
+  add_base_system(f);
+  f.write("/usr/bin/python3", "");
+  f.write("/usr/lib/python3.11/os.py", "");
+  f.mkdir("/usr/lib/python3/dist-packages/numpy");
+  f.link("/bin", "usr/bin");
+  f.link("/lib", "usr/lib");
+  f.env["PATH"] = "/usr/bin:/bin";
+  auto facts = f.facts();
+  int with_dist_packages = 0;
+  for (const auto& e : facts.python.envs)
+    for (const auto& sp : e.site_packages)
+      if (ends_with(sp, "python3/dist-packages")) {
+        ++with_dist_packages;
+        EXPECT_EQ(e.prefix, "/usr");
+      }
+  EXPECT_EQ(with_dist_packages, 1);
+  f.env["PATH"] = "/bin:/usr/bin";  // the / prefix first: the folder is still reported once
+  int again = 0;
+  for (const auto& e : f.facts().python.envs)
+    for (const auto& sp : e.site_packages) again += ends_with(sp, "python3/dist-packages");
+  EXPECT_EQ(again, 1);
+}
+
 }  // namespace
 }  // namespace dlready::test

@@ -160,7 +160,7 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
                          const MarkerEnvironment& machine) {
   PythonFacts f;
   python_on_path(fs, env, f);
-  std::vector<std::string> seen, seen_sp;
+  std::vector<std::string> seen, seen_sp, seen_lib;
   std::optional<std::string> own = own_prefix ? fs.resolve(*own_prefix) : std::nullopt;
   for (const auto& c : candidates(fs, env, f)) {
     auto real = fs.resolve(c.prefix);
@@ -177,6 +177,12 @@ PythonFacts probe_python(const RootFs& fs, const EnvFacts& env, const std::optio
     std::vector<std::string> sps;
     for (const auto& lib : {std::string("/lib"), std::string("/local/lib")}) {
       if (lib == "/local/lib" && c.prefix != "/usr") continue;
+      // One folder under two names is looked into once: on a merged-/usr system PATH's /bin makes
+      // the prefix /, whose lib is /usr/lib (68 names here); every site-packages in it resolves to
+      // one already seen.
+      auto real_lib = fs.resolve(c.prefix + lib);
+      if (!real_lib || std::find(seen_lib.begin(), seen_lib.end(), *real_lib) != seen_lib.end()) continue;
+      seen_lib.push_back(*real_lib);
       for (const auto& py : fs.list(c.prefix + lib)) {
         // python3.11, and python2.7 too: an old environment with an old torch is still one the user runs.
         if (!starts_with(py, "python3") && !starts_with(py, "python2")) continue;
