@@ -19,6 +19,11 @@ struct MappedFile {
   std::shared_ptr<const void> keeper;  // the mapping lives while any copy of this does
 };
 
+// [offset, offset + len) of the regular file open on `fd`, cut at its end, mapped read-only (from
+// the page below `offset`; `populate`: every page at once where the system can); nullopt when `fd`
+// is no regular file with bytes there, or mmap fails. `fd` may be closed afterwards.
+[[nodiscard]] std::optional<MappedFile> map_open_file(int fd, uint64_t offset, size_t len, bool populate);
+
 // `path` when it is a regular file (not followed through a final symlink) of 1 to `max_bytes`
 // bytes, mapped whole; nullopt otherwise, or when it cannot be opened or mapped.
 [[nodiscard]] std::optional<MappedFile> map_regular_file(const std::string& path, uint64_t max_bytes);

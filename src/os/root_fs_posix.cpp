@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "facts/access_log.hpp"
+#include "os/mapped_file.hpp"
 
 namespace dlready {
 
@@ -198,33 +198,12 @@ ByteReader RootFs::reader(const std::string& path) const {
   };
 }
 
-namespace {
-
-// [offset, offset + len) of the regular file open on `fd`, cut to its size, mapped read-only from
-// the page below `offset`; nullopt when it is not a regular file with bytes there, or mmap fails.
-std::optional<FileView> mapped_range(int fd, uint64_t offset, size_t len) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return std::nullopt;
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (offset >= size || len == 0) return std::nullopt;
-  const size_t want = static_cast<size_t>(std::min<uint64_t>(len, size - offset));
-  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  const uint64_t base = offset - offset % page;
-  const size_t span = static_cast<size_t>(offset - base) + want;
-  void* at = ::mmap(nullptr, span, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(base));
-  if (at == MAP_FAILED) return std::nullopt;
-  FileView v;
-  v.text = std::string_view(static_cast<const char*>(at) + (offset - base), want);
-  v.keeper = std::shared_ptr<const void>(at, [span](const void* p) { ::munmap(const_cast<void*>(p), span); });
-  return v;
-}
-
-}  // namespace
-
 std::optional<FileView> RootFs::view_at(const std::string& path, uint64_t offset, size_t len) const {
   int fd = open_for_reading(path);
   if (fd < 0) return std::nullopt;
-  auto mapped = mapped_range(fd, offset, len);
+  std::optional<FileView> mapped;
+  if (auto m = map_open_file(fd, offset, len, /*populate=*/false))
+    mapped = FileView{std::string_view(reinterpret_cast<const char*>(m->bytes), m->size), m->keeper};
   if (!mapped) {  // /proc and /sys report no size: read as read() and read_at read them
     auto text = offset == 0 ? read_growing(fd, len) : std::optional<std::string>(read_fully_at(fd, offset, len));
     if (!text) {
